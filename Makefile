@@ -1,0 +1,37 @@
+# c2fsum: the two set-up commands work from nothing on a fresh machine.
+#   make demo   create .venv, install, prepare CNN/DailyMail, train MODEL 0 (CPU preset), evaluate
+#   make test   create .venv if needed, install, run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+DATA   ?= ../shared/data/cnndm
+WORK   ?= work/demo
+MINUTES ?= 9
+
+.PHONY: install demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# torch first and pinned: 2.13.0 is the CPU build on this machine's disk
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	DATA="$(DATA)" WORK="$(WORK)" MINUTES="$(MINUTES)" BIN="$(BIN)" bash scripts/demo.sh
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+
+bench: $(STAMP)
+	$(BIN)/python bench/speed.py
+
+clean:
+	rm -rf $(VENV) work build *.egg-info

@@ -1,0 +1,264 @@
+"""The ``c2fsum`` command (argparse). Nothing in the package imports this module.
+
+    c2fsum prepare   --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights]
+    c2fsum train     --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
+                     [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S]
+    c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--attention-out FILE] [FILE|-]
+    c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N]
+    c2fsum baseline  first --data DATA_DIR --split SPLIT --out DIR
+    c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+log = logging.getLogger("c2fsum")
+
+
+class CLIError(Exception):
+    """A one-line reason to stop; printed as ``c2fsum: error: ...`` with exit status 2."""
+
+
+def _positive_int(text: str) -> int:
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+    return v
+
+
+# -- subcommands -----------------------------------------------------------------------------
+def cmd_prepare(a: argparse.Namespace) -> int:
+    from c2fsum.data.prepare import format_stats_table, prepare
+
+    inputs = a.input if a.input else []
+    if not inputs and not a.hf:
+        raise CLIError("prepare: give --input PATH (or --hf NAME)")
+    for p in inputs:
+        if not Path(p).exists():
+            raise CLIError(f"prepare: --input {p}: no such file or directory")
+    stats = prepare(inputs if len(inputs) != 1 else inputs[0], a.output, vocab_size=a.vocab_size,
+                    all_highlights=a.all_highlights, workers=a.workers, progress=not a.quiet,
+                    url_lists=a.url_lists, hf=a.hf)
+    print(format_stats_table(stats))
+    print(f"prepared data written to {a.output}")
+    return 0
+
+
+def cmd_train(a: argparse.Namespace) -> int:
+    from c2fsum.config import load_config
+    from c2fsum.training.trainer import Trainer
+
+    overrides = list(a.set or [])
+    if a.max_steps is not None:
+        overrides.append(f"train.max_steps={a.max_steps}")
+    if a.max_minutes is not None:
+        overrides.append(f"train.max_minutes={a.max_minutes}")
+    if a.device:
+        overrides.append(f"train.device={a.device}")
+    if a.seed is not None:
+        overrides.append(f"train.seed={a.seed}")
+    cfg = load_config(a.config, overrides)
+    if a.resume and (Path(a.out) / "config.json").exists():
+        from c2fsum.config import config_from_json
+
+        saved = config_from_json((Path(a.out) / "config.json").read_text(encoding="utf-8"))
+        if saved.model != cfg.model:
+            raise CLIError(f"--resume: the model section differs from {a.out}/config.json")
+    trainer = Trainer(cfg, a.data, a.out, resume=a.resume, progress=not a.quiet)
+    summary = trainer.fit()
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def _read_input(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    p = Path(path)
+    if not p.exists():
+        raise CLIError(f"summarize: {path}: no such file")
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise CLIError(f"summarize: {path}: not UTF-8 text ({e.reason} at byte {e.start})") from e
+
+
+def cmd_summarize(a: argparse.Namespace) -> int:
+    import c2fsum
+
+    text = _read_input(a.file)
+    docs = [line for line in text.splitlines() if line.strip()] if a.lines else [text]
+    if not docs or not any(d.strip() for d in docs):
+        raise CLIError(f"summarize: {a.file}: empty input")
+    model = c2fsum.load(a.model, device=a.device)
+    summaries = model.summarize(docs, beam=a.beam, block_trigrams=True if a.block_trigrams else None,
+                                replace_unk=True if a.replace_unk else None, max_len=a.max_len,
+                                min_len=a.min_len)
+    for s in summaries:
+        print(s.text.replace("\n", " ") if a.lines else s.text)
+        if not a.lines and len(summaries) > 1:
+            print()
+    if a.attention_out:
+        from c2fsum.utils.io import atomic_write_text
+
+        atomic_write_text(a.attention_out, json.dumps([s.to_json() for s in summaries]))
+    return 0
+
+
+def cmd_evaluate(a: argparse.Namespace) -> int:
+    from c2fsum.evaluation.evaluate import evaluate
+    from c2fsum.reports.tables import results_table
+
+    metrics = evaluate(a.model, a.data, a.split, a.out, beam=a.beam, limit=a.limit or 0,
+                       block_trigrams=True if a.block_trigrams else None,
+                       replace_unk=True if a.replace_unk else None, device=a.device, official=a.official,
+                       progress=not a.quiet)
+    print(results_table([metrics]))
+    print(f"predictions and metrics written to {a.out}")
+    return 0
+
+
+def cmd_baseline(a: argparse.Namespace) -> int:
+    from c2fsum.evaluation.baselines import run_baseline
+    from c2fsum.reports.tables import results_table
+
+    metrics = run_baseline(a.name, a.data, a.split, a.out, limit=a.limit or 0, official=a.official)
+    print(results_table([metrics]))
+    print(f"predictions and metrics written to {a.out}")
+    return 0
+
+
+def cmd_rouge(a: argparse.Namespace) -> int:
+    from c2fsum.evaluation.scoring import rouge_files
+
+    for p in (a.candidates, a.references):
+        if not Path(p).exists():
+            raise CLIError(f"rouge: {p}: no such file")
+    scores = rouge_files(a.candidates, a.references, official=a.official)
+    print(json.dumps({k: v for k, v in scores.items() if k != "per_doc"}, indent=2))
+    return 0
+
+
+def cmd_table(a: argparse.Namespace) -> int:
+    from c2fsum.reports.tables import results_table
+
+    rows = []
+    for p in a.metrics:
+        path = Path(p)
+        path = path / "metrics.json" if path.is_dir() else path
+        if not path.exists():
+            raise CLIError(f"table: {path}: no such file")
+        rows.append(json.loads(path.read_text(encoding="utf-8")))
+    print(results_table(rows))
+    return 0
+
+
+# -- parser ----------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    from c2fsum import __version__
+
+    p = argparse.ArgumentParser(prog="c2fsum", description="Coarse-to-fine attention summarization toolkit.")
+    p.add_argument("--version", action="version", version=f"c2fsum {__version__}")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars, warnings only")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("prepare", help="tokenize CNN/DailyMail, build the vocabulary and statistics")
+    s.add_argument("--input", action="append", metavar="PATH",
+                   help="folder of .story files or of train/val/test files, or one split file "
+                        "(.jsonl, .jsonl.gz, .csv, .parquet); repeatable")
+    s.add_argument("--output", required=True, metavar="DATA_DIR", help="where to write the prepared data")
+    s.add_argument("--vocab-size", type=_positive_int, default=50000, help="most frequent words kept (50000)")
+    s.add_argument("--all-highlights", action="store_true",
+                   help="target = all highlights joined (default: the first highlight)")
+    s.add_argument("--url-lists", metavar="DIR", help="all_{train,val,test}.txt to split .story files")
+    s.add_argument("--hf", metavar="NAME", help="load a Hugging Face dataset, e.g. cnn_dailymail (internet)")
+    s.add_argument("--workers", type=_positive_int, default=2, help="processes (2)")
+    s.set_defaults(func=cmd_prepare)
+
+    s = sub.add_parser("train", help="train a model from a config preset")
+    s.add_argument("--config", required=True, metavar="FILE", help="preset, e.g. configs/model0-cpu.yaml")
+    s.add_argument("--data", required=True, metavar="DATA_DIR", help="output of `c2fsum prepare`")
+    s.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (checkpoints, logs)")
+    s.add_argument("--max-steps", type=int, help="stop after N optimizer steps in all")
+    s.add_argument("--max-minutes", type=float, help="stop after M minutes of training")
+    s.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE",
+                   help="override config fields, e.g. --set model.hidden=256 train.lr=0.5")
+    s.add_argument("--resume", action="store_true", help="continue the run in RUN_DIR where it stopped")
+    s.add_argument("--device", choices=["cpu", "cuda"], help="device (default: config, cpu)")
+    s.add_argument("--seed", type=int, help="random seed")
+    s.set_defaults(func=cmd_train)
+
+    s = sub.add_parser("summarize", help="summarize raw text from a file or stdin")
+    s.add_argument("--model", required=True, metavar="RUN_DIR")
+    s.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="article text (default: stdin)")
+    s.add_argument("--lines", action="store_true", help="one article per line; one summary per line")
+    s.add_argument("--beam", type=_positive_int, help="beam size (config default 5; 1 = greedy)")
+    s.add_argument("--block-trigrams", action="store_true", help="never repeat a trigram (Paulus et al.)")
+    s.add_argument("--replace-unk", action="store_true", help="<unk> -> the source word attended most")
+    s.add_argument("--min-len", type=int, help="minimum summary length in tokens")
+    s.add_argument("--max-len", type=int, help="maximum summary length in tokens")
+    s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")
+    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    s.set_defaults(func=cmd_summarize)
+
+    s = sub.add_parser("evaluate", help="perplexity, beam search and ROUGE on a prepared split")
+    s.add_argument("--model", required=True, metavar="RUN_DIR")
+    s.add_argument("--data", required=True, metavar="DATA_DIR")
+    s.add_argument("--split", default="test", help="train, val or test (test)")
+    s.add_argument("--out", required=True, metavar="DIR", help="writes predictions.jsonl and metrics.json")
+    s.add_argument("--beam", type=_positive_int)
+    s.add_argument("--limit", type=int, help="first N documents only")
+    s.add_argument("--block-trigrams", action="store_true")
+    s.add_argument("--replace-unk", action="store_true")
+    s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
+    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    s.set_defaults(func=cmd_evaluate)
+
+    s = sub.add_parser("baseline", help="extractive baselines (FIRST: the article's first sentence)")
+    s.add_argument("name", choices=["first"])
+    s.add_argument("--data", required=True, metavar="DATA_DIR")
+    s.add_argument("--split", default="test")
+    s.add_argument("--out", required=True, metavar="DIR")
+    s.add_argument("--limit", type=int)
+    s.add_argument("--official", action="store_true")
+    s.set_defaults(func=cmd_baseline)
+
+    s = sub.add_parser("rouge", help="score any system's output against references")
+    s.add_argument("--candidates", required=True, metavar="C.jsonl", help='lines {"id", "candidate"}')
+    s.add_argument("--references", required=True, metavar="R.jsonl", help='lines {"id", "references": [..]}')
+    s.add_argument("--official", action="store_true", help="run the ROUGE-1.5.5 Perl script")
+    s.set_defaults(func=cmd_rouge)
+
+    s = sub.add_parser("table", help="print metrics.json files as one results table")
+    s.add_argument("metrics", nargs="+", metavar="METRICS", help="metrics.json files or their folders")
+    s.set_defaults(func=cmd_table)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    a = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING if a.quiet else logging.INFO,
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    from c2fsum.errors import USER_ERRORS
+
+    try:
+        return a.func(a)
+    except CLIError as e:
+        print(f"c2fsum: error: {e}", file=sys.stderr)
+        return 2
+    except USER_ERRORS as e:
+        print(f"c2fsum {a.command}: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("c2fsum: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

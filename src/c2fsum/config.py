@@ -1,0 +1,191 @@
+"""Typed configuration of a c2fsum run.
+
+A run is described by one :class:`Config` made of five sections (data, model, train,
+decode, eval). Presets in ``configs/*.yaml`` (or ``.toml``) are small diffs over these
+defaults, and ``--set section.key=value`` overrides any field. The resolved config is
+saved as ``config.json`` beside every checkpoint, so a run directory rebuilds its model.
+
+The defaults are the recipe of Ling & Rush (2017), thesis chapter 5: 300-d embeddings,
+2-layer 500-unit LSTMs, SGD with learning rate 1, batch 20, 20 epochs, gradient norm 5.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+
+class ConfigError(ValueError):
+    """A config file or override names an unknown field or has a value of the wrong type."""
+
+
+@dataclass
+class DataConfig:
+    """How a prepared document becomes a grid of chunks (see :mod:`c2fsum.data.grid`)."""
+
+    chunks: int = 10
+    """M: number of chunks (rows of the grid); the paper's default grid is 10x40."""
+    chunk_len: int = 40
+    """N: words per chunk (columns of the grid). The first M*N words are kept."""
+    vocab_size: int = 0
+    """Keep only the first (most frequent) entries of the prepared vocab.txt (0: all of it)."""
+    max_tgt_len: int = 100
+    """Target tokens kept in training (without the closing ``</s>``)."""
+    bucket_size: int = 100
+    """Batches are drawn from pools of ``batch_size * bucket_size`` examples sorted by length."""
+    val_holdout: int = 0
+    """If > 0, train on train+val and keep this many val documents back for validation."""
+
+
+@dataclass
+class ModelConfig:
+    """Sizes and switches of the network. Every size is configurable."""
+
+    family: str = "model0"
+    """model0 (flat LSTM seq2seq with attention); later families plug in here."""
+    emb_dim: int = 300
+    hidden: int = 500
+    enc_layers: int = 2
+    dec_layers: int = 2
+    dropout: float = 0.3
+    """Dropout between LSTM layers and before the generator."""
+    init_range: float = 0.1
+    """Parameters are drawn uniformly from [-init_range, init_range]."""
+    input_feed: bool = True
+    """Feed the previous attentional context to the decoder input (Luong et al. 2015)."""
+    pretrained_emb: str = ""
+    """Optional word2vec/GloVe file (text or binary word2vec) to initialize embeddings."""
+    pretrained_binary: bool = False
+
+
+@dataclass
+class TrainConfig:
+    optimizer: str = "sgd"
+    lr: float = 1.0
+    lr_chunk_encoder: float = 0.1
+    """Learning rate of a sentence/chunk encoder, when the model has one."""
+    lr_decay: float = 0.5
+    """Multiply the learning rate by this once validation perplexity stops decreasing."""
+    batch_size: int = 20
+    epochs: int = 20
+    max_grad_norm: float = 5.0
+    max_steps: int = 0
+    """Stop after this many optimizer steps (0: no limit)."""
+    max_minutes: float = 0.0
+    """Stop after this much wall time (0: no limit)."""
+    eval_every: int = 0
+    """Also validate every K steps (0: once per epoch)."""
+    log_every: int = 50
+    best_metric: str = "ppl"
+    """Which validation figure picks the best checkpoint: ``ppl`` or ``rougeL``."""
+    rouge_val_docs: int = 50
+    """Number of validation documents decoded when ``best_metric`` is ``rougeL``."""
+    seed: int = 1234
+    device: str = "cpu"
+    threads: int = 0
+    """torch intra-op threads (0: leave torch's default)."""
+
+
+@dataclass
+class DecodeConfig:
+    beam: int = 5
+    min_len: int = 0
+    max_len: int = 100
+    length_norm: float = 0.0
+    """Length penalty exponent: scores are divided by len**length_norm (0: raw log-prob)."""
+    block_trigrams: bool = False
+    replace_unk: bool = False
+    batch_size: int = 10
+
+
+@dataclass
+class EvalConfig:
+    limit: int = 0
+    """Evaluate on the first N documents only (0: all)."""
+
+
+@dataclass
+class Config:
+    data: DataConfig = field(default_factory=DataConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    decode: DecodeConfig = field(default_factory=DecodeConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    name: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True)
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        raise ConfigError(f"{path}: config file does not exist")
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.suffix == ".toml":
+            return tomllib.loads(text)
+        if path.suffix in (".yaml", ".yml"):
+            loaded = OmegaConf.to_container(OmegaConf.create(text)) if text.strip() else {}
+            if not isinstance(loaded, dict):
+                raise ConfigError(f"{path}: expected a mapping at top level, got {type(loaded).__name__}")
+            return loaded
+        if path.suffix == ".json":
+            return json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, OmegaConfBaseException) as e:
+        raise ConfigError(f"{path}: cannot parse: {e}") from e
+    raise ConfigError(f"{path}: unknown config format {path.suffix!r}, expected .yaml, .toml or .json")
+
+
+def resolve(base: dict[str, Any] | None = None, overrides: list[str] | None = None,
+            source: str = "config") -> Config:
+    """Merge a mapping and ``key=value`` overrides over the defaults, with type checks.
+
+    Raises :class:`ConfigError` naming the offending key and value.
+    """
+    schema = OmegaConf.structured(Config)
+    try:
+        merged = OmegaConf.merge(schema, base or {})
+    except OmegaConfBaseException as e:
+        raise ConfigError(f"{source}: {_short(e)}") from e
+    for item in overrides or []:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r}: expected section.key=value")
+        try:
+            merged = OmegaConf.merge(merged, OmegaConf.from_dotlist([item]))
+        except OmegaConfBaseException as e:
+            raise ConfigError(f"override {item!r}: {_short(e)}") from e
+    cfg: Config = OmegaConf.to_object(merged)  # type: ignore[assignment]
+    return cfg
+
+
+def _short(e: Exception) -> str:
+    return str(e).strip().splitlines()[0]
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
+    """Load a preset file (YAML, TOML or JSON) and apply ``section.key=value`` overrides."""
+    base: dict[str, Any] = {}
+    source = "defaults"
+    if path is not None:
+        p = Path(path)
+        base = _read_file(p)
+        source = str(p)
+    cfg = resolve(base, overrides, source)
+    if not cfg.name and path is not None:
+        cfg.name = Path(path).stem
+    return cfg
+
+
+def config_from_json(text: str) -> Config:
+    """Rebuild a :class:`Config` saved by :meth:`Config.to_json` (unknown keys are errors)."""
+    return resolve(json.loads(text), source="config.json")

@@ -1,0 +1,160 @@
+"""From prepared documents to padded tensor batches, bucketed by length.
+
+Batch layout (B documents, grid M x N, target length T)::
+
+    src      (B, M, N)  vocabulary ids of the grid, 0 on padding
+    src_mask (B, M, N)  True on real words
+    src_ext  (B, M, N)  ids in the extended vocabulary: a document-only word gets V + k
+    tgt_in   (B, T)     <s> y1 ... y_{T-1}          (decoder inputs, teacher forcing)
+    tgt_out  (B, T)     y1 ... y_{T-1} </s>         (what is predicted; 0 on padding)
+    tgt_ext  (B, T)     tgt_out in the extended vocabulary (copy targets)
+    tgt_mask (B, T)     True on real target positions
+
+``M`` is the largest number of non-empty chunks in the batch (at most the configured M).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields
+
+import torch
+from torch import Tensor
+
+from c2fsum.data.grid import grid_tensor, make_grid
+from c2fsum.data.vocab import Vocab
+
+
+@dataclass
+class Example:
+    """One document, encoded once and reused every epoch."""
+
+    id: str
+    words: list[str]
+    """The grid's words in reading order (at most M*N)."""
+    src: list[int]
+    src_ext: list[int]
+    oovs: list[str]
+    """Document-only words; ``oovs[k]`` has extended id ``V + k``."""
+    tgt: list[int]
+    tgt_ext: list[int]
+    tgt_words: list[str]
+    refs: list[list[str]]
+
+
+def encode_example(doc: dict, vocab: Vocab, *, chunks: int, chunk_len: int,
+                   max_tgt_len: int) -> Example:
+    """Encode a prepared document ``{"id", "src", "tgt", "refs"}`` with ``vocab``."""
+    grid = make_grid(doc["src"], chunks, chunk_len)
+    src = vocab.encode(grid.words)
+    oovs: list[str] = []
+    oov_index: dict[str, int] = {}
+    src_ext = []
+    for w, i in zip(grid.words, src, strict=True):
+        if i == vocab.unk_id and w != vocab.itos[vocab.unk_id]:
+            if w not in oov_index:
+                oov_index[w] = len(oovs)
+                oovs.append(w)
+            src_ext.append(len(vocab) + oov_index[w])
+        else:
+            src_ext.append(i)
+    tgt_words = list(doc.get("tgt") or [])[:max_tgt_len]
+    tgt = vocab.encode(tgt_words)
+    tgt_ext = [len(vocab) + oov_index[w] if i == vocab.unk_id and w in oov_index else i
+               for w, i in zip(tgt_words, tgt, strict=True)]
+    return Example(id=str(doc["id"]), words=grid.words, src=src, src_ext=src_ext, oovs=oovs,
+                   tgt=tgt, tgt_ext=tgt_ext, tgt_words=tgt_words, refs=list(doc.get("refs") or []))
+
+
+@dataclass
+class Batch:
+    """A padded batch; see the module docstring for the tensor layout."""
+
+    ids: list[str]
+    src: Tensor
+    src_mask: Tensor
+    src_ext: Tensor
+    tgt_in: Tensor
+    tgt_out: Tensor
+    tgt_ext: Tensor
+    tgt_mask: Tensor
+    n_ext: int
+    examples: list[Example]
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
+
+    @property
+    def n_tokens(self) -> int:
+        """Number of predicted target tokens (incl. ``</s>``)."""
+        return int(self.tgt_mask.sum())
+
+    def to(self, device: torch.device | str) -> Batch:
+        moved = {f.name: (getattr(self, f.name).to(device) if isinstance(getattr(self, f.name), Tensor)
+                          else getattr(self, f.name)) for f in fields(self)}
+        return Batch(**moved)
+
+
+def collate(examples: Sequence[Example], *, chunks: int, chunk_len: int,
+            bos_id: int = 2, eos_id: int = 3, pad_id: int = 0) -> Batch:
+    """Pad ``examples`` into a :class:`Batch` (grid trimmed to the batch's largest M)."""
+    if not examples:
+        raise ValueError("cannot collate an empty list of examples")
+    rows = max(1, max((len(e.src) + chunk_len - 1) // chunk_len for e in examples))
+    rows = min(rows, chunks)
+    src, mask, ext = [], [], []
+    for e in examples:
+        s, m = grid_tensor(e.src, rows, chunk_len, pad_id)
+        x, _ = grid_tensor(e.src_ext, rows, chunk_len, pad_id)
+        src.append(s)
+        mask.append(m)
+        ext.append(x)
+    T = max(len(e.tgt) for e in examples) + 1
+    B = len(examples)
+    tgt_in = torch.full((B, T), pad_id, dtype=torch.long)
+    tgt_out = torch.full((B, T), pad_id, dtype=torch.long)
+    tgt_ext = torch.full((B, T), pad_id, dtype=torch.long)
+    for b, e in enumerate(examples):
+        n = len(e.tgt)
+        tgt_in[b, 0] = bos_id
+        if n:
+            tgt_in[b, 1:n + 1] = torch.tensor(e.tgt, dtype=torch.long)
+            tgt_out[b, :n] = torch.tensor(e.tgt, dtype=torch.long)
+            tgt_ext[b, :n] = torch.tensor(e.tgt_ext, dtype=torch.long)
+        tgt_out[b, n] = eos_id
+        tgt_ext[b, n] = eos_id
+    tgt_mask = tgt_out != pad_id
+    return Batch(ids=[e.id for e in examples], src=torch.stack(src), src_mask=torch.stack(mask),
+                 src_ext=torch.stack(ext), tgt_in=tgt_in, tgt_out=tgt_out, tgt_ext=tgt_ext,
+                 tgt_mask=tgt_mask, n_ext=max(len(e.oovs) for e in examples), examples=list(examples))
+
+
+def bucketed_batches(n_examples: int, lengths: Sequence[int], *, batch_size: int, bucket_size: int,
+                     seed: int, epoch: int, shuffle: bool = True) -> list[list[int]]:
+    """Indices of each batch of one epoch, deterministic in ``(seed, epoch)``.
+
+    Examples are shuffled, cut into pools of ``batch_size * bucket_size``, sorted by
+    ``lengths`` inside a pool (so a batch holds documents of similar length), cut into
+    batches, and the batches are shuffled. Without ``shuffle`` the order is by length.
+    """
+    order = list(range(n_examples))
+    if not shuffle:
+        order.sort(key=lambda i: (lengths[i], i))
+        return [order[i:i + batch_size] for i in range(0, n_examples, batch_size)]
+    rng = random.Random(seed * 1_000_003 + epoch)
+    rng.shuffle(order)
+    pool = max(1, batch_size * bucket_size)
+    batches: list[list[int]] = []
+    for start in range(0, n_examples, pool):
+        chunk = sorted(order[start:start + pool], key=lambda i: (lengths[i], i))
+        batches.extend(chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size))
+    rng.shuffle(batches)
+    return batches
+
+
+def iterate_batches(examples: Sequence[Example], index_batches: Sequence[Sequence[int]], *,
+                    chunks: int, chunk_len: int) -> Iterator[Batch]:
+    for idx in index_batches:
+        yield collate([examples[i] for i in idx], chunks=chunks, chunk_len=chunk_len)

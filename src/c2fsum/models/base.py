@@ -1,0 +1,147 @@
+"""The seam every summarizer plugs into: encode once, then decode step by step.
+
+Letters in shapes: B batch (or batch x beam), M chunks, N words per chunk, H hidden size,
+L decoder layers, V vocabulary, V' = V + the largest number of document-only words in the
+batch (extended vocabulary of a pointer model; V' = V for models that cannot copy).
+
+Decoding code (greedy, beam search, sampling) only uses :class:`Summarizer` methods
+``encode``, ``init_state`` and ``step`` and the ``select`` methods of :class:`Memory` and
+:class:`DecoderState`, so every model family (MODEL 0-3, pointer models) shares it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+import torch
+from torch import Tensor, nn
+
+
+def _select(value, idx: Tensor):
+    """Index the batch dimension of a tensor, a tuple of tensors, or pass anything else."""
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        return value.index_select(0, idx)
+    if isinstance(value, tuple):
+        return tuple(_select(v, idx) for v in value)
+    if isinstance(value, list):
+        return [value[i] for i in idx.tolist()]
+    return value
+
+
+@dataclass
+class Memory:
+    """What the encoder read, kept fixed while decoding.
+
+    Attributes:
+        words: word states ``(B, M, N, H)``; zero on padding.
+        word_mask: ``(B, M, N)`` bool, True on real words.
+        chunks: chunk representations ``(B, M, Hc)`` for hierarchical models, else None.
+        chunk_mask: ``(B, M)`` bool, True on chunks holding at least one word.
+        src_ext: ``(B, M, N)`` source ids in the extended vocabulary (copy models), or None.
+        n_ext: V' - V, the number of extra (document-only) ids in this batch.
+        final: the encoder's final ``(h, c)``, each batch-first ``(B, L, H)``, or None.
+        cache: model-specific tensors precomputed once per batch, batch first, or None.
+    """
+
+    words: Tensor
+    word_mask: Tensor
+    chunk_mask: Tensor
+    chunks: Tensor | None = None
+    src_ext: Tensor | None = None
+    n_ext: int = 0
+    final: tuple | None = None
+    cache: tuple | None = None
+
+    def select(self, idx: Tensor) -> Memory:
+        """Rows ``idx`` (``(B2,)`` long) of every batch-first field, e.g. to expand to beams."""
+        return replace(self, **{f.name: _select(getattr(self, f.name), idx) for f in fields(self)
+                                if f.name != "n_ext"})
+
+
+@dataclass
+class DecoderState:
+    """Recurrent state carried from one decoding step to the next.
+
+    Attributes:
+        h, c: LSTM states, each ``(L, B, H)``.
+        feed: previous attentional output ``(B, H)`` (input feeding).
+        extra: model-specific tensors with batch first (e.g. past decoder states for
+            intra-decoder attention ``(B, t, H)``), or None.
+    """
+
+    h: Tensor
+    c: Tensor
+    feed: Tensor
+    extra: tuple | None = None
+
+    def select(self, idx: Tensor) -> DecoderState:
+        return DecoderState(h=self.h.index_select(1, idx), c=self.c.index_select(1, idx),
+                            feed=self.feed.index_select(0, idx), extra=_select(self.extra, idx))
+
+
+@dataclass
+class StepOutput:
+    """One decoder step.
+
+    Attributes:
+        logprobs: ``(B, V')`` log-probabilities of the next word.
+        state: the new :class:`DecoderState`.
+        attn: ``(B, M, N)`` attention over source words (sums to 1 over real words).
+        coarse: ``(B, M)`` chunk-level attention of hierarchical models, else None.
+    """
+
+    logprobs: Tensor
+    state: DecoderState
+    attn: Tensor
+    coarse: Tensor | None = None
+
+
+class Summarizer(nn.Module):
+    """Base class of all models. Subclasses implement ``encode``, ``init_state``, ``step``.
+
+    ``forward`` (teacher forcing) is written once here in terms of ``step`` so that training
+    and decoding can never disagree.
+    """
+
+    vocab_size: int
+    pad_id: int = 0
+    unk_id: int = 1
+    bos_id: int = 2
+    eos_id: int = 3
+
+    def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None,
+               n_ext: int = 0) -> Memory:
+        """Read a batch of grids ``src`` ``(B, M, N)`` (vocabulary ids, pad = 0)."""
+        raise NotImplementedError
+
+    def init_state(self, memory: Memory) -> DecoderState:
+        raise NotImplementedError
+
+    def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
+        """Advance one word. ``prev`` ``(B,)`` holds ids in V'; ids >= V are read as <unk>."""
+        raise NotImplementedError
+
+    def input_ids(self, prev: Tensor) -> Tensor:
+        """Map extended-vocabulary ids (copied words) to <unk> for the embedding lookup."""
+        return prev.masked_fill(prev >= self.vocab_size, self.unk_id)
+
+    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor,
+                src_ext: Tensor | None = None, n_ext: int = 0) -> tuple[Tensor, Tensor]:
+        """Teacher-forced pass.
+
+        Args:
+            src: ``(B, M, N)``; src_mask: ``(B, M, N)``; tgt_in: ``(B, T)`` starting with <s>.
+        Returns:
+            logprobs ``(B, T, V')`` and word attention ``(B, T, M, N)``.
+        """
+        memory = self.encode(src, src_mask, src_ext, n_ext)
+        state = self.init_state(memory)
+        out_lp, out_attn = [], []
+        for t in range(tgt_in.size(1)):
+            o = self.step(memory, state, tgt_in[:, t])
+            state = o.state
+            out_lp.append(o.logprobs)
+            out_attn.append(o.attn)
+        return torch.stack(out_lp, 1), torch.stack(out_attn, 1)

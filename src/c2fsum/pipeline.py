@@ -1,0 +1,76 @@
+"""The Python entry point for users who embed c2fsum.
+
+    >>> import c2fsum
+    >>> model = c2fsum.load("runs/model0-cpu")
+    >>> out = model.summarize(["Text of a news article ..."], beam=5)
+    >>> out[0].text, out[0].tokens, out[0].attention.shape   # (T, M, N)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch import Tensor
+
+from c2fsum.data.batching import encode_example
+from c2fsum.data.tokenize import preprocess_article
+from c2fsum.evaluation.evaluate import decode_examples
+from c2fsum.training.checkpoint import load_checkpoint
+
+
+@dataclass
+class Summary:
+    """A generated summary with what the model attended to while writing it."""
+
+    text: str
+    """Sentences separated by newlines."""
+    tokens: list[str]
+    score: float
+    """Sum of log-probabilities of the tokens (and the final ``</s>``)."""
+    attention: Tensor
+    """``(T, M, N)``: attention over the source grid for each output token (last row: ``</s>``)."""
+    source: list[str]
+    """The grid's words in reading order (``attention[t].flatten()[:len(source)]`` aligns with them)."""
+    coarse: Tensor | None = None
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "tokens": self.tokens, "score": self.score, "source": self.source,
+                "attention": self.attention.flatten(1)[:, : len(self.source)].tolist()}
+
+
+class Pipeline:
+    """A loaded model with its vocabulary, config and preprocessing."""
+
+    def __init__(self, run_dir: str | Path, *, device: str = "cpu"):
+        loaded = load_checkpoint(run_dir, device=device)
+        self.model, self.config, self.vocab, self.path = loaded.model, loaded.config, loaded.vocab, loaded.path
+        self.device = device
+
+    def summarize(self, texts: list[str] | str, *, beam: int | None = None, block_trigrams: bool | None = None,
+                  replace_unk: bool | None = None, max_len: int | None = None, min_len: int | None = None
+                  ) -> list[Summary]:
+        """Summarize raw article texts (preprocessed exactly like the training data)."""
+        if isinstance(texts, str):
+            texts = [texts]
+        cfg = self.config
+        examples = []
+        for i, text in enumerate(texts):
+            sents = preprocess_article(text)
+            if not sents:
+                raise ValueError(f"text {i}: empty article, nothing to summarize")
+            examples.append(encode_example({"id": str(i), "src": sents, "tgt": [], "refs": []}, self.vocab,
+                                           chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len,
+                                           max_tgt_len=cfg.data.max_tgt_len))
+        with torch.no_grad():
+            decoded = decode_examples(self.model, self.vocab, examples, cfg, device=self.device, beam=beam,
+                                      block_trigrams=block_trigrams, replace_unk=replace_unk,
+                                      max_len=max_len, min_len=min_len)
+        return [Summary(text=d.text, tokens=d.words, score=d.hypothesis.score, attention=d.hypothesis.attn,
+                        source=d.example.words, coarse=d.hypothesis.coarse) for d in decoded]
+
+
+def load(run_dir: str | Path, *, device: str = "cpu") -> Pipeline:
+    """Load the best checkpoint of a run directory (or a checkpoint directory itself)."""
+    return Pipeline(run_dir, device=device)
