@@ -1,0 +1,183 @@
+"""Predictions on disk -> ROUGE scores, and the extractive baselines FIRST and LEAD-k.
+
+Files are JSON lines matched by ``id``:
+
+* candidates: ``{"id": ..., "candidate": "sentence one\\nsentence two"}`` (or a list of sentences);
+* references: ``{"id": ..., "references": ["highlight 1", ...]}``, or ``"references"`` /
+  ``"highlights"`` as one newline-separated string (the Hugging Face ``cnn_dailymail`` layout).
+
+A malformed line (bad JSON, not an object, missing or ill-typed field, duplicate id) is logged with
+its ``file:line``, skipped and counted in ``n_skipped``; the rest is still scored. A candidate whose
+id has no reference is an error, since its score would silently be left out.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from c2fsum.metrics.rouge import score_corpus
+
+__all__ = ["JsonlRead", "first_sentence_baseline", "lead_k", "read_jsonl_with_errors", "rouge_files"]
+
+log = logging.getLogger(__name__)
+
+SENTENCE_MARKS = frozenset({"<s>", "</s>"})
+
+
+@dataclass
+class JsonlRead:
+    """Objects of a JSON-lines file with their 1-based line numbers, and one message per bad line."""
+
+    path: Path
+    rows: list[tuple[int, dict]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def error(self, lineno: int, message: str) -> None:
+        """Record (and log) a skipped line as ``path:line: message``."""
+        text = f"{self.path}:{lineno}: {message}"
+        self.errors.append(text)
+        log.warning("skipped %s", text)
+
+
+def _open_text(path: Path):
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def read_jsonl_with_errors(path: str | Path) -> JsonlRead:
+    """Read a JSON-lines file (``.gz`` too), keeping going past malformed lines.
+
+    Blank lines are ignored; a line that is not valid JSON or not a JSON object is recorded in
+    ``errors`` as ``path:line: ...`` (and logged) instead of raising.
+    """
+    out = JsonlRead(Path(path))
+    if not out.path.is_file():
+        raise FileNotFoundError(f"{out.path}: no such file")
+    with _open_text(out.path) as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line.rstrip("\r\n"))
+            except json.JSONDecodeError as e:
+                out.error(lineno, f"invalid JSON ({e.msg} at column {e.colno})")
+                continue
+            if not isinstance(obj, dict):
+                out.error(lineno, f"expected a JSON object, got {type(obj).__name__}")
+                continue
+            out.rows.append((lineno, obj))
+    return out
+
+
+def _doc_id(obj: dict) -> str | None:
+    value = obj.get("id")
+    return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else None
+
+
+def _candidate_field(obj: dict) -> str | list[str] | None:
+    value = obj.get("candidate")
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(s, str) for s in value):
+        return value
+    return None
+
+
+def _references_field(obj: dict) -> list[str] | None:
+    value = obj.get("references", obj.get("highlights"))
+    if isinstance(value, str):
+        value = value.split("\n")
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        return None
+    refs = [r for r in value if r.strip()]
+    return refs or None
+
+
+def _read_by_id(read: JsonlRead, parse, what: str) -> dict:
+    """``{id: parsed field}`` in file order; bad or duplicate lines recorded as errors."""
+    out: dict = {}
+    for lineno, obj in read.rows:
+        doc_id = _doc_id(obj)
+        if doc_id is None:
+            read.error(lineno, f"field 'id': expected a string or integer, got {obj.get('id')!r:.80}")
+            continue
+        value = parse(obj)
+        if value is None:
+            read.error(lineno, f"id {doc_id}: {what}")
+            continue
+        if doc_id in out:
+            read.error(lineno, f"id {doc_id}: duplicate id (the first occurrence is kept)")
+            continue
+        out[doc_id] = value
+    return out
+
+
+def rouge_files(candidates_path: str | Path, references_path: str | Path, official: bool = False) -> dict:
+    """ROUGE of a candidates file against a references file (see the module docstring for the formats).
+
+    Returns the keys of :func:`c2fsum.metrics.rouge.score_corpus` (means x100 under the max and the
+    concat protocol, ``n_docs``, ``per_doc`` with ids) plus ``n_skipped`` (malformed lines of both
+    files) and ``skipped`` (their ``file:line: reason`` messages).
+    """
+    cand_read = read_jsonl_with_errors(candidates_path)
+    ref_read = read_jsonl_with_errors(references_path)
+    candidates = _read_by_id(
+        cand_read, _candidate_field, "field 'candidate': expected a string or a list of strings"
+    )
+    references = _read_by_id(
+        ref_read,
+        _references_field,
+        "field 'references' (or 'highlights'): expected a non-empty list of strings "
+        "or a newline-separated string",
+    )
+    if not candidates:
+        raise ValueError(f"{cand_read.path}: no valid candidate lines ({len(cand_read.errors)} skipped)")
+    missing = [doc_id for doc_id in candidates if doc_id not in references]
+    if missing:
+        raise ValueError(
+            f"{cand_read.path}: {len(missing)} of {len(candidates)} candidate ids have no "
+            f"reference in {ref_read.path} (first: {missing[0]!r})"
+        )
+    unused = len(references) - len(candidates)
+    if unused:
+        log.info("%s: %d reference ids have no candidate (not scored)", ref_read.path, unused)
+    ids = list(candidates)
+    scores = score_corpus(
+        [candidates[i] for i in ids], [references[i] for i in ids], official=official, ids=ids
+    )
+    skipped = cand_read.errors + ref_read.errors
+    return {**scores, "n_skipped": len(skipped), "skipped": skipped}
+
+
+# --------------------------------------------------------------------------- baselines
+
+
+def _sentence_text(sentence: Sequence[str]) -> str:
+    """Tokens of one source sentence joined by spaces, ``<s>``/``</s>`` removed."""
+    return " ".join(tok for tok in sentence if tok not in SENTENCE_MARKS)
+
+
+def lead_k(src_sentences: Sequence[Sequence[str]], k: int = 3) -> str:
+    """LEAD-k: the first ``k`` non-empty sentences of a tokenized article, one per line.
+
+    ``src_sentences`` is the article as a list of sentences, each a list of tokens (possibly ending
+    in ``</s>``, which is removed).
+    """
+    if k < 1:
+        raise ValueError(f"k: expected at least 1 sentence, got {k}")
+    texts = [t for t in map(_sentence_text, src_sentences) if t]
+    return "\n".join(texts[:k])
+
+
+def first_sentence_baseline(src_sentences: Sequence[Sequence[str]]) -> str:
+    """FIRST (Ling & Rush 2017, Table 2): the article's first sentence, ``</s>`` removed.
+
+    The first sentence that is non-empty once the marks are removed; ``""`` for an empty article.
+    """
+    return lead_k(src_sentences, 1)
