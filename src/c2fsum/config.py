@@ -49,7 +49,8 @@ class ModelConfig:
     """Sizes and switches of the network. Every size is configurable."""
 
     family: str = "model0"
-    """model0 (flat LSTM seq2seq with attention); later families plug in here."""
+    """model0 (flat LSTM seq2seq), model1 (per-chunk LSTM, attention over all words),
+    model2 (coarse-to-fine soft attention), model3 (hard coarse attention, REINFORCE)."""
     emb_dim: int = 300
     hidden: int = 500
     enc_layers: int = 2
@@ -60,6 +61,26 @@ class ModelConfig:
     """Parameters are drawn uniformly from [-init_range, init_range]."""
     input_feed: bool = True
     """Feed the previous attentional context to the decoder input (Luong et al. 2015)."""
+    chunk_encoder: str = "cnn"
+    """MODEL 2/3 chunk representation: ``cnn`` (Kim 2014) or ``bow`` (fixed embedding sum)."""
+    chunk_filters: int = 600
+    chunk_width: int = 6
+    pos_dim: int = 0
+    """+POS: size of the chunk-position embedding concatenated to the chunk vector (paper: 25)."""
+    samples: int = 1
+    """MODEL 3 +MULTI k: chunks drawn per step, mu ~ Multinomial(k, alpha^s)."""
+    bidirectional: bool = False
+    """Paulus: bidirectional encoder, h_i = [forward; backward] (hidden//2 units each way)."""
+    temporal: bool = False
+    """Paulus: intra-temporal attention over the input (flat attention: model0, model1)."""
+    intra_decoder: bool = False
+    """Paulus: attention over the decoder's previous states."""
+    pointer: bool = False
+    """Paulus: pointer/generator switch copying source words (extended vocabulary)."""
+    share_embeddings: bool = False
+    """Paulus: W_out = tanh(W_emb W_proj)."""
+    output: str = "luong"
+    """Generator input: ``luong`` c_t = tanh(W2 [c~; h_t]) or ``paulus`` [h_t; c~; c^d_t]."""
     pretrained_emb: str = ""
     """Optional word2vec/GloVe file (text or binary word2vec) to initialize embeddings."""
     pretrained_binary: bool = False
@@ -68,9 +89,20 @@ class ModelConfig:
 @dataclass
 class TrainConfig:
     optimizer: str = "sgd"
+    """sgd (the paper), adagrad or adam."""
     lr: float = 1.0
     lr_chunk_encoder: float = 0.1
     """Learning rate of a sentence/chunk encoder, when the model has one."""
+    reinforce_gamma: float = 0.5
+    """MODEL 3: discount of later rewards, R_t = sum_s gamma^(s-t) r_s."""
+    reinforce_beta: float = 0.1
+    """MODEL 3: step of the moving-average baseline b_t."""
+    reinforce_scale: float = 0.3
+    """MODEL 3: lambda, the weight of the REINFORCE term."""
+    alternate: float = 0.0
+    """MODEL 3 +ALTERNATE: probability that a minibatch uses soft attention instead (paper: 0.5)."""
+    soft_pretrain_epochs: int = 0
+    """MODEL 3 +PRETRAIN: epochs trained with soft attention (as MODEL 2) before going hard."""
     lr_decay: float = 0.5
     """Multiply the learning rate by this once validation perplexity stops decreasing."""
     batch_size: int = 20

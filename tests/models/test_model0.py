@@ -1,5 +1,7 @@
 import torch
 
+from grids import grid
+
 from c2fsum.models import Model0
 
 
@@ -8,16 +10,6 @@ def tiny(seed=0, **kw):
     args = dict(vocab_size=30, emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.3)
     args.update(kw)
     return Model0(**args).eval()
-
-
-def grid(B, M, N, lengths, seed=1):
-    g = torch.Generator().manual_seed(seed)
-    src = torch.randint(4, 30, (B, M * N), generator=g)
-    mask = torch.zeros(B, M * N, dtype=torch.bool)
-    for b, n in enumerate(lengths):
-        mask[b, :n] = True
-    src = src * mask
-    return src.view(B, M, N), mask.view(B, M, N)
 
 
 def test_shapes_attention_and_padding_mass():

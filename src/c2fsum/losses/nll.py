@@ -15,3 +15,8 @@ def token_nll(logprobs: Tensor, target: Tensor, mask: Tensor) -> Tensor:
     """
     picked = logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)   # (B, T)
     return -(picked * mask.to(picked.dtype)).sum()
+
+
+def target_logprobs(logprobs: Tensor, target: Tensor, mask: Tensor) -> Tensor:
+    """log p(y_t) of each target token, 0 on padding: ``(B, T, V')``, ``(B, T)`` -> ``(B, T)``."""
+    return logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1) * mask.to(logprobs.dtype)

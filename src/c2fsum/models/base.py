@@ -98,6 +98,27 @@ class StepOutput:
     coarse: Tensor | None = None
 
 
+@dataclass
+class ForwardOutput:
+    """A teacher-forced pass over a whole target.
+
+    Attributes:
+        logprobs: ``(B, T, V')``.
+        attn: ``(B, T, M, N)`` word attention.
+        coarse: ``(B, T, M)`` chunk attention of hierarchical models (before any sampling), else None.
+        policy: ``(B, T)`` log-probability of the hard chunk choices (MODEL 3 in training), else None.
+    """
+
+    logprobs: Tensor
+    attn: Tensor
+    coarse: Tensor | None = None
+    policy: Tensor | None = None
+
+    def __iter__(self):
+        """``logprobs, attn = model(...)`` keeps working."""
+        return iter((self.logprobs, self.attn))
+
+
 class Summarizer(nn.Module):
     """Base class of all models. Subclasses implement ``encode``, ``init_state``, ``step``.
 
@@ -144,4 +165,4 @@ class Summarizer(nn.Module):
             state = o.state
             out_lp.append(o.logprobs)
             out_attn.append(o.attn)
-        return torch.stack(out_lp, 1), torch.stack(out_attn, 1)
+        return ForwardOutput(torch.stack(out_lp, 1), torch.stack(out_attn, 1))

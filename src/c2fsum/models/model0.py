@@ -1,54 +1,75 @@
-"""MODEL 0: the standard sequence-to-sequence model with attention (thesis section 3.2).
+"""MODEL 0: the standard sequence-to-sequence model with attention (thesis section 3.2),
+with the components of Paulus et al. (2017) as options.
 
-    src grid (B, M, N) --emb--> (B, M, N, E) --flat 2-layer LSTM--> word states (B, M, N, H)
+    src grid (B, M, N) --emb--> (B, M, N, E) --flat LSTM (or per chunk: MODEL 1)--> h_i (B, M, N, H)
     step t:  x_t = [emb(y_{t-1}); c_{t-1}]                          (input feeding)
              h_t = LSTM-stack(x_t, h_{t-1})                         (B, H)
-             alpha = softmax_i(h_i^T W h_t) over real words         (B, M*N)
-             c_t = tanh(W2 [sum_i alpha_i h_i; h_t])                (B, H)
-             p(y_t) = softmax(W_out dropout(c_t) + b)               (B, V)
+             alpha = softmax_i(h_i^T W h_t) over real words         (B, M*N)   [temporal: Paulus eq. 3-4]
+             c~ = sum_i alpha_i h_i                                 (B, H)
+             luong:  c_t = tanh(W2 [c~; h_t]),  f_t = c_t           (thesis eq. 3.5)
+             paulus: f_t = [h_t; c~; c^d_t]                          (Paulus eq. 9)
+             [intra-decoder: c^d_t = attention over h_1..h_{t-1}; luong appends it to f_t]
+             p(y_t) = softmax(W_out dropout(f_t) + b)               (B, V)     [shared: W_out = tanh(W_emb W_proj)]
+             [pointer: mix with copying alpha over V' = V + document words, Paulus eq. 12]
 
-The decoder starts from the encoder's final state (both have L layers of H units).
+The decoder starts from the encoder's final state when both have L layers.
 """
 
 from __future__ import annotations
 
 import torch
 from torch import Tensor, nn
-from torch.nn import functional as F
 
-from c2fsum.models.base import DecoderState, Memory, StepOutput, Summarizer
+from c2fsum.models.base import DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
 from c2fsum.modules.attention import BilinearAttention
 from c2fsum.modules.decoder import InputFeedingLSTM
 from c2fsum.modules.embeddings import make_embedding
 from c2fsum.modules.encoders import LSTMWordEncoder
+from c2fsum.modules.generators import VocabGenerator, pointer_mixture
+from c2fsum.modules.intra import IntraDecoderAttention
+
+OUTPUT_STYLES = ("luong", "paulus")
 
 
 class Model0(Summarizer):
-    """Flat LSTM encoder, input-feeding LSTM decoder, bilinear attention, softmax generator."""
+    """Flat (or per-chunk) LSTM encoder, input-feeding LSTM decoder, bilinear attention, generator."""
 
     def __init__(self, *, vocab_size: int, emb_dim: int = 300, hidden: int = 500, enc_layers: int = 2,
                  dec_layers: int = 2, dropout: float = 0.3, input_feed: bool = True,
-                 init_range: float = 0.1, per_chunk: bool = False):
+                 init_range: float = 0.1, per_chunk: bool = False, bidirectional: bool = False,
+                 temporal: bool = False, intra_decoder: bool = False, pointer: bool = False,
+                 share_embeddings: bool = False, output: str = "luong"):
         super().__init__()
+        if output not in OUTPUT_STYLES:
+            raise ValueError(f"model.output: got {output!r}, expected one of {OUTPUT_STYLES}")
         self.vocab_size = vocab_size
         self.hidden = hidden
         self.input_feed = input_feed
+        self.output = output
+        self.copies = pointer
         self.src_emb = make_embedding(vocab_size, emb_dim, self.pad_id)
         self.tgt_emb = make_embedding(vocab_size, emb_dim, self.pad_id)
         self.encoder = LSTMWordEncoder(emb_dim=emb_dim, hidden=hidden, layers=enc_layers,
-                                       dropout=dropout, per_chunk=per_chunk)
+                                       dropout=dropout, per_chunk=per_chunk, bidirectional=bidirectional)
         self.decoder = InputFeedingLSTM(input_dim=emb_dim + (hidden if input_feed else 0),
                                         hidden=hidden, layers=dec_layers, dropout=dropout)
-        self.attention = BilinearAttention(query_dim=hidden, key_dim=hidden, out_dim=hidden)
+        self.attention = BilinearAttention(query_dim=hidden, key_dim=hidden, temporal=temporal)
+        self.combine = nn.Linear(2 * hidden, hidden, bias=False) if output == "luong" else None   # W2
+        self.intra = IntraDecoderAttention(hidden=hidden) if intra_decoder else None
+        feat = hidden if output == "luong" else 2 * hidden
+        feat += hidden if intra_decoder else 0
         self.dropout = nn.Dropout(dropout)
-        self.generator = nn.Linear(hidden, vocab_size)
+        self.generator = VocabGenerator(in_dim=feat, vocab_size=vocab_size,
+                                        shared_dim=emb_dim if share_embeddings else 0)
+        self.switch = nn.Linear(3 * hidden if intra_decoder else 2 * hidden, 1) if pointer else None  # W_u
         self.bridge = enc_layers == dec_layers
         self.reset_parameters(init_range)
 
     def reset_parameters(self, init_range: float) -> None:
         """Uniform initialization in [-init_range, init_range] (thesis section 5.2)."""
         for p in self.parameters():
-            nn.init.uniform_(p, -init_range, init_range)
+            if p.requires_grad:
+                nn.init.uniform_(p, -init_range, init_range)
         with torch.no_grad():
             self.src_emb.weight[self.pad_id].zero_()
             self.tgt_emb.weight[self.pad_id].zero_()
@@ -57,6 +78,8 @@ class Model0(Summarizer):
     def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None,
                n_ext: int = 0) -> Memory:
         """``src``, ``src_mask`` ``(B, M, N)`` -> :class:`Memory` with words ``(B, M, N, H)``."""
+        if self.copies and src_ext is None:
+            src_ext = src
         emb = self.src_emb(src)                                     # (B, M, N, E), 0 on pad
         words, (h, c) = self.encoder(emb, src_mask)                 # (B, M, N, H)
         values, keys_t = BilinearAttention.prepare(words)           # (B, S, H), (B, H, S)
@@ -73,39 +96,90 @@ class Model0(Summarizer):
         else:
             h = memory.words.new_zeros(L, B, H)
             c = memory.words.new_zeros(L, B, H)
-        return DecoderState(h=h, c=c, feed=memory.words.new_zeros(B, H))
+        # extra = (temporal log-sum (B, S) or None, previous decoder states (B, t, H) or None)
+        return DecoderState(h=h, c=c, feed=memory.words.new_zeros(B, H), extra=(None, None))
 
     # -- decoder ---------------------------------------------------------------------------
+    def attend_source(self, top: Tensor, memory: Memory, past: Tensor | None
+                      ) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None, Tensor | None]:
+        """Attention over the source for decoder output ``top`` ``(B, H)``.
+
+        Returns the context c~ ``(B, H)``, word attention ``(B, M, N)``, chunk attention ``(B, M)``
+        (None here), the hard choice's log-probability (None here) and the temporal state.
+        """
+        values, keys_t, mask = memory.cache
+        ctx, alpha, past = self.attention(top, values, keys_t, mask, past)   # (B, H), (B, S)
+        return ctx, alpha.view_as(memory.word_mask), None, None, past
+
     def attend(self, memory: Memory, state: DecoderState, prev: Tensor
-               ) -> tuple[Tensor, DecoderState, Tensor]:
+               ) -> tuple[Tensor, DecoderState, Tensor, Tensor | None, Tensor | None, Tensor | None]:
         """Decoder cell and attention for one step, before the generator.
 
-        Returns the attentional output ``(B, H)``, the new state and attention ``(B, M, N)``.
+        Returns the generator features f_t ``(B, D)``, the new state, word attention
+        ``(B, M, N)``, chunk attention ``(B, M)`` or None, the hard choice's log-probability
+        ``(B,)`` or None, and the pointer switch p(u_t = 1) ``(B, 1)`` or None.
         """
         x = self.tgt_emb(self.input_ids(prev))                     # (B, E)
         if self.input_feed:
             x = torch.cat([x, state.feed], -1)                     # (B, E + H)
         top, h, c = self.decoder(x, state.h, state.c)               # (B, H)
-        values, keys_t, mask = memory.cache
-        out, alpha = self.attention(top, values, keys_t, mask)      # (B, H), (B, S)
-        return out, DecoderState(h=h, c=c, feed=out), alpha.view_as(memory.word_mask)
+        past, history = state.extra
+        ctx, attn, coarse, policy, past = self.attend_source(top, memory, past)
+        parts = [torch.tanh(self.combine(torch.cat([ctx, top], -1)))] if self.combine is not None \
+            else [top, ctx]                                         # luong: c_t ; paulus: [h_t; c~]
+        feed = parts[0] if self.combine is not None else ctx
+        if self.intra is not None:
+            c_dec, _ = self.intra(top, history)                     # (B, H), zero at t = 1
+            history = top.unsqueeze(1) if history is None else torch.cat([history, top.unsqueeze(1)], 1)
+            parts.append(c_dec)
+        features = torch.cat(parts, -1) if len(parts) > 1 else parts[0]
+        p_copy = None
+        if self.switch is not None:
+            sw = [top, ctx] + ([parts[-1]] if self.intra is not None else [])
+            p_copy = torch.sigmoid(self.switch(torch.cat(sw, -1)))  # (B, 1)  Paulus eq. 10
+        return features, DecoderState(h=h, c=c, feed=feed, extra=(past, history)), attn, coarse, policy, p_copy
 
-    def generate(self, out: Tensor) -> Tensor:
-        """Attentional outputs ``(..., H)`` -> log-probabilities ``(..., V)``."""
-        return F.log_softmax(self.generator(self.dropout(out)), dim=-1)
+    def generate(self, features: Tensor, attn: Tensor | None = None, p_copy: Tensor | None = None,
+                 memory: Memory | None = None) -> Tensor:
+        """Features ``(B, D)`` or ``(B, T, D)`` -> log-probabilities over V (or V' when copying).
+
+        ``attn`` ``(B[, T], M, N)`` and ``p_copy`` ``(B[, T], 1)`` are needed by pointer models.
+        """
+        logits = self.generator(self.dropout(features), self.tgt_emb.weight if self.generator.shared else None)
+        logp = torch.log_softmax(logits, dim=-1)
+        if self.switch is None:
+            return logp
+        assert attn is not None and p_copy is not None and memory is not None and memory.src_ext is not None
+        B = logp.size(0)
+        if logp.dim() == 2:
+            return pointer_mixture(logp, p_copy, attn.reshape(B, -1), memory.src_ext.reshape(B, -1), memory.n_ext)
+        T = logp.size(1)
+        src_ext = memory.src_ext.reshape(B, 1, -1).expand(B, T, -1).reshape(B * T, -1)
+        mixed = pointer_mixture(logp.reshape(B * T, -1), p_copy.reshape(B * T, 1), attn.reshape(B * T, -1),
+                                src_ext, memory.n_ext)
+        return mixed.view(B, T, -1)
 
     def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
-        out, state, attn = self.attend(memory, state, prev)
-        return StepOutput(logprobs=self.generate(out), state=state, attn=attn)
+        features, state, attn, coarse, _, p_copy = self.attend(memory, state, prev)
+        return StepOutput(logprobs=self.generate(features, attn, p_copy, memory), state=state, attn=attn,
+                          coarse=coarse)
 
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, src_ext: Tensor | None = None,
-                n_ext: int = 0) -> tuple[Tensor, Tensor]:
+                n_ext: int = 0) -> ForwardOutput:
         """Teacher forcing; the generator runs once over all steps. See :meth:`Summarizer.forward`."""
         memory = self.encode(src, src_mask, src_ext, n_ext)
         state = self.init_state(memory)
-        outs, attns = [], []
+        feats, attns, coarses, policies, copies = [], [], [], [], []
         for t in range(tgt_in.size(1)):
-            out, state, attn = self.attend(memory, state, tgt_in[:, t])
-            outs.append(out)
+            f, state, attn, coarse, policy, p_copy = self.attend(memory, state, tgt_in[:, t])
+            feats.append(f)
             attns.append(attn)
-        return self.generate(torch.stack(outs, 1)), torch.stack(attns, 1)
+            coarses.append(coarse)
+            policies.append(policy)
+            copies.append(p_copy)
+        attn = torch.stack(attns, 1)                                # (B, T, M, N)
+        p_copy = torch.stack(copies, 1) if self.copies else None    # (B, T, 1)
+        return ForwardOutput(
+            logprobs=self.generate(torch.stack(feats, 1), attn, p_copy, memory), attn=attn,
+            coarse=torch.stack(coarses, 1) if coarses[0] is not None else None,
+            policy=torch.stack(policies, 1) if policies[0] is not None else None)

@@ -2,7 +2,7 @@
 
 Bilinear ("general", Luong et al. 2015) scores, thesis eq. 3.4:
     beta_i = h_i^T W h_dec,   alpha = softmax(beta) over real words,   c~ = sum_i alpha_i h_i
-and the attentional output, thesis eq. 3.5:  c = tanh(W2 [c~; h_dec]).
+The model then forms the attentional output c = tanh(W2 [c~; h_dec]) (thesis eq. 3.5).
 """
 
 from __future__ import annotations
@@ -26,15 +26,19 @@ def masked_softmax(scores: Tensor, mask: Tensor, dim: int = -1) -> Tensor:
 
 
 class BilinearAttention(nn.Module):
-    """Soft attention over all S = M*N words of a document.
+    """Attention over all S = M*N words with bilinear scores, optionally intra-temporal.
 
-    ``prepare`` is called once per batch; ``forward`` once per decoder step.
+    Scores (thesis eq. 3.4; Paulus eq. 2): e_ti = h_dec^T W h_i, as beta_i = h_i^T W h_dec.
+    Plain: alpha_t = softmax_i(e_ti). Intra-temporal (Paulus eq. 3-4): e'_ti = exp(e_ti) /
+    sum_{j<t} exp(e_ji) for t > 1, alpha_t = e'_t / sum_i e'_ti, computed in log space as
+    softmax_i(e_ti - log sum_{j<t} exp(e_ji)); the running log-sum ``past`` ``(B, S)`` is part of
+    the decoder state. ``prepare`` runs once per batch, ``forward`` once per decoder step.
     """
 
-    def __init__(self, *, query_dim: int, key_dim: int, out_dim: int):
+    def __init__(self, *, query_dim: int, key_dim: int, temporal: bool = False):
         super().__init__()
-        self.W = nn.Linear(query_dim, key_dim, bias=False)   # W h_dec
-        self.out = nn.Linear(key_dim + query_dim, out_dim, bias=False)  # W2 [c~; h_dec]
+        self.W = nn.Linear(query_dim, key_dim, bias=False)
+        self.temporal = temporal
 
     @staticmethod
     def prepare(words: Tensor) -> tuple[Tensor, Tensor]:
@@ -46,19 +50,26 @@ class BilinearAttention(nn.Module):
         values = words.reshape(B, M * N, H)
         return values, values.transpose(1, 2).contiguous()
 
-    def forward(self, query: Tensor, values: Tensor, keys_t: Tensor, mask: Tensor
-                ) -> tuple[Tensor, Tensor]:
+    def forward(self, query: Tensor, values: Tensor, keys_t: Tensor, mask: Tensor,
+                past: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor | None]:
         """One step.
 
         Args:
             query: decoder state ``(B, Hd)``; values ``(B, S, H)``; keys_t ``(B, H, S)``;
-            mask: ``(B, S)`` True on real words.
+            mask: ``(B, S)`` True on real words; past: ``(B, S)`` log sum_{j<t} exp(e_ji) or None.
         Returns:
-            attentional output ``(B, out_dim)`` and weights ``(B, S)`` (sum to 1 over real words).
+            context c~ ``(B, H)``, weights ``(B, S)`` (sum to 1 over real words), the new ``past``
+            (None unless temporal).
         """
-        q = self.W(query).unsqueeze(1)                         # (B, 1, H)
-        scores = torch.bmm(q, keys_t).squeeze(1)               # (B, S)  beta_i
-        alpha = masked_softmax(scores, mask)                   # (B, S)
+        q = self.W(query).unsqueeze(1)                          # (B, 1, H)
+        e = torch.bmm(q, keys_t).squeeze(1)                     # (B, S)  e_ti
+        new_past = None
+        if self.temporal:
+            e = e.masked_fill(~mask, -1e4)                      # padding stays finite in the log-sum
+            scores = e if past is None else e - past            # log e'_ti
+            new_past = e if past is None else torch.logaddexp(past, e)
+        else:
+            scores = e
+        alpha = masked_softmax(scores, mask)                    # (B, S)
         ctx = torch.bmm(alpha.unsqueeze(1), values).squeeze(1)  # (B, H)  c~
-        out = torch.tanh(self.out(torch.cat([ctx, query], -1)))  # (B, out_dim)  c
-        return out, alpha
+        return ctx, alpha, new_past

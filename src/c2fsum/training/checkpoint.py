@@ -147,7 +147,7 @@ def load_checkpoint(run_or_ckpt: str | Path, *, which: str = "best", device: str
             raise CheckpointError(f"{path}: missing {name}")
     config = config_from_json((path / "config.json").read_text(encoding="utf-8"))
     vocab = Vocab.load(path / "vocab.txt")
-    model = build_model(config.model, len(vocab))
+    model = build_model(config.model, len(vocab), config.data.chunks)
     weights = load_file(str(path / "model.safetensors"))
     missing, unexpected = model.load_state_dict(weights, strict=False)
     if missing or unexpected:

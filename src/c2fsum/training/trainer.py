@@ -27,7 +27,8 @@ from c2fsum.config import Config
 from c2fsum.data.batching import Example, bucketed_batches, collate, encode_example
 from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import Vocab
-from c2fsum.losses.nll import token_nll
+from c2fsum.losses.nll import target_logprobs, token_nll
+from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, reinforce_loss
 from c2fsum.models import Summarizer, build_model
 from c2fsum.training.checkpoint import (
     restore_optimizer,
@@ -101,8 +102,9 @@ def load_splits(data_dir: Path, vocab: Vocab, cfg: Config) -> tuple[list[Example
 
 def make_optimizer(model: Summarizer, cfg: Config) -> torch.optim.Optimizer:
     """SGD (or Adagrad/Adam) with a separate learning rate for a chunk encoder's parameters."""
-    chunk = [p for n, p in model.named_parameters() if n.startswith("chunk_encoder.")]
-    rest = [p for n, p in model.named_parameters() if not n.startswith("chunk_encoder.")]
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]   # BOW embeddings are fixed
+    chunk = [p for n, p in named if n.startswith("chunk_encoder.")]
+    rest = [p for n, p in named if not n.startswith("chunk_encoder.")]
     groups = [{"params": rest, "lr": cfg.train.lr, "base_lr": cfg.train.lr}]
     if chunk:
         groups.append({"params": chunk, "lr": cfg.train.lr_chunk_encoder, "base_lr": cfg.train.lr_chunk_encoder})
@@ -173,7 +175,7 @@ class Trainer:
 
             self.validate_fn = rouge_validation(cfg, self.vocab.itos)
         torch.manual_seed(cfg.train.seed)
-        self.model = build_model(cfg.model, len(self.vocab)).to(self.device)
+        self.model = build_model(cfg.model, len(self.vocab), cfg.data.chunks).to(self.device)
         if cfg.model.pretrained_emb:
             from c2fsum.modules.embeddings import load_pretrained
 
@@ -183,6 +185,7 @@ class Trainer:
         self.optimizer = make_optimizer(self.model, cfg)
         self.schedule = Schedule()
         self.pos = Position()
+        self.baseline = MovingAverageBaseline(cfg.train.reinforce_beta)
         self.out.mkdir(parents=True, exist_ok=True)
         self.metrics_path = self.out / "metrics.jsonl"
         if resume:
@@ -208,6 +211,7 @@ class Trainer:
         self.schedule = Schedule(**state["schedule"])
         p = state["position"]
         self.pos = Position(**p)
+        self.baseline = MovingAverageBaseline(self.cfg.train.reinforce_beta, state.get("baseline"))
         restore_rng(ckpt)
         # drop log rows written after the checkpoint, so the log reads as one run
         if self.metrics_path.exists():
@@ -218,7 +222,8 @@ class Trainer:
                  self.pos.batch)
 
     def _trainer_state(self) -> dict:
-        return {"schedule": vars(self.schedule).copy(), "position": vars(self.pos).copy()}
+        return {"schedule": vars(self.schedule).copy(), "position": vars(self.pos).copy(),
+                "baseline": self.baseline.state()}
 
     def _set_lr(self) -> None:
         for g in self.optimizer.param_groups:
@@ -266,6 +271,30 @@ class Trainer:
             self.schedule.best_step = self.pos.step
             self._save("best")
 
+    def batch_loss(self, batch) -> tuple[torch.Tensor, torch.Tensor]:
+        """Loss to minimize (per document) and the summed token NLL of one training batch.
+
+        For MODEL 3 the REINFORCE term of the hard coarse choices is added (thesis 4.4.1);
+        +PRETRAIN and +ALTERNATE switch the minibatch to soft attention.
+        """
+        tc, model = self.cfg.train, self.model
+        if getattr(model, "coarse", None) == "hard":
+            soft = self.pos.epoch < tc.soft_pretrain_epochs
+            if not soft and tc.alternate > 0:
+                soft = bool(torch.rand(()) < tc.alternate)
+            model.use_soft = soft
+        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext)
+        lp = target_logprobs(out.logprobs, loss_target(model, batch), batch.tgt_mask)   # (B, T)
+        nll = -lp.sum()
+        loss = nll / batch.size
+        if out.policy is not None:
+            returns = discounted_returns(lp.detach(), batch.tgt_mask, tc.reinforce_gamma)   # (B, T)
+            base = self.baseline.get(returns.size(1), returns.device, returns.dtype)
+            loss = loss + reinforce_loss(out.policy, returns, base, batch.tgt_mask,
+                                         tc.reinforce_scale) / batch.size
+            self.baseline.update(returns, batch.tgt_mask)
+        return loss, nll
+
     # -- the loop ------------------------------------------------------------------------
     def fit(self) -> dict:
         cfg, tc = self.cfg, self.cfg.train
@@ -295,9 +324,7 @@ class Trainer:
                     break
                 batch = collate([self.train_ex[i] for i in batches[self.pos.batch]], chunks=cfg.data.chunks,
                                 chunk_len=cfg.data.chunk_len).to(self.device)
-                lp, _ = self.model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext)
-                nll = token_nll(lp, loss_target(self.model, batch), batch.tgt_mask)
-                loss = nll / batch.size
+                loss, nll = self.batch_loss(batch)
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 if tc.max_grad_norm > 0:

@@ -1,0 +1,75 @@
+"""REINFORCE for hard coarse attention (thesis section 4.4.1).
+
+Per decoder step t the model chose chunk(s) with log-probability log pi_t. The reward of
+step t is r_t = log p(y_t | y_<t, x); the choice at step t influences every later word, so
+its return is the discounted sum R_t = sum_{s >= t} gamma^(s - t) r_s (gamma = 0.5). A
+baseline b_t per time step is an exponential moving average of the minibatch mean return,
+b_t <- b_t + beta (mean_b R_t - b_t) (beta = 0.1). The surrogate loss
+
+    L = - lambda * sum_t (R_t - b_t) * log pi_t          (lambda = 0.3)
+
+has the REINFORCE gradient -lambda * (R_t - b_t) * grad log pi_t; the advantage is a
+constant (detached), so only the coarse attention and what feeds it receive this gradient.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+
+def discounted_returns(rewards: Tensor, mask: Tensor, gamma: float) -> Tensor:
+    """R_t = sum_{s >= t, s real} gamma^(s-t) r_s.  rewards, mask ``(B, T)`` -> ``(B, T)``.
+
+    thesis eq. 4.15: the reward influenced by the choice at step t.
+    """
+    r = rewards * mask.to(rewards.dtype)
+    out = torch.zeros_like(r)
+    acc = torch.zeros_like(r[:, 0])
+    for t in range(r.size(1) - 1, -1, -1):
+        acc = r[:, t] + gamma * acc
+        out[:, t] = acc
+    return out * mask.to(rewards.dtype)
+
+
+class MovingAverageBaseline:
+    """b_t, one per decoder time step, updated as b_t <- b_t + beta (mean over the batch - b_t)."""
+
+    def __init__(self, beta: float = 0.1, values: list[float] | None = None):
+        self.beta = beta
+        self.values = torch.tensor(values or [], dtype=torch.float64)
+
+    def get(self, T: int, device: torch.device | str = "cpu", dtype: torch.dtype = torch.float32) -> Tensor:
+        """``(T,)`` current baselines (0 for steps never seen)."""
+        self._grow(T)
+        return self.values[:T].to(device=device, dtype=dtype)
+
+    def update(self, returns: Tensor, mask: Tensor) -> None:
+        """Move b_t towards the minibatch mean of ``returns`` ``(B, T)`` over real positions."""
+        T = returns.size(1)
+        self._grow(T)
+        m = mask.to(torch.float64).cpu()
+        n = m.sum(0)
+        mean = (returns.detach().to(torch.float64).cpu() * m).sum(0) / n.clamp(min=1)
+        seen = n > 0
+        b = self.values[:T]
+        b[seen] = b[seen] + self.beta * (mean[seen] - b[seen])
+
+    def _grow(self, T: int) -> None:
+        if self.values.numel() < T:
+            self.values = torch.cat([self.values, torch.zeros(T - self.values.numel(), dtype=torch.float64)])
+
+    def state(self) -> list[float]:
+        return self.values.tolist()
+
+
+def reinforce_loss(policy_logprob: Tensor, returns: Tensor, baseline: Tensor, mask: Tensor,
+                   scale: float) -> Tensor:
+    """Surrogate loss ``-scale * sum_t (R_t - b_t) log pi_t`` (summed over the batch).
+
+    Args:
+        policy_logprob: ``(B, T)`` log pi_t (differentiable); returns ``(B, T)``; baseline ``(T,)``;
+        mask ``(B, T)``.
+    """
+    adv = (returns - baseline.unsqueeze(0)).detach() * mask.to(returns.dtype)
+    return -scale * (adv * policy_logprob).sum()

@@ -1,0 +1,86 @@
+"""MODEL 2 (hierarchical soft attention) and MODEL 3 (hard coarse attention), thesis ch. 4.
+
+    src grid (B, M, N) --emb--> (B, M, N, E)
+        --per-chunk LSTM (state reset at chunk boundaries)--> word states h_ij (B, M, N, H)
+        --chunk encoder (CNN or BOW, +POS)------------------> chunk vectors h^s_i (B, M, Hc)
+    step t:  h_t = LSTM-stack([emb(y_{t-1}); c_{t-1}])
+             alpha^s = softmax_i(h^s_i^T W_s h_t)                          coarse (B, M)
+             MODEL 2: weights = alpha^s
+             MODEL 3: weights = one-hot sample of alpha^s (training) / argmax (test)
+             alpha_ij = weights_i * softmax_j(h_ij^T W_w h_t)               fine   (B, M, N)
+             c_t = tanh(W2 [sum_ij alpha_ij h_ij; h_t]),  p(y_t) = softmax(W_out c_t + b)
+
+The decoder, generator and embeddings are MODEL 0's (this class extends :class:`Model0`).
+"""
+
+from __future__ import annotations
+
+from torch import Tensor
+
+from c2fsum.models.base import Memory
+from c2fsum.models.model0 import Model0
+from c2fsum.modules.chunk_encoders import ChunkEncoder
+from c2fsum.modules.hierarchical import CoarseToFineAttention
+
+COARSE_MODES = ("soft", "hard")
+
+
+class CoarseToFine(Model0):
+    """Hierarchical attention; ``coarse="soft"`` is MODEL 2, ``coarse="hard"`` MODEL 3.
+
+    ``use_soft`` (set by the trainer per minibatch, thesis +ALTERNATE / +PRETRAIN) makes a
+    hard model attend softly for that minibatch.
+    """
+
+    def __init__(self, *, vocab_size: int, emb_dim: int = 300, hidden: int = 500, enc_layers: int = 2,
+                 dec_layers: int = 2, dropout: float = 0.3, input_feed: bool = True, init_range: float = 0.1,
+                 chunk_encoder: str = "cnn", chunk_filters: int = 600, chunk_width: int = 6,
+                 pos_dim: int = 0, max_chunks: int = 10, coarse: str = "soft", samples: int = 1,
+                 **components):
+        """``components``: the Paulus et al. options of :class:`Model0` that combine with
+        hierarchical attention (bidirectional, intra_decoder, pointer, share_embeddings, output)."""
+        if components.get("temporal"):
+            raise ValueError("model.temporal: intra-temporal attention is defined for flat attention "
+                             "(model0, model1), not for coarse-to-fine attention")
+        super().__init__(vocab_size=vocab_size, emb_dim=emb_dim, hidden=hidden, enc_layers=enc_layers,
+                         dec_layers=dec_layers, dropout=dropout, input_feed=input_feed,
+                         init_range=init_range, per_chunk=True, **components)
+        if coarse not in COARSE_MODES:
+            raise ValueError(f"model.coarse: got {coarse!r}, expected one of {COARSE_MODES}")
+        self.coarse = coarse
+        self.samples = samples
+        self.use_soft = False
+        self.chunk_encoder = ChunkEncoder(kind=chunk_encoder, vocab_size=vocab_size, emb_dim=emb_dim,
+                                          max_chunks=max_chunks, filters=chunk_filters, width=chunk_width,
+                                          pos_dim=pos_dim, init_range=init_range)
+        del self.attention
+        self.attention = CoarseToFineAttention(query_dim=hidden, word_dim=hidden,
+                                               chunk_dim=self.chunk_encoder.out_dim)
+        for name, p in self.named_parameters():
+            if p.requires_grad and (name.startswith("attention.") or name.startswith("chunk_encoder.")):
+                p.data.uniform_(-init_range, init_range)
+
+    def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
+        """``(B, M, N)`` -> word states ``(B, M, N, H)`` and chunk vectors ``(B, M, Hc)``."""
+        if self.copies and src_ext is None:
+            src_ext = src
+        emb = self.src_emb(src)                                         # (B, M, N, E)
+        words, (h, c) = self.encoder(emb, src_mask)                     # (B, M, N, H) per chunk
+        chunks = self.chunk_encoder(src, emb, src_mask)                 # (B, M, Hc)
+        chunk_mask = src_mask.any(-1)                                   # (B, M)
+        values, keys_t, chunk_keys_t = CoarseToFineAttention.prepare(words, chunks)
+        return Memory(words=words, word_mask=src_mask, chunk_mask=chunk_mask, chunks=chunks, src_ext=src_ext,
+                      n_ext=n_ext, final=(h.transpose(0, 1), c.transpose(0, 1)),
+                      cache=(values, keys_t, chunk_keys_t))
+
+    def attention_mode(self) -> str:
+        if self.coarse == "soft" or self.use_soft:
+            return "soft"
+        return "sample" if self.training else "argmax"
+
+    def attend_source(self, top: Tensor, memory: Memory, past: Tensor | None
+                      ) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None, Tensor | None]:
+        values, keys_t, chunk_keys_t = memory.cache
+        o = self.attention(top, values, keys_t, chunk_keys_t, memory.word_mask, memory.chunk_mask,
+                           mode=self.attention_mode(), samples=self.samples)
+        return o.ctx, o.attn, o.coarse, o.policy, None

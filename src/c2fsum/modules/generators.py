@@ -1,0 +1,65 @@
+"""Output layers: a softmax over the vocabulary, optionally with shared weights, and the
+pointer/generator mixture over the extended vocabulary (Paulus et al. 2017, section 2.3-2.4).
+
+Shared weights, Paulus eq. 13: W_out = tanh(W_emb W_proj), so the output matrix follows the
+target embeddings.
+
+Pointer, Paulus eq. 9-12::
+
+    p(u_t = 1) = sigmoid(W_u f_t + b_u)                 f_t = [h^d_t; c^e_t; c^d_t]
+    p(y_t) = (1 - p(u_t=1)) softmax(W_out f_t + b)[y] + p(u_t=1) sum_{i: x_i = y} alpha^e_ti
+
+over V' = V + (the document's own words), so source words outside the vocabulary can be copied.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+from torch.nn import functional as F
+
+
+class VocabGenerator(nn.Module):
+    """``(..., D)`` features -> ``(..., V)`` logits; with ``shared`` the weight is tanh(W_emb W_proj)."""
+
+    def __init__(self, *, in_dim: int, vocab_size: int, shared_dim: int = 0):
+        """With ``shared_dim`` = E > 0 the weight is tanh(W_emb W_proj), W_proj ``(E, D)``; the
+        caller passes the embedding matrix W_emb ``(V, E)`` to :meth:`forward` (it is owned by the
+        decoder's embedding, so checkpoints hold it once)."""
+        super().__init__()
+        self.bias = nn.Parameter(torch.zeros(vocab_size))
+        self.shared = shared_dim > 0
+        if self.shared:
+            self.proj = nn.Parameter(torch.empty(shared_dim, in_dim))
+            nn.init.uniform_(self.proj, -0.1, 0.1)
+        else:
+            self.weight = nn.Parameter(torch.empty(vocab_size, in_dim))
+            nn.init.uniform_(self.weight, -0.1, 0.1)
+
+    def output_matrix(self, emb_weight: Tensor | None = None) -> Tensor:
+        """W_out ``(V, D)``."""
+        if self.shared:
+            if emb_weight is None:
+                raise ValueError("a shared-weight generator needs the embedding matrix")
+            return torch.tanh(emb_weight @ self.proj)                   # Paulus eq. 13
+        return self.weight
+
+    def forward(self, features: Tensor, emb_weight: Tensor | None = None) -> Tensor:
+        """features ``(..., D)`` -> logits ``(..., V)``."""
+        return F.linear(features, self.output_matrix(emb_weight), self.bias)
+
+
+def pointer_mixture(vocab_logprobs: Tensor, p_copy: Tensor, attn: Tensor, src_ext: Tensor, n_ext: int
+                    ) -> Tensor:
+    """Mix generation and copying into log-probabilities over V'.
+
+    Args:
+        vocab_logprobs: ``(B, V)`` log p(y | u=0); p_copy: ``(B, 1)`` p(u=1);
+        attn: ``(B, S)`` alpha^e (0 on padding); src_ext: ``(B, S)`` source ids in V'; n_ext: V' - V.
+    Returns:
+        ``(B, V')`` log-probabilities (sum to 1 in probability space).
+    """
+    B, V = vocab_logprobs.shape
+    probs = torch.cat([vocab_logprobs.exp() * (1 - p_copy), vocab_logprobs.new_zeros(B, n_ext)], -1)
+    probs = probs.scatter_add(1, src_ext, attn * p_copy)
+    return torch.log(probs.clamp(min=1e-20))

@@ -1,0 +1,164 @@
+import pytest
+import torch
+from grids import grid
+
+from c2fsum.config import ModelConfig
+from c2fsum.models import CoarseToFine, build_model
+from c2fsum.modules.hierarchical import CoarseToFineAttention, sample_chunks
+
+
+def tiny(family="model2", seed=0, **kw):
+    torch.manual_seed(seed)
+    cfg = ModelConfig(family=family, emb_dim=8, hidden=12, enc_layers=1, dec_layers=2, dropout=0.0,
+                      chunk_filters=10, chunk_width=3, **kw)
+    return build_model(cfg, 30, max_chunks=4).eval()
+
+
+@pytest.mark.parametrize("family,kw", [("model1", {}), ("model2", {}), ("model2", {"chunk_encoder": "bow"}),
+                                       ("model2", {"pos_dim": 5}), ("model3", {}), ("model3", {"samples": 2})])
+def test_shapes_sums_and_padding(family, kw):
+    m = tiny(family, **kw)
+    src, mask = grid(3, 4, 5, [20, 13, 3])
+    tgt = torch.randint(4, 30, (3, 6))
+    for training in (False, True):
+        m.train(training)
+        out = m(src, mask, tgt)
+        assert out.logprobs.shape == (3, 6, 30) and out.attn.shape == (3, 6, 4, 5)
+        assert torch.allclose(out.attn.sum((-1, -2)), torch.ones(3, 6), atol=1e-5)
+        assert (out.attn.masked_select(~mask.unsqueeze(1).expand_as(out.attn)) == 0).all()
+        if family != "model1":
+            assert out.coarse.shape == (3, 6, 4)
+            assert torch.allclose(out.coarse.sum(-1), torch.ones(3, 6), atol=1e-5)
+            assert (out.coarse[2, :, 1:] == 0).all()        # document 2 has one chunk
+        if family == "model3" and training:
+            assert out.policy.shape == (3, 6) and (out.policy <= 0).all()
+        else:
+            assert out.policy is None
+
+
+def test_model1_resets_the_lstm_at_chunk_boundaries():
+    m = tiny("model1")
+    src, mask = grid(1, 3, 5, [15])
+    mem = m.encode(src, mask)
+    src2 = src.clone()
+    src2[0, 0] = torch.randint(4, 30, (5,))          # change chunk 0 only
+    mem2 = m.encode(src2, mask)
+    assert torch.allclose(mem.words[0, 1:], mem2.words[0, 1:])     # other chunks unaffected
+    assert not torch.allclose(mem.words[0, 0], mem2.words[0, 0])
+
+
+def test_hierarchical_weights_are_product_of_coarse_and_fine():
+    m = tiny("model2")
+    src, mask = grid(2, 4, 5, [20, 9])
+    mem = m.encode(src, mask)
+    st = m.init_state(mem)
+    out = m.step(mem, st, torch.tensor([2, 2]))
+    # per chunk, the fine weights sum to the chunk's coarse weight
+    assert torch.allclose(out.attn.sum(-1), out.coarse, atol=1e-6)
+
+
+def test_model3_test_time_is_argmax_and_reads_only_that_chunk():
+    m = tiny("model3")
+    src, mask = grid(2, 4, 5, [20, 14])
+    mem = m.encode(src, mask)
+    st = m.init_state(mem)
+    out = m.step(mem, st, torch.tensor([2, 2]))
+    chosen = out.coarse.argmax(-1)
+    per_chunk = out.attn.sum(-1)
+    assert torch.allclose(per_chunk, torch.nn.functional.one_hot(chosen, 4).float(), atol=1e-6)
+    # the fast path (only the chosen chunk) equals the full computation with a one-hot weight
+    att: CoarseToFineAttention = m.attention
+    values, keys_t, ck = mem.cache
+    top = torch.randn(2, 12)
+    fast = att(top, values, keys_t, ck, mem.word_mask, mem.chunk_mask, mode="argmax")
+    torch.manual_seed(0)
+    alpha_s = att.coarse_weights(top, ck, mem.chunk_mask)
+    q = att.W_w(top).unsqueeze(1)
+    from c2fsum.modules.attention import masked_softmax
+    alpha_w = masked_softmax(torch.bmm(q, keys_t).view(2, 4, 5), mem.word_mask)
+    onehot = torch.nn.functional.one_hot(alpha_s.argmax(-1), 4).float()
+    alpha = onehot.unsqueeze(-1) * alpha_w
+    ctx = torch.bmm(alpha.view(2, 1, 20), values).squeeze(1)
+    assert torch.allclose(fast.ctx, ctx, atol=1e-6) and torch.allclose(fast.attn, alpha, atol=1e-6)
+
+
+def test_model3_training_draws_samples():
+    m = tiny("model3").train()
+    src, mask = grid(1, 4, 5, [20])
+    mem = m.encode(src, mask)
+    st = m.init_state(mem)
+    picks = set()
+    for _ in range(60):
+        o = m.step(mem, st, torch.tensor([2]))
+        picks.add(int(o.attn.sum(-1).argmax()))
+    assert len(picks) > 1        # not always the argmax
+
+
+def test_multi_k_approaches_the_soft_weights():
+    torch.manual_seed(0)
+    alpha = torch.softmax(torch.randn(4, 6), -1)
+    for k, tol in ((1, None), (4000, 0.03)):
+        w, logp = sample_chunks(alpha, k)
+        assert torch.allclose(w.sum(-1), torch.ones(4))
+        assert ((w * k).round() == w * k).all()
+        if tol:
+            assert (w - alpha).abs().max() < tol
+    # log p(mu) is the multinomial log-probability
+    alpha = torch.tensor([[0.2, 0.8]])
+    torch.manual_seed(1)
+    w, logp = sample_chunks(alpha, 3)
+    n1 = int(round(float(w[0, 0]) * 3))
+    from math import comb, log
+    assert abs(float(logp) - log(comb(3, n1) * 0.2 ** n1 * 0.8 ** (3 - n1))) < 1e-5
+
+
+def test_multi_k_context_approaches_model2_context():
+    soft = tiny("model2", seed=5)
+    hard = tiny("model3", seed=5, samples=20000)
+    hard.load_state_dict(soft.state_dict())
+    src, mask = grid(1, 4, 5, [20])
+    tgt = torch.randint(4, 30, (1, 3))
+    hard.train()   # sampling; dropout is 0 so only the attention differs
+    a = soft(src, mask, tgt).attn
+    b = hard(src, mask, tgt).attn
+    assert (a - b).abs().max() < 0.02
+
+
+def test_bow_embeddings_are_fixed_and_lr_groups(prepared_small, tmp_path):
+    from c2fsum.config import load_config
+    from c2fsum.training.trainer import Trainer
+
+    cfg = load_config(None, ["model.family=model2", "model.chunk_encoder=bow", "model.emb_dim=8",
+                             "model.hidden=12", "model.enc_layers=1", "model.dec_layers=1",
+                             "data.chunks=3", "data.chunk_len=10", "train.batch_size=8", "train.max_steps=3",
+                             "data.vocab_size=500"])
+    t = Trainer(cfg, prepared_small, tmp_path / "run", progress=False)
+    before = t.model.chunk_encoder.body.emb.weight.clone()
+    enc_before = t.model.encoder.rnn.weight_hh_l0.clone()
+    t.fit()
+    assert torch.equal(before, t.model.chunk_encoder.body.emb.weight)
+    assert not torch.equal(enc_before, t.model.encoder.rnn.weight_hh_l0)
+    lrs = sorted(g["lr"] for g in t.optimizer.param_groups)
+    assert lrs == [0.1, 1.0]
+
+
+def test_hard_model_every_parameter_gets_gradient_with_reinforce():
+    from c2fsum.losses.reinforce import discounted_returns, reinforce_loss
+
+    m = tiny("model3").train()
+    assert isinstance(m, CoarseToFine)
+    src, mask = grid(2, 4, 5, [20, 11])
+    tgt = torch.randint(4, 30, (2, 5))
+    out = m(src, mask, tgt)
+    lp = out.logprobs.gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
+    tmask = torch.ones(2, 5, dtype=torch.bool)
+    R = discounted_returns(lp.detach(), tmask, 0.5)
+    loss = -lp.sum() + reinforce_loss(out.policy, R, torch.zeros(5), tmask, 0.3)
+    loss.backward()
+    for name, p in m.named_parameters():
+        if p.requires_grad:
+            assert p.grad is not None and p.grad.abs().sum() > 0, name
+    # the coarse scorer W_s only learns through REINFORCE
+    m.zero_grad()
+    m(src, mask, tgt).logprobs.gather(-1, tgt.unsqueeze(-1)).sum().backward()
+    assert m.attention.W_s.weight.grad is None or m.attention.W_s.weight.grad.abs().sum() == 0

@@ -1,0 +1,82 @@
+import json
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from c2fsum.config import load_config
+from c2fsum.training.checkpoint import load_checkpoint
+from c2fsum.training.trainer import Trainer, TrainingError
+
+TINY = ["model.emb_dim=16", "model.hidden=24", "model.enc_layers=1", "model.dec_layers=1",
+        "data.chunks=4", "data.chunk_len=20", "data.max_tgt_len=20", "train.batch_size=4",
+        "train.log_every=1", "train.seed=7", "data.vocab_size=2000"]
+
+
+def tiny_cfg(*extra):
+    return load_config(None, TINY + list(extra))
+
+
+def test_resumed_training_equals_uninterrupted(prepared_small, tmp_path):
+    # 40 training documents in batches of 16 -> 3 batches per epoch; 7 steps cross two epoch ends
+    bs = "train.batch_size=16"
+    full = Trainer(tiny_cfg("train.max_steps=7", bs), prepared_small, tmp_path / "full", progress=False)
+    full.fit()
+    part = Trainer(tiny_cfg("train.max_steps=4", bs), prepared_small, tmp_path / "part", progress=False)
+    part.fit()
+    resumed = Trainer(tiny_cfg("train.max_steps=7", bs), prepared_small, tmp_path / "part", resume=True,
+                      progress=False)
+    summary = resumed.fit()
+    assert summary["steps"] == 7
+    a = load_file(str(tmp_path / "full" / "last" / "model.safetensors"))
+    b = load_file(str(tmp_path / "part" / "last" / "model.safetensors"))
+    assert a.keys() == b.keys()
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
+    # the log of the resumed run reads like the uninterrupted one
+    def train_rows(p):
+        return [(r["step"], round(r["ppl"], 6)) for r in map(json.loads, open(p / "metrics.jsonl"))
+                if r["split"] == "train"]
+    assert train_rows(tmp_path / "full") == train_rows(tmp_path / "part")
+
+
+def test_refuses_to_overwrite_a_run_and_resume_needs_one(prepared_small, tmp_path):
+    Trainer(tiny_cfg("train.max_steps=1"), prepared_small, tmp_path / "r", progress=False).fit()
+    with pytest.raises(TrainingError, match="--resume"):
+        Trainer(tiny_cfg("train.max_steps=1"), prepared_small, tmp_path / "r", progress=False)
+    with pytest.raises(TrainingError, match="does not exist"):
+        Trainer(tiny_cfg(), prepared_small, tmp_path / "nothing", resume=True, progress=False)
+
+
+def test_checkpoint_rebuilds_the_model(prepared_small, tmp_path):
+    t = Trainer(tiny_cfg("train.max_steps=2"), prepared_small, tmp_path / "r", progress=False)
+    t.fit()
+    loaded = load_checkpoint(tmp_path / "r", which="last")
+    for k, v in t.model.state_dict().items():
+        assert torch.equal(v, loaded.model.state_dict()[k])
+    assert len(loaded.vocab) == t.model.vocab_size <= 2000
+    files = sorted(p.name for p in (tmp_path / "r" / "last").iterdir())
+    assert "model.safetensors" in files and "config.json" in files and "vocab.txt" in files
+    assert not any(p.suffix in (".pt", ".pkl", ".bin") for p in (tmp_path / "r").rglob("*"))
+
+
+def test_learning_rate_halves_once_validation_stops_improving():
+    from c2fsum.training.trainer import Schedule
+
+    s = Schedule()
+    for ppl in (50.0, 40.0, 41.0, 30.0, 29.0):
+        s.end_of_epoch(ppl, 0.5)
+    # epochs 1-2 improve (scale 1), epoch 3 worsens -> decay starts and continues every epoch
+    assert s.scale == 0.125 and s.decaying
+
+
+def test_val_holdout_moves_validation_documents_into_training(prepared_small):
+    cfg = tiny_cfg("data.val_holdout=3")
+    t = Trainer.__new__(Trainer)
+    from c2fsum.data.vocab import Vocab
+    from c2fsum.training.trainer import load_splits
+
+    vocab = Vocab.load(prepared_small / "vocab.txt")
+    train, val = load_splits(prepared_small, vocab, cfg)
+    assert len(val) == 3 and len(train) == 40 + 10 - 3
+    del t
