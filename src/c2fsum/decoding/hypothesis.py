@@ -1,0 +1,131 @@
+"""What a decoder returns, and the per-step bookkeeping shared by greedy, beam and sampling.
+
+Letters in shapes: B rows (documents, or documents x beams), M chunks, N words per chunk,
+T output length (tokens plus the closing ``</s>`` when there is one), V' extended vocabulary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+
+@dataclass
+class Hypothesis:
+    """One decoded summary.
+
+    Attributes:
+        tokens: output ids in V' without ``<s>`` and without the closing ``</s>``.
+        score: sum of the log-probabilities of every produced token, ``</s>`` included, before
+            length normalization.
+        norm_score: ``score / T**length_norm`` with ``T`` = number of tokens incl. ``</s>``;
+            final hypotheses are ranked by it (equal to ``score`` when ``length_norm`` is 0).
+        attn: ``(T, M, N)`` float32 CPU word attention of every step, the ``</s>`` step included.
+        coarse: ``(T, M)`` float32 CPU chunk attention of hierarchical models, else None.
+        eos: True if the hypothesis ended with ``</s>``; False if it was cut at ``max_len``
+            (then ``T == len(tokens)``, else ``T == len(tokens) + 1``).
+    """
+
+    tokens: list[int]
+    score: float
+    norm_score: float
+    attn: Tensor
+    coarse: Tensor | None = None
+    eos: bool = True
+
+    def __len__(self) -> int:
+        """T: the number of decoding steps, ``</s>`` included."""
+        return len(self.tokens) + int(self.eos)
+
+
+def check_lengths(*, max_len: int, min_len: int) -> None:
+    """Validate decoding lengths; raise ValueError naming the field, its value, and the expectation."""
+    if max_len < 1:
+        raise ValueError(f"max_len must be >= 1, got {max_len}")
+    if min_len < 0:
+        raise ValueError(f"min_len must be >= 0, got {min_len}")
+
+
+class StepConstraints:
+    """Rules applied to every step's log-probabilities before a token is chosen.
+
+    * ``<pad>`` and ``<s>`` are never produced.
+    * ``</s>`` is forbidden while fewer than ``min_len`` tokens were produced.
+    * With a :class:`TrigramBlocker`, words that would repeat a trigram are forbidden.
+
+    If these rules forbid every word of a row (only possible with trigram blocking, a tiny
+    vocabulary and ``min_len``), ``</s>`` is allowed again for that row: ending early is
+    preferred over repeating a trigram.
+    """
+
+    def __init__(self, *, pad_id: int, bos_id: int, eos_id: int, min_len: int):
+        self.pad_id, self.bos_id, self.eos_id, self.min_len = pad_id, bos_id, eos_id, min_len
+        self._bias: dict[tuple[int, bool, torch.device, torch.dtype], Tensor] = {}
+
+    def bias(self, n_vocab: int, *, allow_eos: bool, device: torch.device, dtype: torch.dtype) -> Tensor:
+        """``(V',)`` additive mask: 0 on allowed ids, -inf on forbidden ones (cached)."""
+        key = (n_vocab, allow_eos, device, dtype)
+        if key not in self._bias:
+            b = torch.zeros(n_vocab, device=device, dtype=dtype)
+            b[[self.pad_id, self.bos_id]] = float("-inf")
+            if not allow_eos:
+                b[self.eos_id] = float("-inf")
+            self._bias[key] = b
+        return self._bias[key]
+
+    def __call__(self, logprobs: Tensor, *, step: int, blocker: TrigramBlocker | None = None) -> Tensor:
+        """Constrained float32 copy of ``logprobs`` ``(B, V')`` at 0-based ``step``.
+
+        The result is a new tensor (the model's output is never modified in place), and it
+        keeps the autograd graph, so sampling can differentiate through it.
+        """
+        raw = logprobs.float()
+        allow_eos = step >= self.min_len
+        out = raw + self.bias(raw.size(-1), allow_eos=allow_eos, device=raw.device, dtype=raw.dtype)
+        if blocker is not None:
+            rows, cols = blocker.banned()
+            if rows:  # `out` is our own tensor and `+` keeps no copy of it: safe to edit in place
+                idx = torch.tensor([rows, cols], device=out.device)
+                out.index_put_((idx[0], idx[1]), out.new_tensor(float("-inf")))
+            if not allow_eos:  # every word blocked: let the row end rather than repeat
+                stuck = torch.isneginf(out).all(dim=-1)  # (B,)
+                out[:, self.eos_id] = torch.where(stuck, raw[:, self.eos_id], out[:, self.eos_id])
+        return out
+
+
+class TrigramBlocker:
+    """Per-row sets of produced trigrams (Paulus et al. 2017, sec. 2.5: "we do not allow the
+    decoder to output the same trigram twice").
+
+    Row ``i`` keeps its last two tokens and a map ``(a, b) -> {c}`` of the trigrams it made, so a
+    step only looks up the last two tokens: O(rows) dictionary look-ups per step.
+    """
+
+    def __init__(self, n_rows: int):
+        self.last: list[tuple[int, ...]] = [()] * n_rows
+        self.seen: list[dict[tuple[int, int], frozenset[int]]] = [{} for _ in range(n_rows)]
+
+    def banned(self) -> tuple[list[int], list[int]]:
+        """(row, token) pairs whose extension would repeat a trigram of that row."""
+        rows: list[int] = []
+        cols: list[int] = []
+        for i, (last, seen) in enumerate(zip(self.last, self.seen, strict=True)):
+            if len(last) == 2 and (nxt := seen.get(last)):
+                rows.extend([i] * len(nxt))
+                cols.extend(nxt)
+        return rows, cols
+
+    def advance(self, parents: list[int], tokens: list[int]) -> None:
+        """New rows: row ``j`` extends old row ``parents[j]`` with ``tokens[j]``."""
+        last, seen = [], []
+        for p, c in zip(parents, tokens, strict=True):
+            l_p, s_p = self.last[p], self.seen[p]
+            if len(l_p) == 2:
+                s_p = {**s_p, l_p: s_p.get(l_p, frozenset()) | {c}}
+                last.append((l_p[1], c))
+            else:
+                last.append((*l_p, c))
+            seen.append(s_p)
+        self.last, self.seen = last, seen
