@@ -103,6 +103,12 @@ class TrainConfig:
     """MODEL 3 +ALTERNATE: probability that a minibatch uses soft attention instead (paper: 0.5)."""
     soft_pretrain_epochs: int = 0
     """MODEL 3 +PRETRAIN: epochs trained with soft attention (as MODEL 2) before going hard."""
+    objective: str = "ml"
+    """``ml`` (maximum likelihood, teacher forcing) or ``mixed`` (Paulus: gamma L_rl + (1-gamma) L_ml)."""
+    rl_weight: float = 0.9984
+    """gamma of the mixed objective."""
+    init_from: str = ""
+    """Start from the weights of this run directory or checkpoint (e.g. an ML-trained model)."""
     lr_decay: float = 0.5
     """Multiply the learning rate by this once validation perplexity stops decreasing."""
     batch_size: int = 20

@@ -80,3 +80,27 @@ def test_val_holdout_moves_validation_documents_into_training(prepared_small):
     train, val = load_splits(prepared_small, vocab, cfg)
     assert len(val) == 3 and len(train) == 40 + 10 - 3
     del t
+
+
+def test_mixed_objective_trains_from_an_ml_model(prepared_small, tmp_path):
+    paulus = ["model.bidirectional=true", "model.temporal=true", "model.intra_decoder=true", "model.pointer=true",
+              "model.share_embeddings=true", "model.output=paulus", "train.optimizer=adam", "train.lr=0.001"]
+    ml = Trainer(tiny_cfg("train.max_steps=2", *paulus), prepared_small, tmp_path / "ml", progress=False)
+    ml.fit()
+    rl_cfg = tiny_cfg("train.max_steps=2", *paulus, "train.objective=mixed", f"train.init_from={tmp_path / 'ml'}")
+    rl = Trainer(rl_cfg, prepared_small, tmp_path / "rl", progress=False)
+    start = {k: v.clone() for k, v in rl.model.state_dict().items()}
+    best_ml = load_checkpoint(tmp_path / "ml").model.state_dict()
+    assert all(torch.equal(start[k], best_ml[k]) for k in start)        # init_from copied the weights
+    rl.fit()
+    rows = [json.loads(x) for x in open(tmp_path / "rl" / "metrics.jsonl")]
+    train = [r for r in rows if r["split"] == "train"]
+    assert train and all(0.0 <= r["reward_sample"] <= 1.0 and 0.0 <= r["reward_greedy"] <= 1.0 for r in train)
+    assert any(not torch.equal(start[k], v) for k, v in rl.model.state_dict().items())
+
+
+def test_init_from_refuses_a_different_architecture(prepared_small, tmp_path):
+    Trainer(tiny_cfg("train.max_steps=1"), prepared_small, tmp_path / "a", progress=False).fit()
+    with pytest.raises(TrainingError, match="does not match"):
+        Trainer(tiny_cfg("model.hidden=32", f"train.init_from={tmp_path / 'a'}"), prepared_small, tmp_path / "b",
+                progress=False)

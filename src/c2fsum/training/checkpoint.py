@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,14 +61,14 @@ def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torc
     return tensors, {"param_groups": sd["param_groups"], "scalars": scalars}
 
 
-def save_checkpoint(path: str | Path, *, model: torch.nn.Module, config: Config, vocab_path: str | Path,
+def save_checkpoint(path: str | Path, *, model: torch.nn.Module, config: Config, vocab: Vocab,
                     trainer_state: dict | None = None, optimizer: torch.optim.Optimizer | None = None) -> Path:
     """Write a complete checkpoint directory atomically; returns its path."""
     path = Path(path)
     with atomic_directory(path) as tmp:
         save_file(_state_dict(model), str(tmp / "model.safetensors"))
         (tmp / "config.json").write_text(config.to_json(), encoding="utf-8")
-        shutil.copyfile(vocab_path, tmp / "vocab.txt")
+        vocab.save(tmp / "vocab.txt")
         if trainer_state is not None:
             state = dict(trainer_state)
             if optimizer is not None:

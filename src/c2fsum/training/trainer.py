@@ -29,6 +29,7 @@ from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import Vocab
 from c2fsum.losses.nll import target_logprobs, token_nll
 from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, reinforce_loss
+from c2fsum.losses.self_critical import mixed_loss, self_critical_loss
 from c2fsum.models import Summarizer, build_model
 from c2fsum.training.checkpoint import (
     restore_optimizer,
@@ -160,8 +161,10 @@ class Trainer:
         vocab_path = self.data_dir / "vocab.txt"
         if not vocab_path.exists():
             raise TrainingError(f"{self.data_dir}: no vocab.txt (run `c2fsum prepare` first)")
-        self.vocab_path = vocab_path
         self.vocab = Vocab.load(vocab_path)
+        n_words = cfg.data.vocab_size
+        if n_words and len(self.vocab) > n_words + 4:       # keep the specials and the n most frequent
+            self.vocab = Vocab(self.vocab.itos[: n_words + 4], self.vocab.counts[: n_words + 4])
         self.device = torch.device(cfg.train.device)
         if self.device.type == "cuda" and not torch.cuda.is_available():
             raise TrainingError("--device cuda asked for, but torch sees no CUDA device")
@@ -186,11 +189,16 @@ class Trainer:
         self.schedule = Schedule()
         self.pos = Position()
         self.baseline = MovingAverageBaseline(cfg.train.reinforce_beta)
+        self._last_rewards: tuple[float, float] | None = None
         self.out.mkdir(parents=True, exist_ok=True)
         self.metrics_path = self.out / "metrics.jsonl"
+        if cfg.train.objective not in ("ml", "mixed"):
+            raise TrainingError(f"train.objective: got {cfg.train.objective!r}, expected ml or mixed")
         if resume:
             self._resume()
         else:
+            if cfg.train.init_from:
+                self._init_from(cfg.train.init_from)
             if existing_checkpoint_dir(self.out / "last") is not None:
                 raise TrainingError(f"{self.out} already holds a run; use --resume to continue it "
                                     "or choose another --out")
@@ -221,6 +229,22 @@ class Trainer:
         log.info("resumed from %s at step %d (epoch %d, batch %d)", ckpt, self.pos.step, self.pos.epoch,
                  self.pos.batch)
 
+    def _init_from(self, path: str) -> None:
+        """Copy the weights of another run (same architecture), e.g. an ML-trained model for RL."""
+        from safetensors.torch import load_file
+
+        from c2fsum.training.checkpoint import resolve_checkpoint
+
+        ckpt = resolve_checkpoint(path)
+        weights = load_file(str(ckpt / "model.safetensors"))
+        own = self.model.state_dict()
+        bad = [k for k, v in weights.items() if k not in own or own[k].shape != v.shape]
+        if bad or set(own) - set(weights):
+            raise TrainingError(f"train.init_from={path}: {ckpt} does not match this model "
+                                f"(e.g. {(bad or sorted(set(own) - set(weights)))[:3]})")
+        self.model.load_state_dict(weights)
+        log.info("initialized from %s", ckpt)
+
     def _trainer_state(self) -> dict:
         return {"schedule": vars(self.schedule).copy(), "position": vars(self.pos).copy(),
                 "baseline": self.baseline.state()}
@@ -230,7 +254,7 @@ class Trainer:
             g["lr"] = g["base_lr"] * self.schedule.scale
 
     def _save(self, name: str) -> None:
-        save_checkpoint(self.out / name, model=self.model, config=self.cfg, vocab_path=self.vocab_path,
+        save_checkpoint(self.out / name, model=self.model, config=self.cfg, vocab=self.vocab,
                         trainer_state=self._trainer_state(), optimizer=self.optimizer)
 
     def _log(self, row: dict) -> None:
@@ -287,6 +311,8 @@ class Trainer:
         lp = target_logprobs(out.logprobs, loss_target(model, batch), batch.tgt_mask)   # (B, T)
         nll = -lp.sum()
         loss = nll / batch.size
+        if tc.objective == "mixed":
+            loss = mixed_loss(self.self_critical(batch) / batch.size, loss, tc.rl_weight)
         if out.policy is not None:
             returns = discounted_returns(lp.detach(), batch.tgt_mask, tc.reinforce_gamma)   # (B, T)
             base = self.baseline.get(returns.size(1), returns.device, returns.dtype)
@@ -294,6 +320,32 @@ class Trainer:
                                          tc.reinforce_scale) / batch.size
             self.baseline.update(returns, batch.tgt_mask)
         return loss, nll
+
+    def self_critical(self, batch) -> torch.Tensor:
+        """L_rl summed over the batch: sample y^s, decode y^ greedily, reward = ROUGE-L F vs the target."""
+        from c2fsum.decoding.greedy import greedy_decode
+        from c2fsum.decoding.postprocess import ids_to_words, words_to_text
+        from c2fsum.decoding.sampling import sample
+        from c2fsum.metrics.rouge import score_pair
+
+        model, max_len = self.model, self.cfg.data.max_tgt_len + 1
+        memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
+        drawn = sample(model, memory, max_len=max_len)
+        model.eval()
+        with torch.no_grad():
+            greedy = greedy_decode(model, model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext),
+                                   max_len=max_len)
+        model.train()
+
+        def reward(tokens: list[int], ex) -> float:
+            words = ids_to_words(tokens, self.vocab.itos, ex.oovs)
+            return score_pair(words_to_text(words), " ".join(ex.tgt_words))["rougeL"]
+
+        r_sample = torch.tensor([reward(t, ex) for t, ex in zip(drawn.token_lists(), batch.examples, strict=True)])
+        r_greedy = torch.tensor([reward(h.tokens, ex) for h, ex in zip(greedy, batch.examples, strict=True)])
+        self._last_rewards = (float(r_sample.mean()), float(r_greedy.mean()))
+        return self_critical_loss(drawn.logprob, r_sample.to(drawn.logprob.device),
+                                  r_greedy.to(drawn.logprob.device))
 
     # -- the loop ------------------------------------------------------------------------
     def fit(self) -> dict:
@@ -343,6 +395,8 @@ class Trainer:
                            "ppl": math.exp(min(window_nll / max(window_tok, 1), 50.0)),
                            "lr": self.optimizer.param_groups[0]["lr"],
                            "tgt_tokens_per_s": window_tok / dt}
+                    if self._last_rewards is not None:
+                        row["reward_sample"], row["reward_greedy"] = self._last_rewards
                     self._log(row)
                     bar.set_postfix(loss=f"{window_nll / max(window_tok, 1):.3f}", ppl=f"{row['ppl']:.1f}",
                                     tok_s=f"{window_tok / dt:.0f}")
