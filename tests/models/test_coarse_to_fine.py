@@ -68,7 +68,8 @@ def test_model3_test_time_is_argmax_and_reads_only_that_chunk():
     assert torch.allclose(per_chunk, torch.nn.functional.one_hot(chosen, 4).float(), atol=1e-6)
     # the fast path (only the chosen chunk) equals the full computation with a one-hot weight
     att: CoarseToFineAttention = m.attention
-    values, keys_t, ck = mem.cache
+    keys_t, ck = mem.cache
+    values = mem.words.flatten(1, 2)
     top = torch.randn(2, 12)
     fast = att(top, values, keys_t, ck, mem.word_mask, mem.chunk_mask, mode="argmax")
     torch.manual_seed(0)
@@ -128,7 +129,7 @@ def test_bow_embeddings_are_fixed_and_lr_groups(prepared_small, tmp_path):
     from c2fsum.config import load_config
     from c2fsum.training.trainer import Trainer
 
-    cfg = load_config(None, ["model.family=model2", "model.chunk_encoder=bow", "model.emb_dim=8",
+    cfg = load_config(None, ["model.family=model2", "model.chunk_encoder=bow", "model.pos_dim=5", "model.emb_dim=8",
                              "model.hidden=12", "model.enc_layers=1", "model.dec_layers=1",
                              "data.chunks=3", "data.chunk_len=10", "train.batch_size=8", "train.max_steps=3",
                              "data.vocab_size=500"])
@@ -138,8 +139,10 @@ def test_bow_embeddings_are_fixed_and_lr_groups(prepared_small, tmp_path):
     t.fit()
     assert torch.equal(before, t.model.chunk_encoder.body.emb.weight)
     assert not torch.equal(enc_before, t.model.encoder.rnn.weight_hh_l0)
-    lrs = sorted(g["lr"] for g in t.optimizer.param_groups)
-    assert lrs == [0.1, 1.0]
+    # the chunk encoder's trainable part (its position embedding) learns at 0.1, the rest at 1
+    groups = {g["lr"]: g["params"] for g in t.optimizer.param_groups}
+    assert sorted(groups) == [0.1, 1.0]
+    assert [p.shape for p in groups[0.1]] == [t.model.chunk_encoder.pos.weight.shape]
 
 
 def test_hard_model_every_parameter_gets_gradient_with_reinforce():

@@ -19,8 +19,8 @@ def test_tiny_model0_overfits_20_documents(prepared_small, tmp_path):
     cfg = load_config(None, [
         "model.emb_dim=32", "model.hidden=64", "model.enc_layers=1", "model.dec_layers=1",
         "model.dropout=0.0", "data.chunks=2", "data.chunk_len=20", "data.max_tgt_len=12",
-        "train.optimizer=adam", "train.lr=0.01", "train.batch_size=10", "train.epochs=400",
-        "train.max_steps=300", "train.seed=3", "train.log_every=50"])
+        "train.optimizer=sgd", "train.lr=1.0", "train.batch_size=10", "train.epochs=400",
+        "train.max_steps=600", "train.seed=3", "train.log_every=50", "train.lr_decay=1.0"])
     t = Trainer(cfg, data, tmp_path / "run", progress=False)
     t.fit()
     ppl, _, _ = perplexity(t.model, t.train_ex, cfg, torch.device("cpu"))

@@ -233,6 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--official", action="store_true", help="run the ROUGE-1.5.5 Perl script")
     s.set_defaults(func=cmd_rouge)
 
+    from c2fsum.cli.plot import add_plot_parser
+
+    add_plot_parser(sub)
+
     s = sub.add_parser("table", help="print metrics.json files as one results table")
     s.add_argument("metrics", nargs="+", metavar="METRICS", help="metrics.json files or their folders")
     s.set_defaults(func=cmd_table)

@@ -23,6 +23,7 @@ from c2fsum.decoding.beam import beam_search
 from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.postprocess import ids_to_words, words_to_text
+from c2fsum.metrics.entropy import EntropyMeter
 from c2fsum.metrics.output_stats import OutputStats
 from c2fsum.metrics.rouge import score_corpus
 from c2fsum.models import Summarizer
@@ -117,9 +118,13 @@ def evaluate(model_dir: str | Path, data_dir: str | Path, split: str, out_dir: s
     references = [reference_texts(d.example) for d in decoded]
     scores = score_corpus(candidates, references, official=official)
     stats = OutputStats()
+    entropy = EntropyMeter()
     for d in decoded:
         stats.add(d.hypothesis.tokens, len(vocab))
+        n_chunks = max(1, -(-len(d.example.words) // cfg.data.chunk_len))
+        entropy.add(d.hypothesis.attn, d.hypothesis.coarse, n_chunks=min(n_chunks, d.hypothesis.attn.size(1)))
     metrics = {"ppl": ppl, **{k: v for k, v in scores.items() if k != "per_doc"}, **stats.summary(),
+               "entropy": entropy.mean, "entropy_uniform": entropy.uniform_mean,
                "model": cfg.name or cfg.model.family, "split": split, "n_docs": len(decoded),
                "beam": beam if beam is not None else cfg.decode.beam,
                "block_trigrams": bool(cfg.decode.block_trigrams if block_trigrams is None else block_trigrams),

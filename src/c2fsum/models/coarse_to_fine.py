@@ -68,10 +68,10 @@ class CoarseToFine(Model0):
         words, (h, c) = self.encoder(emb, src_mask)                     # (B, M, N, H) per chunk
         chunks = self.chunk_encoder(src, emb, src_mask)                 # (B, M, Hc)
         chunk_mask = src_mask.any(-1)                                   # (B, M)
-        values, keys_t, chunk_keys_t = CoarseToFineAttention.prepare(words, chunks)
+        _, keys_t, chunk_keys_t = CoarseToFineAttention.prepare(words, chunks)
         return Memory(words=words, word_mask=src_mask, chunk_mask=chunk_mask, chunks=chunks, src_ext=src_ext,
                       n_ext=n_ext, final=(h.transpose(0, 1), c.transpose(0, 1)),
-                      cache=(values, keys_t, chunk_keys_t))
+                      cache=(keys_t, chunk_keys_t))
 
     def attention_mode(self) -> str:
         if self.coarse == "soft" or self.use_soft:
@@ -80,7 +80,8 @@ class CoarseToFine(Model0):
 
     def attend_source(self, top: Tensor, memory: Memory, past: Tensor | None
                       ) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None, Tensor | None]:
-        values, keys_t, chunk_keys_t = memory.cache
+        keys_t, chunk_keys_t = memory.cache
+        values = memory.words.flatten(1, 2)                             # (B, S, H), a view
         o = self.attention(top, values, keys_t, chunk_keys_t, memory.word_mask, memory.chunk_mask,
                            mode=self.attention_mode(), samples=self.samples)
         return o.ctx, o.attn, o.coarse, o.policy, None

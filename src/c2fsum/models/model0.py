@@ -82,10 +82,10 @@ class Model0(Summarizer):
             src_ext = src
         emb = self.src_emb(src)                                     # (B, M, N, E), 0 on pad
         words, (h, c) = self.encoder(emb, src_mask)                 # (B, M, N, H)
-        values, keys_t = BilinearAttention.prepare(words)           # (B, S, H), (B, H, S)
+        _, keys_t = BilinearAttention.prepare(words)                # (B, H, S)
         return Memory(words=words, word_mask=src_mask, chunk_mask=src_mask.any(-1), src_ext=src_ext,
                       n_ext=n_ext, final=(h.transpose(0, 1), c.transpose(0, 1)),
-                      cache=(values, keys_t, src_mask.flatten(1)))
+                      cache=(keys_t, src_mask.flatten(1)))
 
     def init_state(self, memory: Memory) -> DecoderState:
         B = memory.words.size(0)
@@ -107,19 +107,21 @@ class Model0(Summarizer):
         Returns the context c~ ``(B, H)``, word attention ``(B, M, N)``, chunk attention ``(B, M)``
         (None here), the hard choice's log-probability (None here) and the temporal state.
         """
-        values, keys_t, mask = memory.cache
+        keys_t, mask = memory.cache
+        values = memory.words.flatten(1, 2)                         # (B, S, H), a view
         ctx, alpha, past = self.attention(top, values, keys_t, mask, past)   # (B, H), (B, S)
         return ctx, alpha.view_as(memory.word_mask), None, None, past
 
-    def attend(self, memory: Memory, state: DecoderState, prev: Tensor
+    def attend(self, memory: Memory, state: DecoderState, prev: Tensor, emb: Tensor | None = None
                ) -> tuple[Tensor, DecoderState, Tensor, Tensor | None, Tensor | None, Tensor | None]:
         """Decoder cell and attention for one step, before the generator.
 
         Returns the generator features f_t ``(B, D)``, the new state, word attention
         ``(B, M, N)``, chunk attention ``(B, M)`` or None, the hard choice's log-probability
-        ``(B,)`` or None, and the pointer switch p(u_t = 1) ``(B, 1)`` or None.
+        ``(B,)`` or None, and the pointer switch p(u_t = 1) ``(B, 1)`` or None. ``emb`` ``(B, E)``,
+        if given, is the embedding of ``prev`` already looked up.
         """
-        x = self.tgt_emb(self.input_ids(prev))                     # (B, E)
+        x = self.tgt_emb(self.input_ids(prev)) if emb is None else emb   # (B, E)
         if self.input_feed:
             x = torch.cat([x, state.feed], -1)                     # (B, E + H)
         top, h, c = self.decoder(x, state.h, state.c)               # (B, H)
@@ -170,8 +172,9 @@ class Model0(Summarizer):
         memory = self.encode(src, src_mask, src_ext, n_ext)
         state = self.init_state(memory)
         feats, attns, coarses, policies, copies = [], [], [], [], []
+        emb = self.tgt_emb(self.input_ids(tgt_in))                  # (B, T, E): one look-up, one gradient
         for t in range(tgt_in.size(1)):
-            f, state, attn, coarse, policy, p_copy = self.attend(memory, state, tgt_in[:, t])
+            f, state, attn, coarse, policy, p_copy = self.attend(memory, state, tgt_in[:, t], emb[:, t])
             feats.append(f)
             attns.append(attn)
             coarses.append(coarse)

@@ -30,5 +30,6 @@ def format_table(rows: list[dict], columns=COLUMNS) -> str:
 def results_table(rows: list[dict]) -> str:
     """Table 6.1 layout plus the concatenated-highlights variant as extra columns."""
     cols = (*COLUMNS, ("R-1 concat", "rouge1_concat", "{:.2f}"), ("R-2 concat", "rouge2_concat", "{:.2f}"),
-            ("R-L concat", "rougeL_concat", "{:.2f}"))
+            ("R-L concat", "rougeL_concat", "{:.2f}"), ("Entropy", "entropy", "{:.2f}"),
+            ("ln M", "entropy_uniform", "{:.2f}"))
     return format_table(rows, cols)

@@ -1,0 +1,86 @@
+"""``c2fsum plot``: figures from run directories and prepared data.
+
+    c2fsum plot attention --model RUN_DIR --data DATA_DIR --doc ID --out FILE.png
+                          [--split test] [--beam K] [--device cpu]
+    c2fsum plot curves RUN_DIR [RUN_DIR ...] --out FILE.png [--labels a,b,...]
+
+Bad input raises ValueError or FileNotFoundError with a one-line message; the main CLI prints it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+    return v
+
+
+def _png(path: str) -> Path:
+    p = Path(path)
+    if p.suffix.lower() != ".png":
+        raise ValueError(f"--out {path}: expected a .png file name")
+    return p
+
+
+def cmd_plot_attention(a: argparse.Namespace) -> int:
+    from c2fsum.reports.plots import heatmap_for_document
+
+    out = _png(a.out)
+    for flag, p in (("--model", a.model), ("--data", a.data)):
+        if not Path(p).is_dir():
+            raise FileNotFoundError(f"{flag} {p}: no such directory")
+    path = heatmap_for_document(a.model, a.data, a.doc, out, split=a.split, beam=a.beam, device=a.device)
+    print(f"attention heatmap of document {a.doc} written to {path}")
+    return 0
+
+
+def cmd_plot_curves(a: argparse.Namespace) -> int:
+    from c2fsum.reports.plots import training_curves
+
+    out = _png(a.out)
+    labels = None
+    if a.labels is not None:
+        labels = [x.strip() for x in a.labels.split(",")]
+        if len(labels) != len(a.runs):
+            raise ValueError(f"--labels: expected {len(a.runs)} comma-separated names (one per run), "
+                             f"got {len(labels)}: {a.labels!r}")
+    path = training_curves([Path(r) for r in a.runs], out, labels=labels)
+    print(f"training curves of {len(a.runs)} run(s) written to {path}")
+    return 0
+
+
+def add_plot_parser(subparsers) -> argparse.ArgumentParser:
+    """Add ``plot attention`` and ``plot curves`` to the ``c2fsum`` subcommands; returns ``plot``."""
+    p = subparsers.add_parser("plot", help="figures: attention heatmaps, training curves (PNG)",
+                              description="Draw figures from run directories and prepared data.")
+    sub = p.add_subparsers(dest="plot_command", required=True, metavar="FIGURE")
+
+    s = sub.add_parser("attention", help="chunk attention of one decoded document (thesis Figs. 6.5-6.12)",
+                       description="Decode one document with a trained run and draw, for every summary "
+                                   "word, the attention on each source chunk.")
+    s.add_argument("--model", required=True, metavar="RUN_DIR", help="run directory (its best checkpoint)")
+    s.add_argument("--data", required=True, metavar="DATA_DIR", help="output of `c2fsum prepare`")
+    s.add_argument("--doc", required=True, metavar="ID", help="id of the document in the split")
+    s.add_argument("--out", required=True, metavar="FILE.png", help="the PNG to write")
+    s.add_argument("--split", default="test", help="train, val or test (test)")
+    s.add_argument("--beam", type=_positive_int, help="beam size (config default; 1 = greedy)")
+    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="device (cpu)")
+    s.set_defaults(func=cmd_plot_attention)
+
+    s = sub.add_parser("curves", help="training and validation perplexity of runs (thesis Fig. 6.1)",
+                       description="Plot train (dashed) and validation (solid) perplexity against step, "
+                                   "log scale, one color per run, from each run's metrics.jsonl.")
+    s.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories written by `c2fsum train`")
+    s.add_argument("--out", required=True, metavar="FILE.png", help="the PNG to write")
+    s.add_argument("--labels", metavar="A,B,...", help="legend names, comma-separated, one per run "
+                                                       "(default: the directories' names)")
+    s.set_defaults(func=cmd_plot_curves)
+    return p
