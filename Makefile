@@ -25,6 +25,7 @@ demo: $(STAMP)
 	DATA="$(DATA)" WORK="$(WORK)" MINUTES="$(MINUTES)" BIN="$(BIN)" bash scripts/demo.sh
 
 test: $(STAMP)
+	$(BIN)/ruff check src tests bench
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

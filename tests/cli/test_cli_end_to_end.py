@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import write_raw_folder
 
 from c2fsum.cli.main import main
+from conftest import write_raw_folder
 
 TINY = ["model.emb_dim=16", "model.hidden=24", "data.chunks=4", "data.chunk_len=20", "train.batch_size=8",
         "data.vocab_size=3000", "train.log_every=2"]
@@ -64,7 +64,7 @@ def test_train_evaluate_summarize(e2e, preset, capsys):
     article.write_text("The mayor said on Tuesday that the bridge will close for 3 months. "
                        "Drivers should use the tunnel instead.\n", encoding="utf-8")
     att = e2e / f"attn-{preset}.json"
-    assert main(["-q", "summarize", "--model", str(run), "--beam", "2", "--max-len", "8",
+    assert main(["-q", "summarize", "--model", str(run), "--beam", "2", "--min-len", "3", "--max-len", "8",
                  "--attention-out", str(att), str(article)]) == 0
     assert capsys.readouterr().out.strip()
     a = json.loads(att.read_text())

@@ -1,10 +1,10 @@
 import pytest
 import torch
-from grids import grid
 
 from c2fsum.config import ModelConfig
 from c2fsum.models import CoarseToFine, build_model
 from c2fsum.modules.hierarchical import CoarseToFineAttention, sample_chunks
+from grids import grid
 
 
 def tiny(family="model2", seed=0, **kw):

@@ -1,8 +1,7 @@
 import torch
 
-from grids import grid
-
 from c2fsum.models import Model0
+from grids import grid
 
 
 def tiny(seed=0, **kw):

@@ -1,11 +1,11 @@
 import pytest
 import torch
-from grids import grid
 
 from c2fsum.config import ModelConfig
 from c2fsum.decoding.postprocess import ids_to_words
 from c2fsum.models import build_model
 from c2fsum.modules.intra import IntraDecoderAttention
+from grids import grid
 
 V = 30
 ALL = dict(bidirectional=True, temporal=True, intra_decoder=True, pointer=True, share_embeddings=True,

@@ -54,7 +54,7 @@ def test_checkpoint_rebuilds_the_model(prepared_small, tmp_path):
     loaded = load_checkpoint(tmp_path / "r", which="last")
     for k, v in t.model.state_dict().items():
         assert torch.equal(v, loaded.model.state_dict()[k])
-    assert len(loaded.vocab) == t.model.vocab_size <= 2000
+    assert len(loaded.vocab) == t.model.vocab_size == 2000 + 4       # data.vocab_size words + specials
     files = sorted(p.name for p in (tmp_path / "r" / "last").iterdir())
     assert "model.safetensors" in files and "config.json" in files and "vocab.txt" in files
     assert not any(p.suffix in (".pt", ".pkl", ".bin") for p in (tmp_path / "r").rglob("*"))

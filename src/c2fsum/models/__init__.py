@@ -29,4 +29,5 @@ def build_model(cfg: ModelConfig, vocab_size: int, max_chunks: int = 10) -> Summ
     raise ValueError(f"model.family: unknown family {cfg.family!r}, expected one of {', '.join(FAMILIES)}")
 
 
-__all__ = ["FAMILIES", "DecoderState", "ForwardOutput", "CoarseToFine", "Memory", "StepOutput", "Summarizer", "build_model", "Model0"]
+__all__ = ["FAMILIES", "CoarseToFine", "DecoderState", "ForwardOutput", "Memory", "Model0", "StepOutput",
+           "Summarizer", "build_model"]

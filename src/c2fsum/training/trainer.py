@@ -386,7 +386,7 @@ class Trainer:
                 self.pos.batch += 1
                 n_tok = batch.n_tokens + int(batch.src_mask.sum())
                 self.pos.tokens += n_tok
-                window_nll += float(nll)
+                window_nll += float(nll.detach())
                 window_tok += batch.n_tokens
                 bar.update(1)
                 if self.pos.step % max(1, tc.log_every) == 0 or self.pos.batch == len(batches):
