@@ -104,3 +104,14 @@ def test_init_from_refuses_a_different_architecture(prepared_small, tmp_path):
     with pytest.raises(TrainingError, match="does not match"):
         Trainer(tiny_cfg("model.hidden=32", f"train.init_from={tmp_path / 'a'}"), prepared_small, tmp_path / "b",
                 progress=False)
+
+
+def test_best_checkpoint_by_validation_rouge(prepared_small, tmp_path):
+    t = Trainer(tiny_cfg("train.max_steps=2", "train.best_metric=rougeL", "train.rouge_val_docs=4",
+                         "decode.max_len=5"), prepared_small, tmp_path / "r", progress=False)
+    t.fit()
+    val = [json.loads(x) for x in open(tmp_path / "r" / "metrics.jsonl") if '"val"' in x]
+    assert val and all(0.0 <= r["rougeL"] <= 100.0 for r in val)
+    assert t.schedule.best == max(r["rougeL"] for r in val)
+    assert (tmp_path / "r" / "best" / "model.safetensors").exists()
+    assert any((tmp_path / "r" / "tb").iterdir())          # TensorBoard event file

@@ -1,0 +1,25 @@
+import torch
+
+from c2fsum.decoding.postprocess import ids_to_words, split_sentences, words_to_text
+
+ITOS = ["<pad>", "<unk>", "<s>", "</s>", "the", "mayor", "said", "."]
+
+
+def test_extended_ids_become_the_documents_own_words():
+    assert ids_to_words([4, 8, 6, 9], ITOS, ["hamilton", "zurich"]) == ["the", "hamilton", "said", "zurich"]
+
+
+def test_replace_unk_takes_the_most_attended_source_word():
+    attn = torch.zeros(2, 1, 3)
+    attn[0, 0, 2] = 1.0            # step 0 looks at source word 2
+    attn[1, 0, 0] = 1.0
+    words = ids_to_words([1, 1], ITOS, [], attn=attn, src_words=["a", "b", "kigali"], replace_unk=True)
+    assert words == ["kigali", "a"]
+    assert ids_to_words([1], ITOS, [], attn=attn, src_words=["a"], replace_unk=False) == ["<unk>"]
+
+
+def test_sentences_split_after_final_punctuation():
+    words = ["the", "mayor", "said", ".", "he", "left", "!", "then"]
+    assert split_sentences(words) == [["the", "mayor", "said", "."], ["he", "left", "!"], ["then"]]
+    assert words_to_text(words) == "the mayor said .\nhe left !\nthen"
+    assert split_sentences(["a", "</s>", "b"]) == [["a"], ["b"]]
