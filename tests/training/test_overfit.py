@@ -1,7 +1,8 @@
-"""A tiny MODEL 0 must learn 20 real documents by heart (the loop, loss and decoder all work)."""
+"""Tiny MODEL 0, 2 and 3 must learn 20 real documents by heart (the loop, losses and decoder all work)."""
 
 import shutil
 
+import pytest
 import torch
 
 from c2fsum.config import load_config
@@ -9,7 +10,8 @@ from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.training.trainer import Trainer, perplexity
 
 
-def test_tiny_model0_overfits_20_documents(prepared_small, tmp_path):
+@pytest.mark.parametrize("family", ["model0", "model2", "model3"])
+def test_tiny_model_overfits_20_documents(family, prepared_small, tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     lines = (prepared_small / "train.jsonl").read_text(encoding="utf-8").splitlines()[:20]
@@ -17,6 +19,7 @@ def test_tiny_model0_overfits_20_documents(prepared_small, tmp_path):
     (data / "val.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     shutil.copy(prepared_small / "vocab.txt", data / "vocab.txt")
     cfg = load_config(None, [
+        f"model.family={family}", "model.chunk_filters=32", "model.chunk_width=3",
         "model.emb_dim=32", "model.hidden=64", "model.enc_layers=1", "model.dec_layers=1",
         "model.dropout=0.0", "data.chunks=2", "data.chunk_len=20", "data.max_tgt_len=12",
         "train.optimizer=sgd", "train.lr=1.0", "train.batch_size=10", "train.epochs=400",

@@ -341,8 +341,10 @@ class Trainer:
             words = ids_to_words(tokens, self.vocab.itos, ex.oovs)
             return score_pair(words_to_text(words), " ".join(ex.tgt_words))["rougeL"]
 
-        r_sample = torch.tensor([reward(t, ex) for t, ex in zip(drawn.token_lists(), batch.examples, strict=True)])
-        r_greedy = torch.tensor([reward(h.tokens, ex) for h, ex in zip(greedy, batch.examples, strict=True)])
+        r_sample = torch.tensor([reward(t, ex) for t, ex in zip(drawn.token_lists(), batch.examples, strict=True)],
+                                dtype=torch.float32)
+        r_greedy = torch.tensor([reward(h.tokens, ex) for h, ex in zip(greedy, batch.examples, strict=True)],
+                                dtype=torch.float32)
         self._last_rewards = (float(r_sample.mean()), float(r_greedy.mean()))
         return self_critical_loss(drawn.logprob, r_sample.to(drawn.logprob.device),
                                   r_greedy.to(drawn.logprob.device))
