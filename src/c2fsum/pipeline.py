@@ -30,13 +30,16 @@ class Summary:
     score: float
     """Sum of log-probabilities of the tokens (and the final ``</s>``)."""
     attention: Tensor
-    """``(T, M, N)``: attention over the source grid for each output token (last row: ``</s>``)."""
+    """``(T, M, N)``: attention over the source grid for each output token (and ``</s>``, if produced)."""
     source: list[str]
     """The grid's words in reading order (``attention[t].flatten()[:len(source)]`` aligns with them)."""
     coarse: Tensor | None = None
+    eos: bool = True
+    """False when the summary was cut at the maximum length (then ``attention`` has no ``</s>`` row)."""
 
     def to_json(self) -> dict:
-        return {"text": self.text, "tokens": self.tokens, "score": self.score, "source": self.source,
+        return {"text": self.text, "tokens": self.tokens, "score": self.score, "eos": self.eos,
+                "source": self.source,
                 "attention": self.attention.flatten(1)[:, : len(self.source)].tolist()}
 
 
@@ -68,7 +71,7 @@ class Pipeline:
                                       block_trigrams=block_trigrams, replace_unk=replace_unk,
                                       max_len=max_len, min_len=min_len)
         return [Summary(text=d.text, tokens=d.words, score=d.hypothesis.score, attention=d.hypothesis.attn,
-                        source=d.example.words, coarse=d.hypothesis.coarse) for d in decoded]
+                        source=d.example.words, coarse=d.hypothesis.coarse, eos=d.hypothesis.eos) for d in decoded]
 
 
 def load(run_dir: str | Path, *, device: str = "cpu") -> Pipeline:

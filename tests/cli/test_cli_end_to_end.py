@@ -68,7 +68,8 @@ def test_train_evaluate_summarize(e2e, preset, capsys):
                  "--attention-out", str(att), str(article)]) == 0
     assert capsys.readouterr().out.strip()
     a = json.loads(att.read_text())
-    assert len(a) == 1 and len(a[0]["attention"]) == len(a[0]["tokens"]) + 1
+    assert len(a) == 1 and len(a[0]["attention"]) == len(a[0]["tokens"]) + int(a[0]["eos"])
+    assert all(abs(sum(row) - 1) < 1e-4 for row in a[0]["attention"])
 
 
 def test_baseline_first_and_rouge_command(e2e, capsys):
