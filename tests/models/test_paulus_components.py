@@ -119,3 +119,17 @@ def test_every_parameter_of_the_full_model_gets_a_gradient():
 def test_temporal_is_refused_for_hierarchical_attention():
     with pytest.raises(ValueError, match="temporal"):
         tiny("model2", temporal=True)
+
+
+def test_stepwise_decoding_equals_teacher_forcing_for_the_full_model():
+    m = tiny("model0", **ALL)
+    src, mask, src_ext = ext_grid()
+    tgt = torch.randint(4, V, (2, 5))
+    full = m(src, mask, tgt, src_ext, 2).logprobs
+    mem = m.encode(src, mask, src_ext, 2)
+    st = m.init_state(mem)
+    for t in range(5):
+        o = m.step(mem, st, tgt[:, t])
+        st = o.state
+        assert torch.allclose(o.logprobs, full[:, t], atol=1e-5)
+    assert mem.shared is not None and len(mem.select(torch.tensor([1, 1, 0])).shared) == 1   # W_out computed once

@@ -43,6 +43,8 @@ class Memory:
         n_ext: V' - V, the number of extra (document-only) ids in this batch.
         final: the encoder's final ``(h, c)``, each batch-first ``(B, L, H)``, or None.
         cache: model-specific tensors precomputed once per batch, batch first, or None.
+        shared: model-specific tensors computed once per batch that do not depend on the
+            document (e.g. a shared output matrix), left alone by :meth:`select`, or None.
     """
 
     words: Tensor
@@ -53,11 +55,12 @@ class Memory:
     n_ext: int = 0
     final: tuple | None = None
     cache: tuple | None = None
+    shared: tuple | None = None
 
     def select(self, idx: Tensor) -> Memory:
         """Rows ``idx`` (``(B2,)`` long) of every batch-first field, e.g. to expand to beams."""
         return replace(self, **{f.name: _select(getattr(self, f.name), idx) for f in fields(self)
-                                if f.name != "n_ext"})
+                                if f.name not in ("n_ext", "shared")})
 
 
 @dataclass

@@ -147,7 +147,8 @@ class Model0(Summarizer):
 
         ``attn`` ``(B[, T], M, N)`` and ``p_copy`` ``(B[, T], 1)`` are needed by pointer models.
         """
-        logits = self.generator(self.dropout(features), self.tgt_emb.weight if self.generator.shared else None)
+        weight = memory.shared[0] if memory is not None and memory.shared else None
+        logits = self.generator(self.dropout(features), self.tgt_emb.weight if self.generator.shared else None, weight)
         logp = torch.log_softmax(logits, dim=-1)
         if self.switch is None:
             return logp
@@ -161,7 +162,14 @@ class Model0(Summarizer):
                                 src_ext, memory.n_ext)
         return mixed.view(B, T, -1)
 
+    def shared_output(self, memory: Memory) -> Memory:
+        """Compute a shared output matrix W_out = tanh(W_emb W_proj) once for step-by-step decoding."""
+        if self.generator.shared and memory.shared is None:
+            memory.shared = (self.generator.output_matrix(self.tgt_emb.weight),)
+        return memory
+
     def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
+        self.shared_output(memory)
         features, state, attn, coarse, _, p_copy = self.attend(memory, state, prev)
         return StepOutput(logprobs=self.generate(features, attn, p_copy, memory), state=state, attn=attn,
                           coarse=coarse)

@@ -44,9 +44,10 @@ class VocabGenerator(nn.Module):
             return torch.tanh(emb_weight @ self.proj)                   # Paulus eq. 13
         return self.weight
 
-    def forward(self, features: Tensor, emb_weight: Tensor | None = None) -> Tensor:
-        """features ``(..., D)`` -> logits ``(..., V)``."""
-        return F.linear(features, self.output_matrix(emb_weight), self.bias)
+    def forward(self, features: Tensor, emb_weight: Tensor | None = None, weight: Tensor | None = None) -> Tensor:
+        """features ``(..., D)`` -> logits ``(..., V)``. ``weight``: W_out already computed (decoding
+        step by step computes tanh(W_emb W_proj) once per batch, not once per step)."""
+        return F.linear(features, self.output_matrix(emb_weight) if weight is None else weight, self.bias)
 
 
 def pointer_mixture(vocab_logprobs: Tensor, p_copy: Tensor, attn: Tensor, src_ext: Tensor, n_ext: int
