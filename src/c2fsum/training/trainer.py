@@ -172,6 +172,8 @@ class Trainer:
             torch.set_num_threads(cfg.train.threads)
         if cfg.train.best_metric not in ("ppl", "rougeL"):
             raise TrainingError(f"train.best_metric: got {cfg.train.best_metric!r}, expected ppl or rougeL")
+        if cfg.train.objective not in ("ml", "mixed"):
+            raise TrainingError(f"train.objective: got {cfg.train.objective!r}, expected ml or mixed")
         self.train_ex, self.val_ex = load_splits(self.data_dir, self.vocab, cfg)
         if cfg.train.best_metric == "rougeL" and self.validate_fn is None:
             from c2fsum.training.validation import rouge_validation
@@ -192,16 +194,14 @@ class Trainer:
         self._last_rewards: tuple[float, float] | None = None
         self.out.mkdir(parents=True, exist_ok=True)
         self.metrics_path = self.out / "metrics.jsonl"
-        if cfg.train.objective not in ("ml", "mixed"):
-            raise TrainingError(f"train.objective: got {cfg.train.objective!r}, expected ml or mixed")
         if resume:
             self._resume()
         else:
-            if cfg.train.init_from:
-                self._init_from(cfg.train.init_from)
             if existing_checkpoint_dir(self.out / "last") is not None:
                 raise TrainingError(f"{self.out} already holds a run; use --resume to continue it "
                                     "or choose another --out")
+            if cfg.train.init_from:
+                self._init_from(cfg.train.init_from)
             self.metrics_path.write_text("", encoding="utf-8")
         write_json(self.out / "config.json", cfg.to_dict())
         self._tb = None
