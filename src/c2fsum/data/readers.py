@@ -171,6 +171,15 @@ def _is_missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+def object_to_document(record: Any, where: str, skips: SkipLog, *, reason: str = "bad_json",
+                       expected: str = "a JSON object") -> RawDocument | None:
+    """:func:`record_to_document` for a value that should be a mapping; anything else is a skip."""
+    if not isinstance(record, Mapping):
+        skips.skip(reason, where, f"expected {expected}, got {type(record).__name__}")
+        return None
+    return record_to_document(record, where, skips)
+
+
 def record_to_document(record: Mapping[str, Any], where: str, skips: SkipLog) -> RawDocument | None:
     """Check one ``{article, highlights[, id]}`` record; None (and a logged skip) if unusable.
 
@@ -249,10 +258,7 @@ def read_jsonl(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
             except json.JSONDecodeError as e:
                 skips.skip("bad_json", where, e.msg + f" at column {e.colno}")
                 continue
-            if not isinstance(record, dict):
-                skips.skip("bad_json", where, f"expected a JSON object, got {type(record).__name__}")
-                continue
-            doc = record_to_document(record, where, skips)
+            doc = object_to_document(record, where, skips)
             if doc is not None:
                 yield doc
 
@@ -270,11 +276,7 @@ def _read_json_array(path: Path, skips: SkipLog) -> Iterator[RawDocument]:
         skips.skip("unreadable_files", f"{path}:{e.lineno}", f"bad JSON: {e.msg}")
         return
     for i, record in enumerate(records):
-        where = f"{path}[{i}]"
-        if not isinstance(record, dict):
-            skips.skip("bad_json", where, f"expected a JSON object, got {type(record).__name__}")
-            continue
-        doc = record_to_document(record, where, skips)
+        doc = object_to_document(record, f"{path}[{i}]", skips)
         if doc is not None:
             yield doc
 
@@ -512,11 +514,8 @@ class Source:
                     yield doc
         elif self.kind == "hf":
             for row, record in enumerate(self.dataset, start=1):
-                where = f"{self.label} row {row}"
-                if not isinstance(record, Mapping):
-                    skips.skip("bad_value", where, f"expected a mapping, got {type(record).__name__}")
-                    continue
-                doc = record_to_document(record, where, skips)
+                doc = object_to_document(record, f"{self.label} row {row}", skips, reason="bad_value",
+                                         expected="a mapping")
                 if doc is not None:
                     yield doc
         else:  # pragma: no cover - constructed only here
