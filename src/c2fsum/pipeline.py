@@ -16,7 +16,7 @@ from torch import Tensor
 
 from c2fsum.data.batching import encode_example
 from c2fsum.data.tokenize import preprocess_article
-from c2fsum.evaluation.evaluate import decode_examples
+from c2fsum.decoding.documents import decode_examples
 from c2fsum.training.checkpoint import load_checkpoint
 
 

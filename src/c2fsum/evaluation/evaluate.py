@@ -9,77 +9,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from tqdm.auto import tqdm
 
 from c2fsum.config import Config
-from c2fsum.data.batching import Example, collate, encode_example
+from c2fsum.data.batching import Example, encode_example
 from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import Vocab
-from c2fsum.decoding.beam import beam_search
-from c2fsum.decoding.greedy import greedy_decode
-from c2fsum.decoding.hypothesis import Hypothesis
-from c2fsum.decoding.postprocess import ids_to_words, words_to_text
+from c2fsum.decoding.documents import decode_examples
 from c2fsum.metrics.entropy import EntropyMeter
 from c2fsum.metrics.output_stats import OutputStats
 from c2fsum.metrics.rouge import score_corpus
-from c2fsum.models import Summarizer
 from c2fsum.training.checkpoint import load_checkpoint, write_json
 from c2fsum.training.trainer import perplexity
 from c2fsum.utils.io import write_jsonl
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Decoded:
-    """One decoded document."""
-
-    example: Example
-    hypothesis: Hypothesis
-    words: list[str]
-
-    @property
-    def text(self) -> str:
-        return words_to_text(self.words)
-
-
-@torch.no_grad()
-def decode_examples(model: Summarizer, vocab: Vocab, examples: list[Example], cfg: Config, *,
-                    device: torch.device | str = "cpu", beam: int | None = None,
-                    block_trigrams: bool | None = None, replace_unk: bool | None = None,
-                    max_len: int | None = None, min_len: int | None = None, batch_size: int | None = None,
-                    progress: bool = False) -> list[Decoded]:
-    """Beam search (greedy when ``beam`` is 1) over ``examples``, in their order."""
-    dc = cfg.decode
-    beam = dc.beam if beam is None else beam
-    block = dc.block_trigrams if block_trigrams is None else block_trigrams
-    rep_unk = dc.replace_unk if replace_unk is None else replace_unk
-    max_len = dc.max_len if max_len is None else max_len
-    min_len = dc.min_len if min_len is None else min_len
-    bs = batch_size or dc.batch_size
-    model.eval()
-    out: list[Decoded] = []
-    bar = tqdm(total=len(examples), disable=not progress, desc="decode", unit="doc", dynamic_ncols=True)
-    for start in range(0, len(examples), bs):
-        chunk = examples[start:start + bs]
-        batch = collate(chunk, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
-        memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
-        if beam <= 1:
-            hyps = greedy_decode(model, memory, max_len=max_len, min_len=min_len, block_trigrams=block)
-        else:
-            hyps = [h[0] for h in beam_search(model, memory, beam=beam, max_len=max_len, min_len=min_len,
-                                              length_norm=dc.length_norm, block_trigrams=block)]
-        for ex, hyp in zip(chunk, hyps, strict=True):
-            words = ids_to_words(hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words,
-                                 replace_unk=rep_unk)
-            out.append(Decoded(example=ex, hypothesis=hyp, words=words))
-        bar.update(len(chunk))
-    bar.close()
-    return out
 
 
 def reference_texts(example: Example) -> list[str]:

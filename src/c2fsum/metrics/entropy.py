@@ -71,7 +71,7 @@ class EntropyMeter:
     """Mean coarse-attention entropy over every generated word of a split.
 
     >>> meter = EntropyMeter()
-    >>> for d in decoded:                        # c2fsum.evaluation.evaluate.Decoded
+    >>> for d in decoded:                        # c2fsum.decoding.documents.Decoded
     ...     rows = -(-len(d.example.words) // cfg.data.chunk_len)     # the document's chunks
     ...     meter.add(d.hypothesis.attn, d.hypothesis.coarse, n_chunks=rows)
     >>> meter.mean, meter.uniform_mean           # nats; e.g. Table 6.2's entropy and ln M

@@ -156,7 +156,7 @@ def heatmap_for_document(run_dir: str | Path, data_dir: str | Path, doc_id: str,
     generated words and ``</s>``; the title gives the mean coarse-attention entropy.
     """
     from c2fsum.data.batching import encode_example
-    from c2fsum.evaluation.evaluate import decode_examples
+    from c2fsum.decoding.documents import decode_examples
     from c2fsum.training.checkpoint import load_checkpoint
 
     loaded = load_checkpoint(run_dir, device=device)

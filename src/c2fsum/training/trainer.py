@@ -178,7 +178,7 @@ class Trainer:
         if cfg.train.best_metric == "rougeL" and self.validate_fn is None:
             from c2fsum.training.validation import rouge_validation
 
-            self.validate_fn = rouge_validation(cfg, self.vocab.itos)
+            self.validate_fn = rouge_validation(cfg, self.vocab)
         torch.manual_seed(cfg.train.seed)
         self.model = build_model(cfg.model, len(self.vocab), cfg.data.chunks).to(self.device)
         if cfg.model.pretrained_emb:
