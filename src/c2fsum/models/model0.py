@@ -127,18 +127,21 @@ class Model0(Summarizer):
         top, h, c = self.decoder(x, state.h, state.c)               # (B, H)
         past, history = state.extra
         ctx, attn, coarse, policy, past = self.attend_source(top, memory, past)
-        parts = [torch.tanh(self.combine(torch.cat([ctx, top], -1)))] if self.combine is not None \
-            else [top, ctx]                                         # luong: c_t ; paulus: [h_t; c~]
-        feed = parts[0] if self.combine is not None else ctx
+        if self.combine is not None:                                # luong: c_t = tanh(W2 [c~; h_t])
+            out = torch.tanh(self.combine(torch.cat([ctx, top], -1)))
+            parts, feed = [out], out
+        else:                                                       # paulus: [h_t; c~]
+            parts, feed = [top, ctx], ctx
+        c_dec = None
         if self.intra is not None:
             c_dec, _ = self.intra(top, history)                     # (B, H), zero at t = 1
             history = top.unsqueeze(1) if history is None else torch.cat([history, top.unsqueeze(1)], 1)
             parts.append(c_dec)
         features = torch.cat(parts, -1) if len(parts) > 1 else parts[0]
         p_copy = None
-        if self.switch is not None:
-            sw = [top, ctx] + ([parts[-1]] if self.intra is not None else [])
-            p_copy = torch.sigmoid(self.switch(torch.cat(sw, -1)))  # (B, 1)  Paulus eq. 10
+        if self.switch is not None:                                 # Paulus eq. 10 on [h_t; c~; c^d_t]
+            sw = [top, ctx] if c_dec is None else [top, ctx, c_dec]
+            p_copy = torch.sigmoid(self.switch(torch.cat(sw, -1)))  # (B, 1)
         return features, DecoderState(h=h, c=c, feed=feed, extra=(past, history)), attn, coarse, policy, p_copy
 
     def generate(self, features: Tensor, attn: Tensor | None = None, p_copy: Tensor | None = None,
