@@ -129,6 +129,9 @@ class TrainConfig:
     device: str = "cpu"
     threads: int = 0
     """torch intra-op threads (0: leave torch's default)."""
+    max_nonfinite_steps: int = 5
+    """Skip at most this many consecutive steps whose loss, rewards or gradients hold NaN/Inf
+    (each with a warning); one more stops training with an error, the last checkpoint intact."""
 
 
 @dataclass

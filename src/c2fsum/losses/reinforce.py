@@ -10,6 +10,10 @@ b_t <- b_t + beta (mean_b R_t - b_t) (beta = 0.1). The surrogate loss
 
 has the REINFORCE gradient -lambda * (R_t - b_t) * grad log pi_t; the advantage is a
 constant (detached), so only the coarse attention and what feeds it receive this gradient.
+
+Rewards, returns, baselines and advantages are checked (:func:`~c2fsum.losses.checks.require_finite`):
+a NaN or Inf raises :class:`~c2fsum.losses.checks.NonFiniteError` instead of reaching the
+parameters or the moving-average baseline.
 """
 
 from __future__ import annotations
@@ -17,13 +21,15 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from c2fsum.losses.checks import require_finite
+
 
 def discounted_returns(rewards: Tensor, mask: Tensor, gamma: float) -> Tensor:
     """R_t = sum_{s >= t, s real} gamma^(s-t) r_s.  rewards, mask ``(B, T)`` -> ``(B, T)``.
 
     thesis eq. 4.15: the reward influenced by the choice at step t.
     """
-    r = rewards * mask.to(rewards.dtype)
+    r = require_finite("REINFORCE rewards", rewards.masked_fill(~mask.bool(), 0.0))   # padding may hold -inf
     out = torch.zeros_like(r)
     acc = torch.zeros_like(r[:, 0])
     for t in range(r.size(1) - 1, -1, -1):
@@ -47,6 +53,7 @@ class MovingAverageBaseline:
     def update(self, returns: Tensor, mask: Tensor) -> None:
         """Move b_t towards the minibatch mean of ``returns`` ``(B, T)`` over real positions."""
         T = returns.size(1)
+        require_finite("REINFORCE returns (baseline update)", returns.masked_fill(~mask.bool(), 0.0))
         self._grow(T)
         m = mask.to(torch.float64).cpu()
         n = m.sum(0)
@@ -71,5 +78,8 @@ def reinforce_loss(policy_logprob: Tensor, returns: Tensor, baseline: Tensor, ma
         policy_logprob: ``(B, T)`` log pi_t (differentiable); returns ``(B, T)``; baseline ``(T,)``;
         mask ``(B, T)``.
     """
-    adv = (returns - baseline.unsqueeze(0)).detach() * mask.to(returns.dtype)
+    real = mask.bool()
+    require_finite("REINFORCE returns", returns.masked_fill(~real, 0.0))
+    require_finite("REINFORCE baseline", baseline)
+    adv = require_finite("REINFORCE advantages", torch.where(real, (returns - baseline.unsqueeze(0)).detach(), 0.0))
     return -scale * (adv * policy_logprob).sum()

@@ -9,14 +9,24 @@ A checkpoint is a directory::
     optimizer.safetensors  the optimizer's tensor state (e.g. momentum buffers); may be empty
     rng.safetensors        torch CPU (and CUDA) generator states
     rng.json               Python and NumPy generator states
+    manifest.json          format name and version, size and SHA-256 of every other file (written last)
 
 Directories are written under a temporary name and swapped in whole
 (:func:`c2fsum.utils.io.atomic_directory`), so a crash never leaves half a checkpoint.
+
+Loading never unpickles: weights and tensor state are safetensors (a JSON header and raw
+bytes), everything else is JSON or text. Before anything is used, :func:`verify_checkpoint`
+checks the manifest (format version, every file present, not truncated, not altered) and
+:func:`load_weights` checks every tensor's name, shape and dtype against the model that
+``config.json`` and ``vocab.txt`` describe; each fault is a :class:`CheckpointError` that
+names the file and the problem.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,16 +34,23 @@ from typing import Any
 
 import numpy as np
 import torch
+from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from c2fsum.config import Config, config_from_json
-from c2fsum.data.vocab import Vocab
+from c2fsum.data.vocab import Vocab, VocabError
 from c2fsum.models import Summarizer, build_model
 from c2fsum.utils.io import atomic_directory, atomic_write_text, existing_checkpoint_dir
 
+log = logging.getLogger(__name__)
+
+FORMAT = "c2fsum-checkpoint"
+FORMAT_VERSION = 1
+"""Bump when the layout of a checkpoint changes; loaders refuse other versions by name."""
+
 
 class CheckpointError(RuntimeError):
-    """A run directory or checkpoint is missing a file or does not match its config."""
+    """A run directory or checkpoint is missing a file, is damaged, or does not match its config."""
 
 
 @dataclass
@@ -86,7 +103,121 @@ def save_checkpoint(path: str | Path, *, model: torch.nn.Module, config: Config,
                 "numpy": [np_state[0], np_state[1].tolist(), *np_state[2:]],
             }), encoding="utf-8")
             (tmp / "trainer.json").write_text(json.dumps(state, indent=2), encoding="utf-8")
+        _write_manifest(tmp)
     return path
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _write_manifest(folder: Path) -> None:
+    files = {p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)}
+             for p in sorted(folder.iterdir()) if p.is_file() and p.name != "manifest.json"}
+    (folder / "manifest.json").write_text(json.dumps({"format": FORMAT, "version": FORMAT_VERSION, "files": files},
+                                                     indent=2), encoding="utf-8")
+
+
+def verify_checkpoint(path: str | Path) -> dict | None:
+    """Check a checkpoint directory against its ``manifest.json``; returns the manifest.
+
+    Raises :class:`CheckpointError` for another format or version, a missing file, a file of the
+    wrong size (truncated or extended) or with another SHA-256 (altered). A directory without a
+    manifest (written before format version 1) is accepted with a warning and returns None; its
+    files are still checked structurally when read.
+    """
+    path = Path(path)
+    mpath = path / "manifest.json"
+    if not mpath.exists():
+        log.warning("%s: no manifest.json (checkpoint written before format version %d): "
+                    "file integrity cannot be checked", path, FORMAT_VERSION)
+        return None
+    try:
+        manifest = json.loads(mpath.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CheckpointError(f"{mpath}: unreadable manifest ({e})") from e
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or not isinstance(manifest.get("files"),
+                                                                                              dict):
+        raise CheckpointError(f"{mpath}: not a c2fsum checkpoint manifest (expected format {FORMAT!r})")
+    if manifest.get("version") != FORMAT_VERSION:
+        raise CheckpointError(f"{mpath}: checkpoint format version {manifest.get('version')!r}, this c2fsum "
+                              f"reads version {FORMAT_VERSION} (re-save it with the c2fsum that wrote it)")
+    for name, meta in manifest["files"].items():
+        f = path / name
+        if not f.is_file():
+            raise CheckpointError(f"{f}: missing (listed in manifest.json)")
+        size = f.stat().st_size
+        if size != meta.get("bytes"):
+            what = "truncated" if size < meta.get("bytes", 0) else "has extra bytes"
+            raise CheckpointError(f"{f}: {what}: {size} bytes, manifest.json says {meta.get('bytes')}")
+        if _sha256(f) != meta.get("sha256"):
+            raise CheckpointError(f"{f}: content altered (SHA-256 differs from manifest.json)")
+    return manifest
+
+
+def read_tensors(path: str | Path) -> dict[str, torch.Tensor]:
+    """All tensors of a safetensors file (never unpickles); a damaged file is a :class:`CheckpointError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"{path}: missing")
+    try:
+        return load_file(str(path))
+    except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+        with open(path, "rb") as f:
+            head = f.read(2)
+        if head[:1] == b"\x80" or head == b"PK":       # pickle protocol 2+ / torch.save zip archive
+            raise CheckpointError(f"{path}: a pickle or torch.save file, not safetensors; c2fsum never "
+                                  "unpickles (it could run code)") from e
+        raise CheckpointError(f"{path}: not a readable safetensors file ({e})") from e
+
+
+def load_weights(model: torch.nn.Module, path: str | Path, *, vocab_size: int | None = None) -> None:
+    """Load ``model.safetensors`` at ``path`` into ``model`` after checking every tensor.
+
+    Names, shapes and dtypes must equal the model's exactly, and float tensors must be finite;
+    otherwise a :class:`CheckpointError` names the first offending tensor (and the vocabulary
+    size when that explains a shape mismatch).
+    """
+    path = Path(path)
+    weights = read_tensors(path)
+    own = model.state_dict()
+    missing = sorted(set(own) - set(weights))
+    if missing:
+        raise CheckpointError(f"{path}: missing tensor(s) {missing[:3]} that the model of config.json needs "
+                              f"({len(missing)} in all)")
+    unexpected = sorted(set(weights) - set(own))
+    if unexpected:
+        raise CheckpointError(f"{path}: unexpected tensor(s) {unexpected[:3]} that the model of config.json "
+                              f"does not have ({len(unexpected)} in all)")
+    for k, want in own.items():
+        got = weights[k]
+        if tuple(got.shape) != tuple(want.shape):
+            hint = ""
+            if vocab_size is not None and vocab_size in tuple(want.shape):
+                hint = (f"; the vocabulary (vocab.txt, {vocab_size} entries) does not match the weights "
+                        f"(wrong vocabulary size)")
+            raise CheckpointError(f"{path}: tensor {k!r} has shape {list(got.shape)}, the model of config.json "
+                                  f"expects {list(want.shape)}{hint}")
+        if got.dtype != want.dtype:
+            raise CheckpointError(f"{path}: tensor {k!r} has dtype {got.dtype}, expected {want.dtype}")
+        if got.is_floating_point() and not bool(torch.isfinite(got).all()):
+            raise CheckpointError(f"{path}: tensor {k!r} holds NaN or Inf values")
+    model.load_state_dict(weights)
+
+
+def read_json(path: str | Path) -> Any:
+    """A JSON file of a checkpoint; a missing or damaged file is a :class:`CheckpointError`."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise CheckpointError(f"{path}: missing") from e
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CheckpointError(f"{path}: unreadable JSON ({e})") from e
 
 
 def _py_state_to_json(state: tuple) -> list:
@@ -97,12 +228,12 @@ def _py_state_to_json(state: tuple) -> list:
 def restore_rng(path: str | Path) -> None:
     """Restore torch, Python and NumPy generators saved in a checkpoint."""
     path = Path(path)
-    rng = load_file(str(path / "rng.safetensors"))
+    rng = read_tensors(path / "rng.safetensors")
     torch.set_rng_state(rng["torch_cpu"])
     cuda = [rng[k] for k in sorted(k for k in rng if k.startswith("torch_cuda_"))]
     if cuda and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(cuda)
-    js = json.loads((path / "rng.json").read_text(encoding="utf-8"))
+    js = read_json(path / "rng.json")
     v, internal, gauss = js["python"]
     random.setstate((v, tuple(internal), gauss))
     n = js["numpy"]
@@ -114,7 +245,7 @@ def restore_optimizer(path: str | Path, optimizer: torch.optim.Optimizer, state:
     meta = state.get("optimizer")
     if meta is None:
         return
-    tensors = load_file(str(Path(path) / "optimizer.safetensors"))
+    tensors = read_tensors(Path(path) / "optimizer.safetensors")
     per_param: dict[int, dict[str, Any]] = {}
     for key, t in tensors.items():
         pid, name = key.split(".", 1)
@@ -139,19 +270,26 @@ def resolve_checkpoint(run_or_ckpt: str | Path, which: str = "best") -> Path:
 
 def load_checkpoint(run_or_ckpt: str | Path, *, which: str = "best", device: str | torch.device = "cpu"
                     ) -> Loaded:
-    """Rebuild a model from a checkpoint's config, weights and vocabulary (no pickle involved)."""
+    """Rebuild a model from a checkpoint's config, weights and vocabulary (no pickle involved).
+
+    Every file is verified first (:func:`verify_checkpoint`, :func:`load_weights`); a damaged or
+    mismatched checkpoint raises :class:`CheckpointError` naming the file and the problem.
+    """
     path = resolve_checkpoint(run_or_ckpt, which)
+    verify_checkpoint(path)
     for name in ("config.json", "vocab.txt"):
         if not (path / name).exists():
             raise CheckpointError(f"{path}: missing {name}")
-    config = config_from_json((path / "config.json").read_text(encoding="utf-8"))
-    vocab = Vocab.load(path / "vocab.txt")
+    try:
+        config = config_from_json((path / "config.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:       # ConfigError and JSONDecodeError are ValueErrors
+        raise CheckpointError(f"{path / 'config.json'}: {str(e).splitlines()[0] if str(e) else e!r}") from e
+    try:
+        vocab = Vocab.load(path / "vocab.txt")
+    except VocabError as e:
+        raise CheckpointError(f"{path / 'vocab.txt'}: {e}") from e
     model = build_model(config.model, len(vocab), config.data.chunks)
-    weights = load_file(str(path / "model.safetensors"))
-    missing, unexpected = model.load_state_dict(weights, strict=False)
-    if missing or unexpected:
-        raise CheckpointError(f"{path}/model.safetensors does not match config.json: "
-                              f"missing {missing[:3]}, unexpected {unexpected[:3]}")
+    load_weights(model, path / "model.safetensors", vocab_size=len(vocab))
     model.to(device)
     model.eval()
     return Loaded(model=model, config=config, vocab=vocab, path=path)

@@ -27,17 +27,22 @@ from c2fsum.config import Config
 from c2fsum.data.batching import Example, bucketed_batches, collate, encode_example
 from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import Vocab
+from c2fsum.losses.checks import NonFiniteError, require_finite
 from c2fsum.losses.nll import target_logprobs, token_nll
 from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, reinforce_loss
 from c2fsum.losses.self_critical import mixed_loss, self_critical_loss
 from c2fsum.models import Summarizer, build_model
 from c2fsum.training.checkpoint import (
+    load_weights,
+    read_json,
+    read_tensors,
     restore_optimizer,
     restore_rng,
     save_checkpoint,
+    verify_checkpoint,
     write_json,
 )
-from c2fsum.utils.io import append_jsonl, existing_checkpoint_dir
+from c2fsum.utils.io import append_jsonl, atomic_write_text, existing_checkpoint_dir
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +78,9 @@ class Position:
     tokens: int = 0
     elapsed: float = 0.0
     history: list = field(default_factory=list)
+    skipped: int = 0
+    """Steps skipped because the loss, rewards or gradients were NaN/Inf (see Trainer._skip_step)."""
+    nonfinite_in_a_row: int = 0
 
 
 def encode_split(path: Path, vocab: Vocab, cfg: Config) -> list[Example]:
@@ -211,32 +219,36 @@ class Trainer:
         ckpt = existing_checkpoint_dir(self.out / "last")
         if ckpt is None:
             raise TrainingError(f"--resume: {self.out}/last does not exist")
-        from safetensors.torch import load_file
-
-        self.model.load_state_dict(load_file(str(ckpt / "model.safetensors")))
-        state = json.loads((ckpt / "trainer.json").read_text(encoding="utf-8"))
+        verify_checkpoint(ckpt)
+        load_weights(self.model, ckpt / "model.safetensors", vocab_size=len(self.vocab))
+        state = read_json(ckpt / "trainer.json")
         restore_optimizer(ckpt, self.optimizer, state)
         self.schedule = Schedule(**state["schedule"])
         p = state["position"]
         self.pos = Position(**p)
         self.baseline = MovingAverageBaseline(self.cfg.train.reinforce_beta, state.get("baseline"))
         restore_rng(ckpt)
-        # drop log rows written after the checkpoint, so the log reads as one run
+        # drop log rows written after the checkpoint (and a line cut by a crash), so the log reads as one run
         if self.metrics_path.exists():
-            rows = [json.loads(x) for x in self.metrics_path.read_text(encoding="utf-8").splitlines() if x]
-            keep = [r for r in rows if r.get("step", 0) <= self.pos.step]
-            self.metrics_path.write_text("".join(json.dumps(r) + "\n" for r in keep), encoding="utf-8")
+            keep = []
+            for x in self.metrics_path.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    r = json.loads(x)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(r, dict) and r.get("step", 0) <= self.pos.step:
+                    keep.append(r)
+            atomic_write_text(self.metrics_path, "".join(json.dumps(r) + "\n" for r in keep))
         log.info("resumed from %s at step %d (epoch %d, batch %d)", ckpt, self.pos.step, self.pos.epoch,
                  self.pos.batch)
 
     def _init_from(self, path: str) -> None:
         """Copy the weights of another run (same architecture), e.g. an ML-trained model for RL."""
-        from safetensors.torch import load_file
-
         from c2fsum.training.checkpoint import resolve_checkpoint
 
         ckpt = resolve_checkpoint(path)
-        weights = load_file(str(ckpt / "model.safetensors"))
+        verify_checkpoint(ckpt)
+        weights = read_tensors(ckpt / "model.safetensors")
         own = self.model.state_dict()
         bad = [k for k, v in weights.items() if k not in own or own[k].shape != v.shape]
         if bad or set(own) - set(weights):
@@ -345,9 +357,46 @@ class Trainer:
                                 dtype=torch.float32)
         r_greedy = torch.tensor([reward(h.tokens, ex) for h, ex in zip(greedy, batch.examples, strict=True)],
                                 dtype=torch.float32)
+        require_finite("self-critical rewards of the sampled summaries", r_sample)
+        require_finite("self-critical rewards of the greedy summaries", r_greedy)
         self._last_rewards = (float(r_sample.mean()), float(r_greedy.mean()))
         return self_critical_loss(drawn.logprob, r_sample.to(drawn.logprob.device),
                                   r_greedy.to(drawn.logprob.device))
+
+    # -- NaN/Inf guard ---------------------------------------------------------------------
+    def _checked_loss(self, batch) -> tuple[torch.Tensor | None, torch.Tensor | None, str | None]:
+        """(loss, nll, None), or (None, None, reason) when the loss or a reward is NaN/Inf."""
+        try:
+            loss, nll = self.batch_loss(batch)
+            require_finite("training loss", loss)
+        except NonFiniteError as e:
+            self.optimizer.zero_grad(set_to_none=True)
+            return None, None, str(e)
+        return loss, nll, None
+
+    def _clip_checked(self, params: list[torch.Tensor], max_norm: float) -> str | None:
+        """Clip the gradients to ``max_norm`` (0: no clipping); the reason if their norm is NaN/Inf."""
+        norm = torch.nn.utils.clip_grad_norm_(params, max_norm if max_norm > 0 else math.inf)
+        if not bool(torch.isfinite(norm)):
+            return f"gradient norm is {float(norm)}"
+        return None
+
+    def _skip_step(self, reason: str) -> None:
+        """Leave the parameters and the optimizer untouched for this batch and warn; past
+        ``train.max_nonfinite_steps`` consecutive skips, stop with :class:`TrainingError` (no
+        checkpoint is written, so ``last/`` keeps the last good parameters)."""
+        self.optimizer.zero_grad(set_to_none=True)
+        self.pos.skipped += 1
+        self.pos.nonfinite_in_a_row += 1
+        limit = self.cfg.train.max_nonfinite_steps
+        where = f"step {self.pos.step + 1} (epoch {self.pos.epoch}, batch {self.pos.batch})"
+        if self.pos.nonfinite_in_a_row > limit:
+            raise TrainingError(f"{where}: {self.pos.nonfinite_in_a_row} consecutive steps with NaN/Inf "
+                                f"(train.max_nonfinite_steps={limit}); last: {reason}. Training stopped; the "
+                                f"last good checkpoint {self.out / 'last'} is intact (lower train.lr, then "
+                                "--resume)")
+        log.warning("%s: skipped, %s (%d in a row, %d in all; limit %d in a row)", where, reason,
+                    self.pos.nonfinite_in_a_row, self.pos.skipped, limit)
 
     # -- the loop ------------------------------------------------------------------------
     def fit(self) -> dict:
@@ -378,18 +427,22 @@ class Trainer:
                     break
                 batch = collate([self.train_ex[i] for i in batches[self.pos.batch]], chunks=cfg.data.chunks,
                                 chunk_len=cfg.data.chunk_len).to(self.device)
-                loss, nll = self.batch_loss(batch)
+                loss, nll, fault = self._checked_loss(batch)        # NaN/Inf guard: see _skip_step
                 self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                if tc.max_grad_norm > 0:
-                    torch.nn.utils.clip_grad_norm_(params, tc.max_grad_norm)
-                self.optimizer.step()
+                if fault is None:
+                    loss.backward()
+                    fault = self._clip_checked(params, tc.max_grad_norm)
+                if fault is None:
+                    self.optimizer.step()
+                    self.pos.nonfinite_in_a_row = 0
+                    window_nll += float(nll.detach())
+                    window_tok += batch.n_tokens
+                else:
+                    self._skip_step(fault)
                 self.pos.step += 1
                 self.pos.batch += 1
                 n_tok = batch.n_tokens + int(batch.src_mask.sum())
                 self.pos.tokens += n_tok
-                window_nll += float(nll.detach())
-                window_tok += batch.n_tokens
                 bar.update(1)
                 if self.pos.step % max(1, tc.log_every) == 0 or self.pos.batch == len(batches):
                     dt = max(time.monotonic() - window_t0, 1e-9)

@@ -53,10 +53,11 @@ def atomic_directory(path: str | Path):
     try:
         yield tmp
         old = path.with_name(path.name + ".old")
-        if old.exists():
-            shutil.rmtree(old)
-        if path.exists():
+        if path.exists():                       # path is complete, so a leftover .old is stale
+            if old.exists():
+                shutil.rmtree(old)
             os.replace(path, old)
+        # else a crash may have left .old as the only complete copy: keep it until tmp is in place
         os.replace(tmp, path)
         if old.exists():
             shutil.rmtree(old)
