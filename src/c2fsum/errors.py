@@ -10,6 +10,7 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     FileNotFoundError,
     IsADirectoryError,
     PermissionError,
+    OSError,  # disk full, read-only output directory: the message names the file
     CheckpointError,
     TrainingError,
 )

@@ -48,6 +48,7 @@ from c2fsum.data.readers import (
 )
 from c2fsum.data.tokenize import preprocess_article, preprocess_highlights
 from c2fsum.data.vocab import EOS, SPECIALS, Vocab
+from c2fsum.utils.io import atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -305,7 +306,7 @@ def prepare(
         "skipped_inputs": input_skips.as_dict(),
         "settings": {"all_highlights": all_highlights, "vocab_size": vocab_size},
     }
-    (out / "stats.json").write_text(json.dumps(stats, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    atomic_write_text(out / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
     log.info(
         "prepared %s in %.1f s with %d worker(s):\n%s",
         out,

@@ -23,6 +23,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from c2fsum.utils.io import atomic_write_text
+
 log = logging.getLogger(__name__)
 
 PAD = "<pad>"
@@ -98,10 +100,7 @@ class Vocab:
             if "\t" in w or "\n" in w or "\r" in w or not w:
                 raise VocabError(f"word {w!r} cannot be written to {path} (empty or has tab/newline)")
             lines.append(f"{w}\t{c}\n")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text("".join(lines), encoding="utf-8", newline="\n")
-        tmp.replace(path)
+        atomic_write_text(path, "".join(lines))        # no partial file on a full disk
 
     @classmethod
     def load(cls, path: str | Path) -> Vocab:

@@ -24,6 +24,7 @@ names the file and the problem.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -80,8 +81,25 @@ def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torc
 
 def save_checkpoint(path: str | Path, *, model: torch.nn.Module, config: Config, vocab: Vocab,
                     trainer_state: dict | None = None, optimizer: torch.optim.Optimizer | None = None) -> Path:
-    """Write a complete checkpoint directory atomically; returns its path."""
+    """Write a complete checkpoint directory atomically; returns its path.
+
+    A write that fails (disk full, read-only or unwritable directory) raises :class:`CheckpointError`
+    naming ``path`` and the reason; the temporary directory is removed and the previous checkpoint
+    at ``path``, if any, is left as it was.
+    """
     path = Path(path)
+    try:
+        _save_checkpoint(path, model=model, config=config, vocab=vocab, trainer_state=trainer_state,
+                         optimizer=optimizer)
+    except (OSError, SafetensorError) as e:
+        reason = f"{e.strerror or e} [{errno.errorcode.get(e.errno or 0, e.errno)}]" if isinstance(e, OSError) else e
+        raise CheckpointError(f"{path}: cannot write the checkpoint ({reason}); the previous one, if any, "
+                              "is unchanged") from e
+    return path
+
+
+def _save_checkpoint(path: Path, *, model: torch.nn.Module, config: Config, vocab: Vocab,
+                     trainer_state: dict | None, optimizer: torch.optim.Optimizer | None) -> None:
     with atomic_directory(path) as tmp:
         save_file(_state_dict(model), str(tmp / "model.safetensors"))
         (tmp / "config.json").write_text(config.to_json(), encoding="utf-8")
@@ -104,7 +122,6 @@ def save_checkpoint(path: str | Path, *, model: torch.nn.Module, config: Config,
             }), encoding="utf-8")
             (tmp / "trainer.json").write_text(json.dumps(state, indent=2), encoding="utf-8")
         _write_manifest(tmp)
-    return path
 
 
 def _sha256(path: Path) -> str:
