@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,23 @@ from c2fsum.data.batching import encode_example
 from c2fsum.data.tokenize import preprocess_article
 from c2fsum.decoding.documents import decode_examples
 from c2fsum.training.checkpoint import load_checkpoint
+
+_WORD = re.compile(r"\S+")
+
+
+def leading_words(text: str, n: int) -> str:
+    """``text`` up to the end of its ``n``-th whitespace-separated word (all of it if shorter).
+
+    The model reads only the grid's first M x N tokens, and every word gives at least one token
+    unless it is made only of characters the tokenizer drops; cutting a huge input here keeps the
+    time and memory of :meth:`Pipeline.summarize` bounded (a 1,000,000-word line costs a scan).
+    """
+    end = None
+    for i, m in enumerate(_WORD.finditer(text)):
+        if i + 1 == n:
+            end = m.end()
+            break
+    return text if end is None else text[:end]
 
 
 @dataclass
@@ -59,8 +77,11 @@ class Pipeline:
             texts = [texts]
         cfg = self.config
         examples = []
+        read_words = max(10_000, 20 * cfg.data.chunks * cfg.data.chunk_len)    # far more than the grid holds
         for i, text in enumerate(texts):
-            sents = preprocess_article(text)
+            if not isinstance(text, str):
+                raise ValueError(f"text {i}: expected a str, got {type(text).__name__}")
+            sents = preprocess_article(leading_words(text, read_words))
             if not sents:
                 raise ValueError(f"text {i}: empty article, nothing to summarize")
             examples.append(encode_example({"id": str(i), "src": sents, "tgt": [], "refs": []}, self.vocab,

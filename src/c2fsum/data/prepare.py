@@ -99,6 +99,11 @@ def _process_chunk(task: tuple[list[RawDocument], bool, bool]) -> _Chunk:
         n_sents = len(rec["src"])
         n_words = sum(len(s) for s in rec["src"]) - sum(1 for s in rec["src"] if s[-1] == EOS)
         line = json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError as e:      # a lone surrogate, e.g. from a JSON "\udc80" escape
+            out.results.append(("skipped", "not_utf8", doc.where, f"unpaired surrogate {e.object[e.start]!r}"))
+            continue
         out.results.append(("ok", line, n_words, n_sents, len(rec["tgt"]), len(rec["refs"]), rec["id"]))
         if out.counts is not None:
             for sentence in rec["src"]:
