@@ -9,7 +9,7 @@ DATA   ?= ../shared/data/cnndm
 WORK   ?= work/demo
 MINUTES ?= 9
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint check bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,12 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
+
+# lint, format check (see [tool.ruff.format] in pyproject.toml) and type check (mypy, [tool.mypy])
+check: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	$(BIN)/python bench/speed.py

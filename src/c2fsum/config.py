@@ -179,7 +179,7 @@ def _read_file(path: Path) -> dict[str, Any]:
             loaded = OmegaConf.to_container(OmegaConf.create(text)) if text.strip() else {}
             if not isinstance(loaded, dict):
                 raise ConfigError(f"{path}: expected a mapping at top level, got {type(loaded).__name__}")
-            return loaded
+            return loaded  # type: ignore[return-value]
         if path.suffix == ".json":
             return json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError, OmegaConfBaseException) as e:

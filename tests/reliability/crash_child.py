@@ -30,6 +30,7 @@ def install_fault(fault: str, after_saves: int) -> None:
             _die()
         real_write_manifest(folder)
         saves["n"] += 1
+
     checkpoint._write_manifest = write_manifest
 
     real_save_file = checkpoint.save_file
@@ -40,15 +41,21 @@ def install_fault(fault: str, after_saves: int) -> None:
             with open(filename, "r+b") as f:
                 f.truncate(os.path.getsize(filename) // 2)
             _die()
+
     checkpoint.save_file = save_file
 
     real_replace = os.replace
 
     def replace(src, dst, *a, **k):
-        if fault == "between_swap_renames" and saves["n"] > after_saves and Path(src).name.endswith(".tmp") \
-                and Path(src).is_dir():
-            _die()                          # the old directory is already renamed to .old, the new one not in
+        if (
+            fault == "between_swap_renames"
+            and saves["n"] > after_saves
+            and Path(src).name.endswith(".tmp")
+            and Path(src).is_dir()
+        ):
+            _die()  # the old directory is already renamed to .old, the new one not in
         return real_replace(src, dst, *a, **k)
+
     io.os.replace = replace
 
     real_rmtree = shutil.rmtree
@@ -57,14 +64,16 @@ def install_fault(fault: str, after_saves: int) -> None:
         if fault == "while_deleting_old" and saves["n"] > after_saves and str(path).endswith(".old"):
             files = [p for p in Path(path).iterdir() if p.is_file()]
             if files:
-                files[0].unlink()           # part of .old is gone
+                files[0].unlink()  # part of .old is gone
             _die()
         return real_rmtree(path, *a, **k)
+
     io.shutil.rmtree = rmtree
 
 
-def train(overrides: list[str], data: str, out: str, resume: bool, fault: str | None = None,
-          after_saves: int = 0) -> None:
+def train(
+    overrides: list[str], data: str, out: str, resume: bool, fault: str | None = None, after_saves: int = 0
+) -> None:
     from c2fsum.config import load_config
     from c2fsum.training.trainer import Trainer
 

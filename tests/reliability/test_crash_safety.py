@@ -25,23 +25,39 @@ from c2fsum.utils.io import existing_checkpoint_dir
 STEPS = 16
 # 40 training documents in batches of 8: 5 batches per epoch, so 16 steps cross three epoch ends;
 # validating and checkpointing after every step makes checkpoint writing most of the time
-CFG = ["model.emb_dim=16", "model.hidden=24", "model.enc_layers=1", "model.dec_layers=1", "data.chunks=4",
-       "data.chunk_len=20", "data.max_tgt_len=20", "train.batch_size=8", "train.seed=11", "data.vocab_size=500",
-       "train.log_every=1", "train.eval_every=1", "train.threads=1", "train.optimizer=adam", "train.lr=0.01",
-       f"train.max_steps={STEPS}"]
+CFG = [
+    "model.emb_dim=16",
+    "model.hidden=24",
+    "model.enc_layers=1",
+    "model.dec_layers=1",
+    "data.chunks=4",
+    "data.chunk_len=20",
+    "data.max_tgt_len=20",
+    "train.batch_size=8",
+    "train.seed=11",
+    "data.vocab_size=500",
+    "train.log_every=1",
+    "train.eval_every=1",
+    "train.threads=1",
+    "train.optimizer=adam",
+    "train.lr=0.01",
+    f"train.max_steps={STEPS}",
+]
 
 
 @pytest.fixture(scope="module")
 def ctx():
     c = multiprocessing.get_context("forkserver")
     # torch.optim imports torch._dynamo on first use (seconds): import it once, in the server
-    c.set_forkserver_preload(["torch", "torch._dynamo", "torch.utils.tensorboard", "c2fsum.training.trainer",
-                              "crash_child"])
+    c.set_forkserver_preload(
+        ["torch", "torch._dynamo", "torch.utils.tensorboard", "c2fsum.training.trainer", "crash_child"]
+    )
     return c
 
 
-def run_child(ctx, data, out, *, kill_after: float | None = None, fault: str | None = None,
-              after_saves: int = 0) -> int:
+def run_child(
+    ctx, data, out, *, kill_after: float | None = None, fault: str | None = None, after_saves: int = 0
+) -> int:
     """Train in a child process (resuming if ``out`` holds a checkpoint); return its exit code."""
     resume = existing_checkpoint_dir(out / "last") is not None
     p = ctx.Process(target=crash_child.train, args=(CFG, str(data), str(out), resume, fault, after_saves))
@@ -49,7 +65,7 @@ def run_child(ctx, data, out, *, kill_after: float | None = None, fault: str | N
     if kill_after is not None:
         p.join(kill_after)
         if p.is_alive():
-            p.kill()                                   # SIGKILL
+            p.kill()  # SIGKILL
     p.join(120)
     assert p.exitcode is not None, "training child did not finish"
     return p.exitcode
@@ -63,8 +79,8 @@ def assert_every_checkpoint_readable(out: Path, seen: set[str]) -> None:
             continue
         seen.add(name)
         assert (d / "manifest.json").exists(), f"{d}: no manifest"
-        verify_checkpoint(d)                           # every file present, complete, unaltered
-        load_checkpoint(d)                             # and the model rebuilds from it
+        verify_checkpoint(d)  # every file present, complete, unaltered
+        load_checkpoint(d)  # and the model rebuilds from it
         assert set(load_file(str(d / "rng.safetensors"))) >= {"torch_cpu"}
 
 
@@ -78,19 +94,19 @@ def test_sigkill_at_random_moments_and_during_checkpoint_writing(ctx, prepared_s
 
     out, seen, kills = tmp_path / "killed", set(), []
     rng = random.Random(2026)
-    for fault in crash_child.CHECKPOINT_FAULTS:           # at chosen points of a checkpoint write
+    for fault in crash_child.CHECKPOINT_FAULTS:  # at chosen points of a checkpoint write
         code = run_child(ctx, prepared_small, out, fault=fault, after_saves=rng.randint(1, 4))
         kills.append((fault, code))
         assert code == -signal.SIGKILL, (fault, code)
         assert_every_checkpoint_readable(out, seen)
-    for _ in range(3):                                    # at random moments
+    for _ in range(3):  # at random moments
         t0 = time.monotonic()
         code = run_child(ctx, prepared_small, out, kill_after=rng.uniform(0.15, 0.6))
         kills.append(("random", code, round(time.monotonic() - t0, 2)))
         assert_every_checkpoint_readable(out, seen)
         if code == 0:
             break
-    while code != 0:                                      # finish the run
+    while code != 0:  # finish the run
         code = run_child(ctx, prepared_small, out)
         assert code in (0,), code
     assert sum(1 for k in kills if k[1] == -signal.SIGKILL) >= len(crash_child.CHECKPOINT_FAULTS) + 1, kills

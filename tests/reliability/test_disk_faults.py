@@ -27,9 +27,19 @@ from c2fsum.training.checkpoint import CheckpointError, load_checkpoint, save_ch
 from c2fsum.training.trainer import Trainer
 from c2fsum.utils.io import atomic_write_text
 
-TINY = ["model.emb_dim=16", "model.hidden=24", "model.enc_layers=1", "model.dec_layers=1", "data.chunks=4",
-        "data.chunk_len=20", "data.max_tgt_len=20", "train.batch_size=8", "data.vocab_size=500", "decode.max_len=6",
-        "decode.beam=1"]
+TINY = [
+    "model.emb_dim=16",
+    "model.hidden=24",
+    "model.enc_layers=1",
+    "model.dec_layers=1",
+    "data.chunks=4",
+    "data.chunk_len=20",
+    "data.max_tgt_len=20",
+    "train.batch_size=8",
+    "data.vocab_size=500",
+    "decode.max_len=6",
+    "decode.beam=1",
+]
 
 
 @contextmanager
@@ -77,8 +87,8 @@ def test_disk_full_while_saving_a_checkpoint_keeps_the_previous_one(run, tmp_pat
         before = listing(fs)
         with pytest.raises(CheckpointError, match=r"fs/last: cannot write the checkpoint \(.*No space left on device"):
             save_checkpoint(fs / "last", model=loaded.model, config=loaded.config, vocab=loaded.vocab)
-        assert listing(fs) == before                       # no temporary folder left behind
-        again = load_checkpoint(fs / "last")                # the previous checkpoint is intact
+        assert listing(fs) == before  # no temporary folder left behind
+        again = load_checkpoint(fs / "last")  # the previous checkpoint is intact
         assert all(torch.equal(v, loaded.model.state_dict()[k]) for k, v in again.model.state_dict().items())
 
 
@@ -87,7 +97,7 @@ def test_disk_full_during_prepare_leaves_no_partial_split(raw_small, tmp_path):
         with pytest.raises(OSError, match="No space left on device") as e:
             prepare(raw_small, fs / "data", vocab_size=1000, workers=1, progress=False)
         assert e.value.errno == errno.ENOSPC
-        assert listing(fs / "data") == []                   # the .train.jsonl.tmp was removed
+        assert listing(fs / "data") == []  # the .train.jsonl.tmp was removed
 
 
 def test_read_only_output_directory(run, raw_small, tmp_path, capsys):
@@ -105,8 +115,22 @@ def test_read_only_output_directory(run, raw_small, tmp_path, capsys):
         assert (fs / "data" / "old.txt").read_text() == "kept\n"
         assert main(["-q", "prepare", "--input", str(raw_small), "--output", str(fs / "data"), "--workers", "1"]) == 2
         assert "Read-only file system" in capsys.readouterr().err
-        assert main(["-q", "summarize", "--model", str(run), "--beam", "1", "--attention-out",
-                     str(fs / "attn.json"), str(doc)]) == 2
+        assert (
+            main(
+                [
+                    "-q",
+                    "summarize",
+                    "--model",
+                    str(run),
+                    "--beam",
+                    "1",
+                    "--attention-out",
+                    str(fs / "attn.json"),
+                    str(doc),
+                ]
+            )
+            == 2
+        )
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "Read-only file system" in err[0] and "attn.json" in err[0], err
         assert listing(fs) == ["data", "data/old.txt"]
@@ -123,19 +147,34 @@ def test_injected_disk_full_in_the_middle_of_the_weights(run, tmp_path, monkeypa
         with open(filename, "r+b") as f:
             f.truncate(os.path.getsize(filename) // 2)
         raise SafetensorError("Error while serializing: I/O error: No space left on device (os error 28)")
+
     monkeypatch.setattr(checkpoint, "save_file", half_then_enospc)
     with pytest.raises(CheckpointError, match=r"last: cannot write the checkpoint .*No space left on device"):
         save_checkpoint(ckpt, model=loaded.model, config=loaded.config, vocab=loaded.vocab)
-    assert listing(tmp_path) == sorted(["last"] + [f"last/{p.name}" for p in ckpt.iterdir()])   # no temporary folder
+    assert listing(tmp_path) == sorted(["last"] + [f"last/{p.name}" for p in ckpt.iterdir()])  # no temporary folder
     load_checkpoint(ckpt)
 
 
-def test_injected_disk_full_stops_training_with_one_line_and_a_good_checkpoint(prepared_small, tmp_path, monkeypatch,
-                                                                              capsys):
+def test_injected_disk_full_stops_training_with_one_line_and_a_good_checkpoint(
+    prepared_small, tmp_path, monkeypatch, capsys
+):
     out = tmp_path / "run"
-    args = ["-q", "train", "--config", str(Path(__file__).resolve().parents[2] / "configs" / "model0-cpu.yaml"),
-            "--data", str(prepared_small), "--out", str(out), "--max-steps", "2", "--set", *TINY,
-            "data.val_holdout=0", "train.eval_every=1"]
+    args = [
+        "-q",
+        "train",
+        "--config",
+        str(Path(__file__).resolve().parents[2] / "configs" / "model0-cpu.yaml"),
+        "--data",
+        str(prepared_small),
+        "--out",
+        str(out),
+        "--max-steps",
+        "2",
+        "--set",
+        *TINY,
+        "data.val_holdout=0",
+        "train.eval_every=1",
+    ]
     real, calls = checkpoint._write_manifest, {"n": 0}
 
     def enospc_on_the_third_save(folder):
@@ -143,13 +182,14 @@ def test_injected_disk_full_stops_training_with_one_line_and_a_good_checkpoint(p
         if calls["n"] == 3:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(folder / "manifest.json"))
         real(folder)
+
     monkeypatch.setattr(checkpoint, "_write_manifest", enospc_on_the_third_save)
     assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cannot write the checkpoint (No space left on device [ENOSPC])" in err[0], err
     step1 = load_file(str(out / "last" / "model.safetensors"))
     assert load_checkpoint(out, which="last") and not list(out.glob(".*.tmp"))
-    monkeypatch.setattr(checkpoint, "_write_manifest", real)            # space freed: resume and finish
+    monkeypatch.setattr(checkpoint, "_write_manifest", real)  # space freed: resume and finish
     assert main(args + ["--resume"]) == 0
     assert any(not torch.equal(step1[k], v) for k, v in load_file(str(out / "last" / "model.safetensors")).items())
 
@@ -159,6 +199,7 @@ def test_injected_read_only_directory_for_small_files(tmp_path, monkeypatch):
 
     def erofs(*a, **k):
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(tmp_path))
+
     monkeypatch.setattr("tempfile.mkstemp", erofs)
     with pytest.raises(OSError, match="Read-only file system"):
         atomic_write_text(tmp_path / "metrics.json", "new\n")

@@ -23,9 +23,19 @@ from c2fsum.config import load_config
 from c2fsum.data.prepare import prepare
 from c2fsum.training.trainer import Trainer
 
-TINY = ["model.emb_dim=16", "model.hidden=24", "model.enc_layers=1", "model.dec_layers=1", "data.chunks=4",
-        "data.chunk_len=20", "data.max_tgt_len=20", "train.batch_size=8", "data.vocab_size=500", "decode.max_len=6",
-        "decode.beam=2"]
+TINY = [
+    "model.emb_dim=16",
+    "model.hidden=24",
+    "model.enc_layers=1",
+    "model.dec_layers=1",
+    "data.chunks=4",
+    "data.chunk_len=20",
+    "data.max_tgt_len=20",
+    "train.batch_size=8",
+    "data.vocab_size=500",
+    "decode.max_len=6",
+    "decode.beam=2",
+]
 WHITESPACE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2007\u200a\u2028\u2029\u202f\u205f\u3000"
 INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 
@@ -37,15 +47,36 @@ def _mixed(parts: tuple[str, str]) -> str:
 
 
 hostile = st.one_of(
-    st.text(max_size=400),                                                        # any Unicode (no surrogates)
+    st.text(max_size=400),  # any Unicode (no surrogates)
     st.text(st.characters(categories=["Cc", "Cf", "Co", "Cs", "Zl", "Zp", "Zs", "Mn"]), max_size=200),
-    st.text(alphabet=WHITESPACE + INVISIBLE, max_size=60),                        # empty / whitespace only
-    st.binary(max_size=400).map(lambda b: b.decode("latin-1")),                   # binary read as Latin-1
+    st.text(alphabet=WHITESPACE + INVISIBLE, max_size=60),  # empty / whitespace only
+    st.binary(max_size=400).map(lambda b: b.decode("latin-1")),  # binary read as Latin-1
     st.binary(max_size=400).map(lambda b: b.decode("utf-8", "surrogateescape")),  # binary with lone surrogates
-    st.tuples(st.text(max_size=100), st.text(max_size=100)).map(_mixed),          # mixed encodings
-    st.lists(st.sampled_from(["the", "</s>", "<unk>", "-lrb-", "''", "``", "#", "...", "http://x.y/z?a=1",
-                              "\x00", "\u202e", "e\u0301", "\U0001f600", "\ufffd", "n't", "'s", "<pad>"]),
-             max_size=80).map(" ".join),                                          # tokens that mean something
+    st.tuples(st.text(max_size=100), st.text(max_size=100)).map(_mixed),  # mixed encodings
+    st.lists(
+        st.sampled_from(
+            [
+                "the",
+                "</s>",
+                "<unk>",
+                "-lrb-",
+                "''",
+                "``",
+                "#",
+                "...",
+                "http://x.y/z?a=1",
+                "\x00",
+                "\u202e",
+                "e\u0301",
+                "\U0001f600",
+                "\ufffd",
+                "n't",
+                "'s",
+                "<pad>",
+            ]
+        ),
+        max_size=80,
+    ).map(" ".join),  # tokens that mean something
 )
 
 
@@ -60,10 +91,10 @@ def _summarize_or_clear_error(model, text: str) -> None:
     try:
         out = model.summarize(["A normal first article about the city council.", text], beam=2, max_len=6)
     except ValueError as e:
-        assert str(e).startswith("text 1: empty article"), e          # names the text, says what is wrong
+        assert str(e).startswith("text 1: empty article"), e  # names the text, says what is wrong
         return
     assert len(out) == 2 and all(isinstance(s.text, str) for s in out)
-    json.dumps([s.to_json() for s in out])                              # serializable (the API and --attention-out)
+    json.dumps([s.to_json() for s in out])  # serializable (the API and --attention-out)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -79,7 +110,7 @@ def test_empty_and_whitespace_only_text_is_a_clear_error(model, text):
 
 
 def test_a_single_million_word_line_is_summarized_in_bounded_memory(model):
-    text = " ".join(["word"] * 1_000_000)               # 5 MB, one line, no sentence end
+    text = " ".join(["word"] * 1_000_000)  # 5 MB, one line, no sentence end
     tracemalloc.start()
     try:
         out = model.summarize([text], beam=2, max_len=6)
@@ -87,7 +118,7 @@ def test_a_single_million_word_line_is_summarized_in_bounded_memory(model):
     finally:
         tracemalloc.stop()
     assert out[0].source[:3] == ["word", "word", "word"] and len(out[0].source) == 4 * 20
-    assert peak < 20 * 2**20, f"peak Python memory {peak / 2**20:.1f} MiB"   # the grid is read, not the text
+    assert peak < 20 * 2**20, f"peak Python memory {peak / 2**20:.1f} MiB"  # the grid is read, not the text
 
 
 def test_non_str_input_is_a_clear_error(model):
@@ -105,8 +136,11 @@ def test_the_cli_refuses_binary_and_mixed_encoding_files_by_name(model, tmp_path
 
 
 # -- prepare ----------------------------------------------------------------------------------------------
-GOOD = {"id": "good", "article": "The council met on Monday. It voted to build a new bridge over the river.",
-        "highlights": "Council votes for a new bridge."}
+GOOD = {
+    "id": "good",
+    "article": "The council met on Monday. It voted to build a new bridge over the river.",
+    "highlights": "Council votes for a new bridge.",
+}
 
 
 def _prepare_lines(folder: Path, lines: list[bytes]) -> dict:
@@ -127,19 +161,21 @@ def test_prepare_keeps_good_documents_and_accounts_for_every_hostile_one(tmp_pat
     folder = tmp_path_factory.mktemp("p")
     bad = json.dumps({"id": "hostile", "article": article, "highlights": highlights}).encode()
     stats = _prepare_lines(folder, [json.dumps(GOOD).encode(), bad, json.dumps({**GOOD, "id": "good2"}).encode()])
-    assert stats["splits"]["train"]["documents"] >= 2 and _accounted(stats) == 3       # nothing dropped silently
+    assert stats["splits"]["train"]["documents"] >= 2 and _accounted(stats) == 3  # nothing dropped silently
     ids = [json.loads(x)["id"] for x in (folder / "out" / "train.jsonl").read_text(encoding="utf-8").splitlines()]
     assert ids[0] == "good" and ids[-1] == "good2"
 
 
 def test_prepare_reports_binary_and_mixed_encoding_lines_and_goes_on(tmp_path, caplog):
-    lines = [json.dumps(GOOD).encode(),
-             b'{"id": "latin1", "article": "na\xefve caf\xe9", "highlights": "x"}',     # Latin-1 inside UTF-8 JSON
-             bytes(b for b in range(256) if b != 10),                                 # binary garbage, one line
-             b"\x00" * 64,                                                            # NUL bytes
-             json.dumps({**GOOD, "id": "lone", "article": "bad \udc80 surrogate"}).encode(),  # escaped lone surrogate
-             json.dumps({**GOOD, "id": "empty", "article": " \t "}).encode(),
-             json.dumps({**GOOD, "id": "good2"}).encode()]
+    lines = [
+        json.dumps(GOOD).encode(),
+        b'{"id": "latin1", "article": "na\xefve caf\xe9", "highlights": "x"}',  # Latin-1 inside UTF-8 JSON
+        bytes(b for b in range(256) if b != 10),  # binary garbage, one line
+        b"\x00" * 64,  # NUL bytes
+        json.dumps({**GOOD, "id": "lone", "article": "bad \udc80 surrogate"}).encode(),  # escaped lone surrogate
+        json.dumps({**GOOD, "id": "empty", "article": " \t "}).encode(),
+        json.dumps({**GOOD, "id": "good2"}).encode(),
+    ]
     stats = _prepare_lines(tmp_path, lines)
     s = stats["splits"]["train"]
     assert s["documents"] >= 2 and _accounted(stats) == len(lines), s

@@ -22,9 +22,20 @@ from c2fsum.config import load_config
 from c2fsum.training.checkpoint import FORMAT_VERSION, CheckpointError, _write_manifest, load_checkpoint
 from c2fsum.training.trainer import Trainer
 
-TINY = ["model.emb_dim=16", "model.hidden=24", "model.enc_layers=1", "model.dec_layers=1", "data.chunks=4",
-        "data.chunk_len=20", "data.max_tgt_len=20", "train.batch_size=8", "train.seed=3", "data.vocab_size=500",
-        "decode.max_len=8", "decode.beam=2"]
+TINY = [
+    "model.emb_dim=16",
+    "model.hidden=24",
+    "model.enc_layers=1",
+    "model.dec_layers=1",
+    "data.chunks=4",
+    "data.chunk_len=20",
+    "data.max_tgt_len=20",
+    "train.batch_size=8",
+    "train.seed=3",
+    "data.vocab_size=500",
+    "decode.max_len=8",
+    "decode.beam=2",
+]
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +75,7 @@ def test_tampered_bytes(ckpt):
     f = ckpt / "model.safetensors"
     good = f.read_bytes()
     data = bytearray(good)
-    data[-10] ^= 0xFF                          # one byte of a tensor, the file still parses
+    data[-10] ^= 0xFF  # one byte of a tensor, the file still parses
     f.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="model.safetensors: content altered"):
         load_checkpoint(ckpt)
@@ -78,7 +89,7 @@ def _rewrite_weights(ckpt: Path, change) -> None:
     w = load_file(str(ckpt / "model.safetensors"))
     change(w)
     save_file(w, str(ckpt / "model.safetensors"))
-    _write_manifest(ckpt)                  # a consistent manifest: the fault is in the content itself
+    _write_manifest(ckpt)  # a consistent manifest: the fault is in the content itself
 
 
 def test_missing_tensor(ckpt):
@@ -104,7 +115,7 @@ def test_unexpected_tensor_and_wrong_dtype_and_nan(ckpt):
 
 def test_wrong_vocabulary_size(ckpt):
     lines = (ckpt / "vocab.txt").read_text(encoding="utf-8").splitlines(keepends=True)
-    (ckpt / "vocab.txt").write_text("".join(lines[:300]), encoding="utf-8")        # 300 entries, weights have 504
+    (ckpt / "vocab.txt").write_text("".join(lines[:300]), encoding="utf-8")  # 300 entries, weights have 504
     _write_manifest(ckpt)
     with pytest.raises(CheckpointError, match=r"has shape \[504, 16\], .* expects \[300, 16\].*wrong vocabulary size"):
         load_checkpoint(ckpt)
@@ -113,8 +124,11 @@ def test_wrong_vocabulary_size(ckpt):
 def test_other_format_version_and_not_a_manifest(ckpt):
     m = json.loads((ckpt / "manifest.json").read_text())
     (ckpt / "manifest.json").write_text(json.dumps({**m, "version": FORMAT_VERSION + 1}))
-    with pytest.raises(CheckpointError, match=rf"format version {FORMAT_VERSION + 1}, this c2fsum reads version "
-                                              rf"{FORMAT_VERSION}"):
+    with pytest.raises(
+        CheckpointError,
+        match=rf"format version {FORMAT_VERSION + 1}, this c2fsum reads version "
+        rf"{FORMAT_VERSION}",
+    ):
         load_checkpoint(ckpt)
     (ckpt / "manifest.json").write_text('{"weights": 1}')
     with pytest.raises(CheckpointError, match="not a c2fsum checkpoint manifest"):

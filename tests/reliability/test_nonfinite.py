@@ -17,9 +17,19 @@ from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, r
 from c2fsum.training.checkpoint import load_checkpoint
 from c2fsum.training.trainer import Trainer, TrainingError
 
-TINY = ["model.emb_dim=16", "model.hidden=24", "model.enc_layers=1", "model.dec_layers=1", "data.chunks=4",
-        "data.chunk_len=20", "data.max_tgt_len=20", "train.batch_size=8", "train.seed=5", "data.vocab_size=500",
-        "train.log_every=1"]
+TINY = [
+    "model.emb_dim=16",
+    "model.hidden=24",
+    "model.enc_layers=1",
+    "model.dec_layers=1",
+    "data.chunks=4",
+    "data.chunk_len=20",
+    "data.max_tgt_len=20",
+    "train.batch_size=8",
+    "train.seed=5",
+    "data.vocab_size=500",
+    "train.log_every=1",
+]
 
 
 def weights(run):
@@ -35,6 +45,7 @@ def poison_loss_at(trainer: Trainer, steps: set[int], value: float = float("nan"
         if trainer.pos.step + 1 in steps:
             loss = loss * value
         return loss, nll
+
     trainer.batch_loss = batch_loss
 
 
@@ -44,8 +55,10 @@ def test_a_nan_loss_skips_the_step_and_warns(prepared_small, tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="c2fsum.training.trainer"):
         summary = t.fit()
     assert summary["steps"] == 2 and t.pos.skipped == 1
-    assert any("step 2" in r.message and "skipped, training loss: 1 of 1 values are not finite (1 NaN" in r.message
-               for r in caplog.records)
+    assert any(
+        "step 2" in r.message and "skipped, training loss: 1 of 1 values are not finite (1 NaN" in r.message
+        for r in caplog.records
+    )
     # the skipped step left the parameters as step 1 made them
     one = Trainer(load_config(None, TINY + ["train.max_steps=1"]), prepared_small, tmp_path / "one", progress=False)
     one.fit()
@@ -72,8 +85,11 @@ def test_too_many_faults_in_a_row_stop_with_the_last_good_checkpoint_intact(prep
     cfg = load_config(None, TINY + ["train.max_steps=10", "train.eval_every=1", "train.max_nonfinite_steps=2"])
     t = Trainer(cfg, prepared_small, tmp_path / "t", progress=False)
     poison_loss_at(t, set(range(2, 11)), float("inf"))
-    with pytest.raises(TrainingError, match=r"step 4 .*3 consecutive steps with NaN/Inf \(train.max_nonfinite_steps=2\)"
-                                            r".*last good checkpoint .*last is intact"):
+    with pytest.raises(
+        TrainingError,
+        match=r"step 4 .*3 consecutive steps with NaN/Inf \(train.max_nonfinite_steps=2\)"
+        r".*last good checkpoint .*last is intact",
+    ):
         t.fit()
     one = Trainer(load_config(None, TINY + ["train.max_steps=1"]), prepared_small, tmp_path / "one", progress=False)
     one.fit()
@@ -105,16 +121,17 @@ def test_reinforce_checks_rewards_returns_baseline_and_advantages():
         reinforce_loss(logp, R, torch.tensor([0.0, float("inf"), 0.0]), mask, 0.3)
     with pytest.raises(NonFiniteError, match="REINFORCE returns"):
         reinforce_loss(logp, torch.tensor([[float("nan"), 0.0, 0.0]]), torch.zeros(3), mask, 0.3)
-    with pytest.raises(NonFiniteError, match="REINFORCE advantages"):     # finite inputs, overflowing difference
+    with pytest.raises(NonFiniteError, match="REINFORCE advantages"):  # finite inputs, overflowing difference
         reinforce_loss(logp, torch.tensor([[3e38, 0.0, 0.0]]), torch.tensor([-3e38, 0.0, 0.0]), mask, 0.3)
     b = MovingAverageBaseline(0.1)
     with pytest.raises(NonFiniteError, match="baseline update"):
         b.update(torch.tensor([[float("nan"), 1.0, 1.0]]), mask)
-    assert b.state() == []                                           # nothing absorbed
+    assert b.state() == []  # nothing absorbed
 
 
-def test_model3_skips_a_step_whose_rewards_are_nan_and_keeps_its_baseline(prepared_small, tmp_path, monkeypatch,
-                                                                          caplog):
+def test_model3_skips_a_step_whose_rewards_are_nan_and_keeps_its_baseline(
+    prepared_small, tmp_path, monkeypatch, caplog
+):
     cfg = load_config(None, TINY + ["model.family=model3", "model.chunk_filters=8", "train.max_steps=2"])
     t = Trainer(cfg, prepared_small, tmp_path / "m3", progress=False)
     real = reinforce.discounted_returns
@@ -124,8 +141,9 @@ def test_model3_skips_a_step_whose_rewards_are_nan_and_keeps_its_baseline(prepar
             rewards = rewards.clone()
             rewards[0, 0] = float("nan")
         return real(rewards, mask, gamma)
+
     monkeypatch.setattr("c2fsum.training.trainer.discounted_returns", poisoned)
     with caplog.at_level(logging.WARNING, logger="c2fsum.training.trainer"):
         t.fit()
     assert t.pos.skipped == 1 and any("REINFORCE rewards: 1 of" in r.message for r in caplog.records)
-    assert all(v == v for v in t.baseline.state()) and t.baseline.state()                # updated at step 1 only
+    assert all(v == v for v in t.baseline.state()) and t.baseline.state()  # updated at step 1 only

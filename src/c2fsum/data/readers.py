@@ -507,7 +507,7 @@ class Source:
         if self.kind == "table":
             yield from read_table(self.paths[0], skips)
         elif self.kind == "stories":
-            ids = self.ids or [None] * len(self.paths)
+            ids: list[str | None] = list(self.ids) if self.ids else [None] * len(self.paths)
             for path, doc_id in zip(self.paths, ids, strict=True):
                 doc = read_story(path, skips, doc_id=doc_id)
                 if doc is not None:

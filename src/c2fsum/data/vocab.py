@@ -157,7 +157,7 @@ class Vocab:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Vocab) and self.itos == other.itos and self.counts == other.counts
 
-    __hash__ = None  # mutable lists inside
+    __hash__ = None  # type: ignore[assignment]  # mutable lists inside
 
     def __repr__(self) -> str:
         return f"Vocab({len(self)} entries: {self.itos[4:9]}...)"

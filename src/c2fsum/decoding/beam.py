@@ -249,7 +249,7 @@ def _read_back(
                     tokens=tokens[i],
                     score=h.score,
                     norm_score=h.norm_score,
-                    attn=attn[i, :n].clone(),
+                    attn=attn[i, :n].clone(),  # type: ignore[index]
                     coarse=None if coarse is None else coarse[i, :n].clone(),
                     eos=h.eos,
                 )

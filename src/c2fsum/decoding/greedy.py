@@ -103,15 +103,15 @@ def greedy_decode(
     tok_all = tok_all.cpu()
     attn_all = gather_history(attn, n_docs, n_steps)
     coarse_all = gather_history(coarse, n_docs, n_steps) if coarse else None
-    final = final.cpu().tolist()
+    final_scores = final.cpu().tolist()
     hyps = []
     for d in range(n_docs):
         n, n_tok = lengths[d], lengths[d] - int(ended_eos[d])
         hyps.append(
             Hypothesis(
                 tokens=tok_all[d, :n_tok].tolist(),
-                score=final[d],
-                norm_score=final[d],
+                score=final_scores[d],
+                norm_score=final_scores[d],
                 attn=attn_all[d, :n].clone(),
                 coarse=None if coarse_all is None else coarse_all[d, :n].clone(),
                 eos=ended_eos[d],

@@ -119,7 +119,8 @@ class TrigramBlocker:
 
     def advance(self, parents: list[int], tokens: list[int]) -> None:
         """New rows: row ``j`` extends old row ``parents[j]`` with ``tokens[j]``."""
-        last, seen = [], []
+        last: list[tuple[int, ...]] = []
+        seen: list = []
         for p, c in zip(parents, tokens, strict=True):
             l_p, s_p = self.last[p], self.seen[p]
             if len(l_p) == 2:

@@ -32,7 +32,8 @@ def ids_to_words(tokens: list[int], itos: list[str], oovs: list[str], *, unk: st
 
 def split_sentences(words: list[str]) -> list[list[str]]:
     """Cut a generated word sequence after each sentence-final token (``. ! ?``) or ``</s>``."""
-    out, cur = [], []
+    out: list[list[str]] = []
+    cur: list[str] = []
     for w in words:
         if w == "</s>":
             if cur:

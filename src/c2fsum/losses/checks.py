@@ -24,6 +24,8 @@ def require_finite(name: str, tensor: Tensor) -> Tensor:
         bad = ~torch.isfinite(tensor.detach())
         if bool(bad.any()):
             n_nan = int(torch.isnan(tensor.detach()).sum())
-            raise NonFiniteError(f"{name}: {int(bad.sum())} of {tensor.numel()} values are not finite "
-                                 f"({n_nan} NaN, {int(bad.sum()) - n_nan} Inf)")
+            raise NonFiniteError(
+                f"{name}: {int(bad.sum())} of {tensor.numel()} values are not finite "
+                f"({n_nan} NaN, {int(bad.sum()) - n_nan} Inf)"
+            )
     return tensor

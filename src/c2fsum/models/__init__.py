@@ -15,7 +15,7 @@ def build_model(cfg: ModelConfig, vocab_size: int, max_chunks: int = 10) -> Summ
 
     ``max_chunks`` (the grid's M) sizes the chunk-position embedding of +POS models.
     """
-    common = dict(vocab_size=vocab_size, emb_dim=cfg.emb_dim, hidden=cfg.hidden, enc_layers=cfg.enc_layers,
+    common: dict = dict(vocab_size=vocab_size, emb_dim=cfg.emb_dim, hidden=cfg.hidden, enc_layers=cfg.enc_layers,
                   dec_layers=cfg.dec_layers, dropout=cfg.dropout, input_feed=cfg.input_feed,
                   init_range=cfg.init_range, bidirectional=cfg.bidirectional, intra_decoder=cfg.intra_decoder,
                   pointer=cfg.pointer, share_embeddings=cfg.share_embeddings, output=cfg.output)

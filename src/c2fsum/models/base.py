@@ -152,7 +152,7 @@ class Summarizer(nn.Module):
         return prev.masked_fill(prev >= self.vocab_size, self.unk_id)
 
     def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor,
-                src_ext: Tensor | None = None, n_ext: int = 0) -> tuple[Tensor, Tensor]:
+                src_ext: Tensor | None = None, n_ext: int = 0) -> ForwardOutput:
         """Teacher-forced pass.
 
         Args:

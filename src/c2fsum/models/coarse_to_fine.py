@@ -54,7 +54,7 @@ class CoarseToFine(Model0):
                                           max_chunks=max_chunks, filters=chunk_filters, width=chunk_width,
                                           pos_dim=pos_dim, init_range=init_range)
         del self.attention
-        self.attention = CoarseToFineAttention(query_dim=hidden, word_dim=hidden,
+        self.attention = CoarseToFineAttention(query_dim=hidden, word_dim=hidden,  # type: ignore[assignment]
                                                chunk_dim=self.chunk_encoder.out_dim)
         for name, p in self.named_parameters():
             if p.requires_grad and (name.startswith("attention.") or name.startswith("chunk_encoder.")):
@@ -80,7 +80,7 @@ class CoarseToFine(Model0):
 
     def attend_source(self, top: Tensor, memory: Memory, past: Tensor | None
                       ) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None, Tensor | None]:
-        keys_t, chunk_keys_t = memory.cache
+        keys_t, chunk_keys_t = memory.cache  # type: ignore[misc]  # set by encode()
         values = memory.words.flatten(1, 2)                             # (B, S, H), a view
         o = self.attention(top, values, keys_t, chunk_keys_t, memory.word_mask, memory.chunk_mask,
                            mode=self.attention_mode(), samples=self.samples)

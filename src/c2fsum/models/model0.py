@@ -107,7 +107,7 @@ class Model0(Summarizer):
         Returns the context c~ ``(B, H)``, word attention ``(B, M, N)``, chunk attention ``(B, M)``
         (None here), the hard choice's log-probability (None here) and the temporal state.
         """
-        keys_t, mask = memory.cache
+        keys_t, mask = memory.cache  # type: ignore[misc]  # set by encode()
         values = memory.words.flatten(1, 2)                         # (B, S, H), a view
         ctx, alpha, past = self.attention(top, values, keys_t, mask, past)   # (B, H), (B, S)
         return ctx, alpha.view_as(memory.word_mask), None, None, past
@@ -125,7 +125,7 @@ class Model0(Summarizer):
         if self.input_feed:
             x = torch.cat([x, state.feed], -1)                     # (B, E + H)
         top, h, c = self.decoder(x, state.h, state.c)               # (B, H)
-        past, history = state.extra
+        past, history = state.extra  # type: ignore[misc]  # set by init_state()
         ctx, attn, coarse, policy, past = self.attend_source(top, memory, past)
         if self.combine is not None:                                # luong: c_t = tanh(W2 [c~; h_t])
             out = torch.tanh(self.combine(torch.cat([ctx, top], -1)))
@@ -192,8 +192,8 @@ class Model0(Summarizer):
             policies.append(policy)
             copies.append(p_copy)
         attn = torch.stack(attns, 1)                                # (B, T, M, N)
-        p_copy = torch.stack(copies, 1) if self.copies else None    # (B, T, 1)
+        p_copy = torch.stack(copies, 1) if self.copies else None  # type: ignore[arg-type]  # (B, T, 1)
         return ForwardOutput(
             logprobs=self.generate(torch.stack(feats, 1), attn, p_copy, memory), attn=attn,
-            coarse=torch.stack(coarses, 1) if coarses[0] is not None else None,
-            policy=torch.stack(policies, 1) if policies[0] is not None else None)
+            coarse=torch.stack(coarses, 1) if coarses[0] is not None else None,  # type: ignore[arg-type]
+            policy=torch.stack(policies, 1) if policies[0] is not None else None)  # type: ignore[arg-type]

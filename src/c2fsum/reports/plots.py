@@ -260,7 +260,7 @@ def training_curves(run_dirs: list[Path], out_path: str | Path, labels: list[str
     logs = [read_metrics_log(r) for r in run_dirs]
     fig = _figure(8.0, 5.0)
     ax = fig.add_subplot()
-    colors = colormaps["tab10" if len(logs) <= 10 else "tab20"].colors
+    colors = colormaps["tab10" if len(logs) <= 10 else "tab20"].colors  # type: ignore[attr-defined]
     runs = []
     for i, (mlog, label) in enumerate(zip(logs, labels, strict=True)):
         color = colors[i % len(colors)]

@@ -115,7 +115,7 @@ def _save_checkpoint(path: Path, *, model: torch.nn.Module, config: Config, voca
                 for i, s in enumerate(torch.cuda.get_rng_state_all()):
                     rng[f"torch_cuda_{i}"] = s
             save_file(rng, str(tmp / "rng.safetensors"))
-            np_state = np.random.get_state()
+            np_state: tuple = np.random.get_state()  # type: ignore[assignment]  # legacy tuple form
             (tmp / "rng.json").write_text(json.dumps({
                 "python": _py_state_to_json(random.getstate()),
                 "numpy": [np_state[0], np_state[1].tolist(), *np_state[2:]],

@@ -193,7 +193,7 @@ class Trainer:
             from c2fsum.modules.embeddings import load_pretrained
 
             for emb in (self.model.src_emb, self.model.tgt_emb):
-                load_pretrained(emb, self.vocab.itos, cfg.model.pretrained_emb,
+                load_pretrained(emb, self.vocab.itos, cfg.model.pretrained_emb,  # type: ignore[arg-type]
                                 binary=cfg.model.pretrained_binary)
         self.optimizer = make_optimizer(self.model, cfg)
         self.schedule = Schedule()
@@ -318,7 +318,7 @@ class Trainer:
             soft = self.pos.epoch < tc.soft_pretrain_epochs
             if not soft and tc.alternate > 0:
                 soft = bool(torch.rand(()) < tc.alternate)
-            model.use_soft = soft
+            model.use_soft = soft  # type: ignore[assignment]
         out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext)
         lp = target_logprobs(out.logprobs, loss_target(model, batch), batch.tgt_mask)   # (B, T)
         nll = -lp.sum()
@@ -374,7 +374,7 @@ class Trainer:
             return None, None, str(e)
         return loss, nll, None
 
-    def _clip_checked(self, params: list[torch.Tensor], max_norm: float) -> str | None:
+    def _clip_checked(self, params: list[torch.nn.Parameter], max_norm: float) -> str | None:
         """Clip the gradients to ``max_norm`` (0: no clipping); the reason if their norm is NaN/Inf."""
         norm = torch.nn.utils.clip_grad_norm_(params, max_norm if max_norm > 0 else math.inf)
         if not bool(torch.isfinite(norm)):
@@ -429,16 +429,16 @@ class Trainer:
                                 chunk_len=cfg.data.chunk_len).to(self.device)
                 loss, nll, fault = self._checked_loss(batch)        # NaN/Inf guard: see _skip_step
                 self.optimizer.zero_grad(set_to_none=True)
-                if fault is None:
+                if loss is not None:
                     loss.backward()
                     fault = self._clip_checked(params, tc.max_grad_norm)
-                if fault is None:
+                if fault is None and nll is not None:
                     self.optimizer.step()
                     self.pos.nonfinite_in_a_row = 0
                     window_nll += float(nll.detach())
                     window_tok += batch.n_tokens
                 else:
-                    self._skip_step(fault)
+                    self._skip_step(fault or "no loss")
                 self.pos.step += 1
                 self.pos.batch += 1
                 n_tok = batch.n_tokens + int(batch.src_mask.sum())
