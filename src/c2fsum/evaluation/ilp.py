@@ -5,7 +5,7 @@ stand-in for the thesis's BERKELEY baseline (Durrett et al. 2016, itself an ILP 
 and concepts). For one article with sentences ``j`` of ``l_j`` words and concepts ``i`` (bigrams)
 of weight ``w_i``::
 
-    maximize    sum_i w_i c_i  -  eps * sum_j (j / J) s_j
+    maximize    sum_i w_i c_i  -  eps * sum_j ((j + 1) / J) s_j
     subject to  sum_j l_j s_j <= L                       (length budget in words)
                 s_j <= c_i          for each concept i occurring in sentence j
                 sum_{j in occ(i)} s_j >= c_i   for each concept i
@@ -14,8 +14,8 @@ of weight ``w_i``::
 A concept is a bigram of lowercased tokens inside one sentence, not made only of stopwords and
 containing no punctuation; its weight is its count in the article. Concepts seen once are dropped
 when some concept is seen twice or more (``min_count``). The tiny ``eps`` term breaks ties
-towards earlier sentences, so the solution is unique. The solver is HiGHS through
-``scipy.optimize.milp``.
+towards earlier sentences and away from sentences that add nothing, so the solution is unique.
+The solver is HiGHS through ``scipy.optimize.milp``.
 """
 
 from __future__ import annotations
@@ -63,12 +63,14 @@ class IlpProblem:
         weights: ``(K,)`` concept weights.
         occurs: ``(K, J)`` bool, concept ``i`` occurs in sentence ``j``.
         budget: the length budget L in words.
+        concepts: the K bigrams, in the order of ``weights``.
     """
 
     lengths: np.ndarray
     weights: np.ndarray
     occurs: np.ndarray
     budget: int
+    concepts: list[tuple[str, str]]
 
 
 def build_problem(sentences: Sequence[Sequence[str]], budget: int, *, min_count: int = 2) -> IlpProblem:
@@ -88,7 +90,7 @@ def build_problem(sentences: Sequence[Sequence[str]], budget: int, *, min_count:
                 occurs[index[c], j] = True
     lengths = np.array([sum(1 for t in s if t not in SENTENCE_MARKS) for s in sentences], dtype=np.int64)
     weights = np.array([counts[c] for c in concepts], dtype=np.float64)
-    return IlpProblem(lengths=lengths, weights=weights, occurs=occurs, budget=int(budget))
+    return IlpProblem(lengths=lengths, weights=weights, occurs=occurs, budget=int(budget), concepts=concepts)
 
 
 def objective(problem: IlpProblem, selected: Sequence[int]) -> float:
@@ -96,7 +98,7 @@ def objective(problem: IlpProblem, selected: Sequence[int]) -> float:
     sel = sorted(set(selected))
     J = len(problem.lengths)
     covered = problem.occurs[:, sel].any(axis=1) if sel else np.zeros(len(problem.weights), dtype=bool)
-    return float(problem.weights[covered].sum()) - TIE_BREAK * sum(j / max(J, 1) for j in sel)
+    return float(problem.weights[covered].sum()) - TIE_BREAK * sum((j + 1) / max(J, 1) for j in sel)
 
 
 def solve(problem: IlpProblem) -> list[int]:
@@ -111,7 +113,7 @@ def solve(problem: IlpProblem) -> list[int]:
     if not fits.any():
         return []
     # variables: [c_1 .. c_K, s_1 .. s_J]; milp minimizes, so the objective is negated
-    cost = np.concatenate([-problem.weights, TIE_BREAK * np.arange(J) / J])
+    cost = np.concatenate([-problem.weights, TIE_BREAK * np.arange(1, J + 1) / J])
     rows = [coo_matrix(np.concatenate([np.zeros(K), problem.lengths]).reshape(1, -1))]
     lo, hi = [-np.inf], [float(problem.budget)]
     ki, kj = np.nonzero(problem.occurs)                     # s_j - c_i <= 0 per occurrence
