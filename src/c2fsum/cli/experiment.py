@@ -21,6 +21,16 @@ def _presets(text: str) -> list[str]:
     return names
 
 
+def _print_tables(out: str) -> None:
+    from c2fsum.reports.experiment import collect
+    from c2fsum.reports.tables import results_table
+
+    _, systems, _ = collect(out)
+    rows = [{**s.metrics, "model": s.label} for s in systems if s.metrics is not None]
+    if rows:
+        print(results_table(rows))
+
+
 def cmd_experiment(a: argparse.Namespace) -> int:
     from c2fsum.experiments.runner import ExperimentSettings, run_experiment
 
@@ -29,7 +39,9 @@ def cmd_experiment(a: argparse.Namespace) -> int:
 
         if not (Path(a.out) / "experiment.json").exists():
             raise FileNotFoundError(f"--out {a.out}: no experiment.json (run the experiment first)")
-        print(f"report written to {build_report(a.out, progress=not a.quiet)}")
+        path = build_report(a.out, progress=not a.quiet)
+        _print_tables(a.out)
+        print(f"report written to {path}")
         return 0
     if a.data is None or a.presets is None:
         raise ValueError("experiment: --data and --presets are required (unless --report-only)")
@@ -38,6 +50,7 @@ def cmd_experiment(a: argparse.Namespace) -> int:
                                   threads=a.threads, split=a.split, eval_limit=a.eval_limit or 0, beam=a.beam,
                                   device=a.device, seed=a.seed)
     result = run_experiment(settings, a.out, progress=not a.quiet)
+    _print_tables(a.out)
     for f in result["failures"]:
         print(f"failed: {f['preset']} ({f['stage']}): {f['error']}")
     print(f"report written to {result['report']}")
