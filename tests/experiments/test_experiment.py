@@ -12,6 +12,7 @@ from safetensors.torch import load_file
 
 from c2fsum.cli.main import main
 from c2fsum.config import load_config
+from c2fsum.evaluation.significance import compare_systems
 from c2fsum.experiments.runner import ExperimentSettings, preset_path, run_experiment
 from c2fsum.training.trainer import Trainer
 
@@ -71,6 +72,10 @@ def test_results_table_holds_the_metrics_files(exp):
         m = json.loads((exp / "eval" / r["Model"] / "metrics.json").read_text())
         assert (r["Entropy"], r["ln M"]) == (fmt(m["entropy"]), fmt(m["entropy_uniform"]))
         assert float(r["Entropy"]) <= float(r["ln M"]) + 1e-2
+    sig = markdown_table(md, "Against FIRST (paired bootstrap")
+    assert [r["System"] for r in sig] == ["LEAD-3", "ILP", *PRESETS]
+    r = compare_systems(exp / "eval" / "model3-cpu", exp / "eval" / "first", samples=1000, seed=0)["rougeL"]
+    assert sig[-1]["ROUGE-L diff [95% CI]"] == f"{r['diff']:+.2f} [{r['low']:+.2f}, {r['high']:+.2f}]"
     runs = markdown_table(md, "## Runs")
     for r in runs:
         finished = json.loads((exp / "runs" / r["Model"] / "finished.json").read_text())

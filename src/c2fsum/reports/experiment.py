@@ -34,6 +34,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from tqdm.auto import tqdm
 
 from c2fsum.data.prepare import read_prepared
+from c2fsum.evaluation.significance import compare_systems
 from c2fsum.reports.plots import heatmap_for_document, training_curves
 from c2fsum.reports.tables import COLUMNS, ENTROPY_COLUMNS, markdown_table, table_cells
 from c2fsum.utils.io import atomic_write_text
@@ -207,6 +208,39 @@ def orderings(rows: list[dict]) -> dict[str, str]:
     return out
 
 
+SIGNIFICANCE_SAMPLES = 1000
+
+
+def significance_rows(systems: list[System], reference: str = "first", *, samples: int = SIGNIFICANCE_SAMPLES,
+                      seed: int = 0) -> list[dict]:
+    """Each other system against ``reference`` (paired bootstrap, :mod:`c2fsum.evaluation.significance`):
+    one dict per system with ``"model"`` and, per metric, ``"+d [low, high]"`` and the p-value."""
+    ref = next((s for s in systems if s.key == reference and s.metrics is not None), None)
+    if ref is None:
+        return []
+    rows = []
+    for s in systems:
+        if s is ref or s.metrics is None:
+            continue
+        try:
+            r = compare_systems(s.eval_dir, ref.eval_dir, samples=samples, seed=seed)
+        except (ValueError, FileNotFoundError) as e:
+            rows.append({"model": s.label, "error": str(e).splitlines()[0]})
+            continue
+        row = {"model": s.label}
+        for m in ("rouge1", "rouge2", "rougeL"):
+            row[m] = f"{r[m]['diff']:+.2f} [{r[m]['low']:+.2f}, {r[m]['high']:+.2f}]"
+            row[m + "_p"] = r[m]["p_value"]
+        rows.append(row)
+    return rows
+
+
+SIGNIFICANCE_COLUMNS = (("System", "model", "{}"), ("ROUGE-1 diff [95% CI]", "rouge1", "{}"),
+                        ("p", "rouge1_p", "{:.3f}"), ("ROUGE-2 diff [95% CI]", "rouge2", "{}"),
+                        ("p", "rouge2_p", "{:.3f}"), ("ROUGE-L diff [95% CI]", "rougeL", "{}"),
+                        ("p", "rougeL_p", "{:.3f}"))
+
+
 def _png_data(path: Path | None) -> str | None:
     if path is None or not path.is_file():
         return None
@@ -276,6 +310,7 @@ def build_report(exp_dir: str | Path, *, n_examples: int = 3, heatmap_doc: str |
     results_head, results_body = table_cells(rows, COLUMNS)
     entropy_rows = [r for r in rows if r.get("entropy") is not None]
     entropy_head, entropy_body = table_cells(entropy_rows, ENTROPY_COLUMNS)
+    sig_rows = significance_rows(evaluated)
     run_rows = _run_rows(systems)
     run_head, run_body = table_cells(run_rows, RUN_COLUMNS)
     problems = [p for s in systems for p in s.problems if not p.endswith("timing.json: missing")]
@@ -288,6 +323,8 @@ def build_report(exp_dir: str | Path, *, n_examples: int = 3, heatmap_doc: str |
         "entropy": (entropy_head, entropy_body),
         "runs_md": markdown_table(run_rows, RUN_COLUMNS) if run_rows else "", "runs": (run_head, run_body),
         "orderings": orderings(rows), "examples": examples,
+        "significance_md": markdown_table(sig_rows, SIGNIFICANCE_COLUMNS) if sig_rows else "",
+        "significance": table_cells(sig_rows, SIGNIFICANCE_COLUMNS), "significance_samples": SIGNIFICANCE_SAMPLES,
         "heatmap_doc": doc_for_heatmap,
         "heatmaps": [{**h, "rel": h["path"].relative_to(exp).as_posix() if h["path"] else None,
                       "data": _png_data(h["path"])} for h in heatmaps],
