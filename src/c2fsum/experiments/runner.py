@@ -21,7 +21,7 @@ import json
 import logging
 import time
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from c2fsum.config import load_config
@@ -193,7 +193,8 @@ def run_experiment(settings: ExperimentSettings, exp_dir: str | Path, *, progres
         raise ExperimentError("--presets: give at least one preset")
     if settings.budget_minutes <= 0 and settings.epochs <= 0 and settings.max_steps <= 0:
         raise ExperimentError("give a training budget: --budget-minutes N or --epochs N")
-    data = Path(settings.data)
+    data = Path(settings.data).resolve()
+    settings = replace(settings, data=str(data))       # the same directory however a rerun spells it
     for f in ("vocab.txt", "train.jsonl", "val.jsonl", f"{settings.split}.jsonl"):
         if not (data / f).is_file():
             raise FileNotFoundError(f"--data {data}: no {f} (run `c2fsum prepare` first)")
