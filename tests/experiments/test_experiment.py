@@ -107,6 +107,14 @@ def test_rerun_keeps_finished_work_and_rebuilds_the_report(exp, prepared_small, 
     assert main(experiment_argv(prepared_small, exp)) == 0
     assert {p: p.stat().st_mtime_ns for p in kept} == before
     assert (exp / "report.md").exists()
+    # chosen documents
+    ids = [json.loads(x)["id"] for x in (exp / "eval" / "first" / "predictions.jsonl").read_text().splitlines()]
+    assert main(["-q", "experiment", "--out", str(exp), "--report-only", "--docs", ids[2]]) == 0
+    md = (exp / "report.md").read_text()
+    assert f"### Document {ids[2]}" in md and f"### Document {ids[0]}" not in md
+    assert f"Document {ids[2]}: one row per source chunk" in md
+    assert main(["-q", "experiment", "--out", str(exp), "--report-only", "--docs", "nope"]) == 2
+    assert "document 'nope': not among the predictions of FIRST" in capsys.readouterr().err
     # another budget in the same directory is refused, naming the setting
     assert main(experiment_argv(prepared_small, exp, steps=5)) == 2
     assert "max_steps=3, got 5" in capsys.readouterr().err

@@ -2,7 +2,7 @@
 
     c2fsum experiment --data DATA_DIR --presets P1,P2,... --out EXP_DIR (--budget-minutes N | --epochs N)
                       [--threads 1] [--eval-limit N] [--beam K] [--set key=value ...] [--device cpu|cuda]
-                      [--report-only]
+                      [--docs ID,...] [--report-only]
 
 Rerunning the same command keeps finished runs and evaluations, resumes an interrupted run and
 rebuilds the report (see :mod:`c2fsum.experiments.runner`).
@@ -39,7 +39,7 @@ def cmd_experiment(a: argparse.Namespace) -> int:
 
         if not (Path(a.out) / "experiment.json").exists():
             raise FileNotFoundError(f"--out {a.out}: no experiment.json (run the experiment first)")
-        path = build_report(a.out, progress=not a.quiet)
+        path = build_report(a.out, progress=not a.quiet, doc_ids=a.docs)
         _print_tables(a.out)
         print(f"report written to {path}")
         return 0
@@ -49,7 +49,7 @@ def cmd_experiment(a: argparse.Namespace) -> int:
                                   epochs=a.epochs or 0, max_steps=a.max_steps or 0, overrides=list(a.set or []),
                                   threads=a.threads, split=a.split, eval_limit=a.eval_limit or 0, beam=a.beam,
                                   device=a.device, seed=a.seed)
-    result = run_experiment(settings, a.out, progress=not a.quiet)
+    result = run_experiment(settings, a.out, progress=not a.quiet, doc_ids=a.docs)
     _print_tables(a.out)
     for f in result["failures"]:
         print(f"failed: {f['preset']} ({f['stage']}): {f['error']}")
@@ -78,6 +78,8 @@ def add_experiment_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--beam", type=int, metavar="K", help="beam size (config default)")
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     s.add_argument("--seed", type=int, help="random seed of every run")
+    s.add_argument("--docs", type=_presets, metavar="ID,ID,...",
+                   help="test documents shown side by side (default: the first 3); heatmaps use the first")
     s.add_argument("--report-only", action="store_true", help="only rebuild the report of --out")
     s.set_defaults(func=cmd_experiment)
     return s

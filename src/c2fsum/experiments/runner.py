@@ -183,7 +183,7 @@ def run_baselines(settings: ExperimentSettings, exp_dir: Path) -> dict[str, dict
 
 
 def run_experiment(settings: ExperimentSettings, exp_dir: str | Path, *, progress: bool = True,
-                   report: bool = True) -> dict:
+                   report: bool = True, doc_ids: list[str] | None = None) -> dict:
     """Train and evaluate every preset, run the baselines, then build the report.
 
     Returns ``{"runs": {preset: metrics}, "baselines": {...}, "failures": [...], "report": path}``.
@@ -225,5 +225,5 @@ def run_experiment(settings: ExperimentSettings, exp_dir: str | Path, *, progres
     if report:
         from c2fsum.reports.experiment import build_report
 
-        result["report"] = str(build_report(exp_dir, progress=progress))
+        result["report"] = str(build_report(exp_dir, progress=progress, doc_ids=doc_ids))
     return result

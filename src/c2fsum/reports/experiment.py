@@ -247,9 +247,13 @@ def _png_data(path: Path | None) -> str | None:
     return base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def build_report(exp_dir: str | Path, *, n_examples: int = 3, heatmap_doc: str | None = None,
+def build_report(exp_dir: str | Path, *, n_examples: int = 3, doc_ids: list[str] | None = None,
                  progress: bool = True) -> Path:
-    """Write ``report.md``, ``report.html`` and ``figures/`` into ``exp_dir``; returns the HTML's path."""
+    """Write ``report.md``, ``report.html`` and ``figures/`` into ``exp_dir``; returns the HTML's path.
+
+    ``doc_ids`` chooses the documents shown side by side (default: the first ``n_examples`` that
+    every system predicted); the heatmaps are drawn for the first of them.
+    """
     exp = Path(exp_dir)
     settings, systems, failures = collect(exp)
     data_dir, split = Path(settings["data"]), settings.get("split", "test")
@@ -261,7 +265,15 @@ def build_report(exp_dir: str | Path, *, n_examples: int = 3, heatmap_doc: str |
 
     # Figures 6.2-6.4: the same documents through every system
     preds = {s.key: _predictions(s) for s in evaluated}
-    ids = choose_documents([p for p in preds.values() if p], n_examples)
+    if doc_ids:
+        for doc_id in doc_ids:
+            missing = [s.label for s in evaluated if doc_id not in preds[s.key]]
+            if missing:
+                raise ValueError(f"document {doc_id!r}: not among the predictions of {', '.join(missing)} "
+                                 f"(first test ids: {', '.join(list(next(iter(preds.values()), {}))[:3])})")
+        ids = list(doc_ids)
+    else:
+        ids = choose_documents([p for p in preds.values() if p], n_examples)
     docs = _documents(data_dir, split, ids)
     examples = []
     for doc_id in ids:
@@ -273,7 +285,7 @@ def build_report(exp_dir: str | Path, *, n_examples: int = 3, heatmap_doc: str |
                                      if doc_id in preds[s.key]]})
 
     # Figures 6.5-6.12: coarse attention of each model on one document
-    doc_for_heatmap = heatmap_doc or (ids[0] if ids else None)
+    doc_for_heatmap = ids[0] if ids else None
     heatmaps = []
     for s in tqdm(models, desc="heatmaps", unit="model", disable=not progress):
         entry = {"label": s.label, "path": None, "error": None}
