@@ -158,3 +158,13 @@ def test_bad_arguments_fail_before_any_work(prepared_small, tmp_path, capsys):
     assert main(["-q", "experiment", "--data", str(tmp_path), "--presets", "model0-cpu", "--out", str(out),
                  "--epochs", "1"]) == 2
     assert re.search(r"no vocab.txt", capsys.readouterr().err)
+
+
+def test_orderings_mark_ties_at_the_tables_precision():
+    from c2fsum.reports.experiment import orderings
+
+    rows = [{"model": "A", "rouge1": 10.0, "rouge2": 0.0, "rougeL": 5.001},
+            {"model": "B", "rouge1": 12.0, "rouge2": 0.0, "rougeL": 4.999, "entropy": 1.5},
+            {"model": "C", "rouge1": 11.0, "rouge2": 1.0, "rougeL": 1.0, "entropy": 0.5}]
+    assert orderings(rows) == {"ROUGE-1": "B > C > A", "ROUGE-2": "C > A = B", "ROUGE-L": "A = B > C",
+                               "Entropy (lowest first)": "C < B"}

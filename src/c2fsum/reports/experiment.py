@@ -197,14 +197,26 @@ RUN_COLUMNS = (("Model", "model", "{}"), ("Family", "family", "{}"), ("Steps", "
                ("Device", "device", "{}"))
 
 
+def _ordering(rows: list[dict], key: str, descending: bool, sign: str) -> str:
+    """``"A > B = C"``: systems sorted by ``key``; equal at the tables' two decimals joined by ``=``."""
+    have = sorted((r for r in rows if isinstance(r.get(key), int | float)), key=lambda r: r[key],
+                  reverse=descending)
+    parts: list[str] = []
+    prev = None
+    for r in have:
+        shown = f"{r[key]:.2f}"
+        if parts:
+            parts.append(" = " if shown == prev else f" {sign} ")
+        parts.append(r["model"])
+        prev = shown
+    return "".join(parts)
+
+
 def orderings(rows: list[dict]) -> dict[str, str]:
     """Systems from best to worst by ROUGE-1/2/L and models from lowest to highest entropy."""
-    out = {}
-    for key, name in (("rouge1", "ROUGE-1"), ("rouge2", "ROUGE-2"), ("rougeL", "ROUGE-L")):
-        have = [r for r in rows if isinstance(r.get(key), int | float)]
-        out[name] = " > ".join(r["model"] for r in sorted(have, key=lambda r: -r[key]))
-    have = [r for r in rows if isinstance(r.get("entropy"), int | float)]
-    out["Entropy (lowest first)"] = " < ".join(r["model"] for r in sorted(have, key=lambda r: r["entropy"]))
+    out = {name: _ordering(rows, key, True, ">")
+           for key, name in (("rouge1", "ROUGE-1"), ("rouge2", "ROUGE-2"), ("rougeL", "ROUGE-L"))}
+    out["Entropy (lowest first)"] = _ordering(rows, "entropy", False, "<")
     return out
 
 
