@@ -5,7 +5,9 @@
                      [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S]
     c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--attention-out FILE] [FILE|-]
     c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N]
-    c2fsum baseline  first --data DATA_DIR --split SPLIT --out DIR
+    c2fsum baseline  first|lead3|ilp --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
+    c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N   (cli/experiment.py)
+    c2fsum compare   A B [--samples N] [--seed S]                                         (cli/compare.py)
     c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official]
 """
 
@@ -126,7 +128,8 @@ def cmd_baseline(a: argparse.Namespace) -> int:
     from c2fsum.evaluation.baselines import run_baseline
     from c2fsum.reports.tables import results_table
 
-    metrics = run_baseline(a.name, a.data, a.split, a.out, limit=a.limit or 0, official=a.official)
+    metrics = run_baseline(a.name, a.data, a.split, a.out, limit=a.limit or 0, official=a.official,
+                           ilp_budget=a.budget)
     print(results_table([metrics]))
     print(f"predictions and metrics written to {a.out}")
     return 0
@@ -218,8 +221,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     s.set_defaults(func=cmd_evaluate)
 
-    s = sub.add_parser("baseline", help="extractive baselines (FIRST: the article's first sentence)")
-    s.add_argument("name", choices=["first"])
+    s = sub.add_parser("baseline", help="extractive baselines: FIRST (first sentence), LEAD-3, ILP (bigram "
+                                        "coverage under a word budget)")
+    s.add_argument("name", choices=["first", "lead3", "ilp"])
+    s.add_argument("--budget", type=_positive_int, default=25, help="ilp: summary length budget in words (25)")
     s.add_argument("--data", required=True, metavar="DATA_DIR")
     s.add_argument("--split", default="test")
     s.add_argument("--out", required=True, metavar="DIR")
@@ -236,6 +241,12 @@ def build_parser() -> argparse.ArgumentParser:
     from c2fsum.cli.plot import add_plot_parser
 
     add_plot_parser(sub)
+
+    from c2fsum.cli.compare import add_compare_parser
+    from c2fsum.cli.experiment import add_experiment_parser
+
+    add_experiment_parser(sub)
+    add_compare_parser(sub)
 
     s = sub.add_parser("table", help="print metrics.json files as one results table")
     s.add_argument("metrics", nargs="+", metavar="METRICS", help="metrics.json files or their folders")

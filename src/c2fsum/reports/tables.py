@@ -33,3 +33,21 @@ def results_table(rows: list[dict]) -> str:
             ("R-L concat", "rougeL_concat", "{:.2f}"), ("Entropy", "entropy", "{:.2f}"),
             ("ln M", "entropy_uniform", "{:.2f}"))
     return format_table(rows, cols)
+
+
+ENTROPY_COLUMNS = (("Model", "model", "{}"), ("Entropy", "entropy", "{:.2f}"), ("ln M", "entropy_uniform", "{:.2f}"))
+"""The thesis's Table 6.2: mean entropy of the coarse (chunk) attention per generated word, and
+ln M, the entropy of the uniform distribution over the document's chunks."""
+
+
+def table_cells(rows: list[dict], columns=COLUMNS) -> tuple[list[str], list[list[str]]]:
+    """``(header, body)``: the formatted cells of :func:`format_table`, for other renderers (HTML)."""
+    return [c[0] for c in columns], [[_cell(fmt, r.get(key)) for _, key, fmt in columns] for r in rows]
+
+
+def markdown_table(rows: list[dict], columns=COLUMNS) -> str:
+    """The same cells as :func:`format_table` as a GitHub-flavoured Markdown table (numbers right-aligned)."""
+    header, body = table_cells(rows, columns)
+    align = ["---"] + ["---:"] * (len(header) - 1)
+    return "\n".join("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+                     for cells in (header, align, *body))

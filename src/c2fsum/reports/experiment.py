@@ -1,0 +1,368 @@
+"""The report of an experiment directory (``c2fsum experiment``), built only from files on disk.
+
+``build_report(EXP_DIR)`` writes ``report.md`` and ``report.html`` (images embedded, one file to
+share) and ``figures/*.png``:
+
+* the results table of the thesis's Table 6.1 (Model, PPL, ROUGE-1/2/L; FIRST, LEAD-3 and ILP as
+  rows), read from every ``eval/*/metrics.json``;
+* the entropy table of Table 6.2 (coarse-attention entropy per generated word, ln M);
+* predicted summaries side by side for a few documents (Figures 6.2-6.4: source, GOLD, the
+  baselines, each model), read from the ``predictions.jsonl`` files;
+* the chunk-attention heatmap of each model on one document (Figures 6.5-6.12), decoded from
+  the run's best checkpoint;
+* training / validation perplexity curves of all runs (Figure 6.1);
+* per run: the resolved ``config.json``, training and evaluation time; and the environment.
+
+A part that cannot be built (a missing file, a model that fails to decode) is reported in place
+with its reason; the rest of the report is still written.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import platform
+import sys
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from tqdm.auto import tqdm
+
+from c2fsum.data.prepare import read_prepared
+from c2fsum.evaluation.significance import compare_systems
+from c2fsum.reports.plots import heatmap_for_document, training_curves
+from c2fsum.reports.tables import COLUMNS, ENTROPY_COLUMNS, markdown_table, table_cells
+from c2fsum.utils.io import atomic_write_text
+
+log = logging.getLogger(__name__)
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+BASELINE_ORDER = ("first", "lead3", "ilp")
+SOURCE_WORDS = 400
+"""Words of the source shown beside the summaries (the models read the first 400)."""
+
+
+@dataclass
+class System:
+    """One row of the results table: a baseline or a trained preset.
+
+    ``key`` is its directory name under ``eval/`` (and ``runs/`` for a model).
+    """
+
+    key: str
+    label: str
+    kind: str                              # "baseline" or "model"
+    metrics: dict | None = None
+    eval_dir: Path | None = None
+    run_dir: Path | None = None
+    config: dict | None = None
+    finished: dict | None = None
+    eval_s: float | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def _read_json(path: Path, problems: list[str]):
+    if not path.is_file():
+        problems.append(f"{path}: missing")
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        problems.append(f"{path}: not valid JSON ({e.msg}, line {e.lineno})")
+        return None
+
+
+def collect(exp_dir: str | Path) -> tuple[dict, list[System], list[dict]]:
+    """``(settings, systems, failures)`` of an experiment directory; baselines first, then the
+    presets in the order of ``experiment.json``."""
+    exp = Path(exp_dir)
+    problems: list[str] = []
+    settings = _read_json(exp / "experiment.json", problems)
+    if settings is None:
+        raise FileNotFoundError(f"{exp}/experiment.json: missing or invalid (run `c2fsum experiment` first)")
+    failures = json.loads((exp / "failures.json").read_text(encoding="utf-8")) if (exp / "failures.json").exists() \
+        else []
+    systems = []
+    for key in BASELINE_ORDER:
+        s = System(key=key, label={"first": "FIRST", "lead3": "LEAD-3", "ilp": "ILP"}[key], kind="baseline",
+                   eval_dir=exp / "eval" / key)
+        s.metrics = _read_json(s.eval_dir / "metrics.json", s.problems)
+        timing = _read_json(s.eval_dir / "timing.json", [])
+        s.eval_s = timing.get("eval_s") if timing else None
+        systems.append(s)
+    for preset in settings.get("presets", []):
+        key = Path(preset).stem if Path(preset).suffix else preset
+        s = System(key=key, label=key, kind="model", eval_dir=exp / "eval" / key, run_dir=exp / "runs" / key)
+        s.config = _read_json(s.run_dir / "config.json", s.problems)
+        s.finished = _read_json(s.run_dir / "finished.json", s.problems)
+        s.metrics = _read_json(s.eval_dir / "metrics.json", s.problems)
+        timing = _read_json(s.eval_dir / "timing.json", [])
+        s.eval_s = timing.get("eval_s") if timing else None
+        systems.append(s)
+    return settings, systems, failures
+
+
+def _row(s: System) -> dict:
+    return {**(s.metrics or {}), "model": s.label}
+
+
+def _predictions(s: System) -> dict[str, dict]:
+    path = s.eval_dir / "predictions.jsonl" if s.eval_dir else None
+    if path is None or not path.is_file():
+        return {}
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                out[str(row["id"])] = row
+    return out
+
+
+def choose_documents(predictions: list[dict[str, dict]], n: int) -> list[str]:
+    """The first ``n`` ids (in the first system's order) that every system predicted."""
+    if not predictions:
+        return []
+    common = [i for i in predictions[0] if all(i in p for p in predictions[1:])]
+    return common[:n]
+
+
+def _source_text(doc: dict, words: int = SOURCE_WORDS) -> str:
+    toks = [t for sent in doc["src"] for t in sent if t not in ("<s>", "</s>")]
+    return " ".join(toks[:words]) + (" …" if len(toks) > words else "")
+
+
+def _documents(data_dir: Path, split: str, ids: list[str]) -> dict[str, dict]:
+    want, out = set(ids), {}
+    path = data_dir / f"{split}.jsonl"
+    if not want or not path.is_file():
+        return out
+    for doc in read_prepared(path):
+        if str(doc["id"]) in want:
+            out[str(doc["id"])] = doc
+            if len(out) == len(want):
+                break
+    return out
+
+
+def environment(systems: list[System]) -> dict[str, str]:
+    """Versions and hardware the report was built on, and the devices the runs used."""
+    import torch
+
+    def version(pkg: str) -> str:
+        try:
+            return metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    devices = sorted({(s.config or {}).get("train", {}).get("device", "?") for s in systems if s.kind == "model"})
+    cuda = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "not available"
+    return {"c2fsum": version("c2fsum"), "python": sys.version.split()[0], "platform": platform.platform(),
+            "torch": torch.__version__, "numpy": version("numpy"), "scipy": version("scipy"),
+            "matplotlib": version("matplotlib"), "jinja2": version("jinja2"), "rouge-score": version("rouge-score"),
+            "CPU cores": str(os.cpu_count()), "CUDA": cuda, "devices used for training": ", ".join(devices) or "-"}
+
+
+def _duration(seconds) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    m, s = divmod(int(round(seconds)), 60)
+    return f"{m} min {s:02d} s"
+
+
+def _run_rows(systems: list[System]) -> list[dict]:
+    rows = []
+    for s in systems:
+        if s.kind != "model":
+            continue
+        f, cfg = s.finished or {}, s.config or {}
+        rows.append({"model": s.label, "family": cfg.get("model", {}).get("family", "-"),
+                     "steps": f.get("steps"), "epochs": f.get("epochs_done"), "stop": f.get("stop", "-"),
+                     "best_val_ppl": f.get("best"), "train_time": _duration(f.get("elapsed_s")),
+                     "eval_time": _duration(s.eval_s), "device": cfg.get("train", {}).get("device", "-")})
+    return rows
+
+
+RUN_COLUMNS = (("Model", "model", "{}"), ("Family", "family", "{}"), ("Steps", "steps", "{}"),
+               ("Epochs done", "epochs", "{}"), ("Stopped by", "stop", "{}"),
+               ("Best val PPL", "best_val_ppl", "{:.2f}"),
+               ("Training time", "train_time", "{}"), ("Evaluation time", "eval_time", "{}"),
+               ("Device", "device", "{}"))
+
+
+def _ordering(rows: list[dict], key: str, descending: bool, sign: str) -> str:
+    """``"A > B = C"``: systems sorted by ``key``; equal at the tables' two decimals joined by ``=``."""
+    have = sorted((r for r in rows if isinstance(r.get(key), int | float)), key=lambda r: r[key],
+                  reverse=descending)
+    parts: list[str] = []
+    prev = None
+    for r in have:
+        shown = f"{r[key]:.2f}"
+        if parts:
+            parts.append(" = " if shown == prev else f" {sign} ")
+        parts.append(r["model"])
+        prev = shown
+    return "".join(parts)
+
+
+def orderings(rows: list[dict]) -> dict[str, str]:
+    """Systems from best to worst by ROUGE-1/2/L and models from lowest to highest entropy."""
+    out = {name: _ordering(rows, key, True, ">")
+           for key, name in (("rouge1", "ROUGE-1"), ("rouge2", "ROUGE-2"), ("rougeL", "ROUGE-L"))}
+    out["Entropy (lowest first)"] = _ordering(rows, "entropy", False, "<")
+    return out
+
+
+SIGNIFICANCE_SAMPLES = 1000
+
+
+def significance_rows(systems: list[System], reference: str = "first", *, samples: int = SIGNIFICANCE_SAMPLES,
+                      seed: int = 0) -> list[dict]:
+    """Each other system against ``reference`` (paired bootstrap, :mod:`c2fsum.evaluation.significance`):
+    one dict per system with ``"model"`` and, per metric, ``"+d [low, high]"`` and the p-value."""
+    ref = next((s for s in systems if s.key == reference and s.metrics is not None), None)
+    if ref is None:
+        return []
+    rows = []
+    for s in systems:
+        if s is ref or s.metrics is None:
+            continue
+        try:
+            r = compare_systems(s.eval_dir, ref.eval_dir, samples=samples, seed=seed)
+        except (ValueError, FileNotFoundError) as e:
+            rows.append({"model": s.label, "error": str(e).splitlines()[0]})
+            continue
+        row = {"model": s.label}
+        for m in ("rouge1", "rouge2", "rougeL"):
+            row[m] = f"{r[m]['diff']:+.2f} [{r[m]['low']:+.2f}, {r[m]['high']:+.2f}]"
+            row[m + "_p"] = r[m]["p_value"]
+        rows.append(row)
+    return rows
+
+
+SIGNIFICANCE_COLUMNS = (("System", "model", "{}"), ("ROUGE-1 diff [95% CI]", "rouge1", "{}"),
+                        ("p", "rouge1_p", "{:.3f}"), ("ROUGE-2 diff [95% CI]", "rouge2", "{}"),
+                        ("p", "rouge2_p", "{:.3f}"), ("ROUGE-L diff [95% CI]", "rougeL", "{}"),
+                        ("p", "rougeL_p", "{:.3f}"))
+
+
+def _png_data(path: Path | None) -> str | None:
+    if path is None or not path.is_file():
+        return None
+    return base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def build_report(exp_dir: str | Path, *, n_examples: int = 3, doc_ids: list[str] | None = None,
+                 progress: bool = True) -> Path:
+    """Write ``report.md``, ``report.html`` and ``figures/`` into ``exp_dir``; returns the HTML's path.
+
+    ``doc_ids`` chooses the documents shown side by side (default: the first ``n_examples`` that
+    every system predicted); the heatmaps are drawn for the first of them.
+    """
+    exp = Path(exp_dir)
+    settings, systems, failures = collect(exp)
+    data_dir, split = Path(settings["data"]), settings.get("split", "test")
+    figures = exp / "figures"
+    figures.mkdir(exist_ok=True)
+    evaluated = [s for s in systems if s.metrics is not None]
+    models = [s for s in evaluated if s.kind == "model"]
+    rows = [_row(s) for s in evaluated]
+
+    # Figures 6.2-6.4: the same documents through every system
+    preds = {s.key: _predictions(s) for s in evaluated}
+    if doc_ids:
+        for doc_id in doc_ids:
+            missing = [s.label for s in evaluated if doc_id not in preds[s.key]]
+            if missing:
+                raise ValueError(f"document {doc_id!r}: not among the predictions of {', '.join(missing)} "
+                                 f"(first test ids: {', '.join(list(next(iter(preds.values()), {}))[:3])})")
+        ids = list(doc_ids)
+    else:
+        ids = choose_documents([p for p in preds.values() if p], n_examples)
+    docs = _documents(data_dir, split, ids)
+    examples = []
+    for doc_id in ids:
+        doc = docs.get(doc_id)
+        examples.append({"id": doc_id, "source": _source_text(doc) if doc else "(source not found in "
+                                                                             f"{data_dir / (split + '.jsonl')})",
+                         "gold": [" ".join(r) for r in doc["refs"]] if doc else [],
+                         "outputs": [(s.label, preds[s.key][doc_id]["candidate"]) for s in evaluated
+                                     if doc_id in preds[s.key]]})
+
+    # Figures 6.5-6.12: coarse attention of each model on one document
+    doc_for_heatmap = ids[0] if ids else None
+    heatmaps = []
+    for s in tqdm(models, desc="heatmaps", unit="model", disable=not progress):
+        entry = {"label": s.label, "path": None, "error": None}
+        if doc_for_heatmap is None:
+            entry["error"] = "no document predicted by every system"
+        else:
+            out = figures / f"attention-{s.key}.png"
+            try:
+                heatmap_for_document(s.run_dir, data_dir, doc_for_heatmap, out, split=split,
+                                     beam=settings.get("beam"), device=settings.get("device", "cpu"))
+                entry["path"] = out
+            except (ValueError, FileNotFoundError, RuntimeError) as e:
+                entry["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+                log.warning("heatmap of %s failed: %s", s.label, entry["error"])
+        heatmaps.append(entry)
+
+    # Figure 6.1: perplexity curves of every run that logged anything
+    curves, curves_error = None, None
+    run_dirs = [s for s in systems if s.kind == "model" and s.run_dir and (s.run_dir / "metrics.jsonl").is_file()]
+    if run_dirs:
+        try:
+            curves = training_curves([s.run_dir for s in run_dirs], figures / "curves.png",
+                                     labels=[s.label for s in run_dirs])
+        except (ValueError, FileNotFoundError) as e:
+            curves_error = str(e).splitlines()[0]
+    else:
+        curves_error = "no run has a metrics.jsonl yet"
+
+    budget = (f"{settings['budget_minutes']:g} minutes of training per preset" if settings.get("budget_minutes")
+              else f"{settings.get('epochs')} epoch(s) per preset" if settings.get("epochs") else "max steps only")
+    if settings.get("max_steps"):
+        budget += f" (at most {settings['max_steps']} steps)"
+    n_docs = sorted({r.get("n_docs") for r in rows if r.get("n_docs") is not None})
+    results_head, results_body = table_cells(rows, COLUMNS)
+    entropy_rows = [r for r in rows if r.get("entropy") is not None]
+    entropy_head, entropy_body = table_cells(entropy_rows, ENTROPY_COLUMNS)
+    sig_rows = significance_rows(evaluated)
+    run_rows = _run_rows(systems)
+    run_head, run_body = table_cells(run_rows, RUN_COLUMNS)
+    problems = [p for s in systems for p in s.problems if not p.endswith("timing.json: missing")]
+    context = {
+        "title": f"c2fsum experiment: {exp.name}", "exp_dir": str(exp),
+        "built": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "settings": settings, "budget": budget,
+        "split": split, "n_docs": ", ".join(map(str, n_docs)) or "-",
+        "results_md": markdown_table(rows, COLUMNS), "results": (results_head, results_body),
+        "entropy_md": markdown_table(entropy_rows, ENTROPY_COLUMNS) if entropy_rows else "",
+        "entropy": (entropy_head, entropy_body),
+        "runs_md": markdown_table(run_rows, RUN_COLUMNS) if run_rows else "", "runs": (run_head, run_body),
+        "orderings": orderings(rows), "examples": examples,
+        "significance_md": markdown_table(sig_rows, SIGNIFICANCE_COLUMNS) if sig_rows else "",
+        "significance": table_cells(sig_rows, SIGNIFICANCE_COLUMNS), "significance_samples": SIGNIFICANCE_SAMPLES,
+        "heatmap_doc": doc_for_heatmap,
+        "heatmaps": [{**h, "rel": h["path"].relative_to(exp).as_posix() if h["path"] else None,
+                      "data": _png_data(h["path"])} for h in heatmaps],
+        "curves_rel": curves.relative_to(exp).as_posix() if curves else None, "curves_data": _png_data(curves),
+        "curves_error": curves_error,
+        "configs": [{"label": s.label, "json": json.dumps(s.config, indent=2, sort_keys=True)}
+                    for s in systems if s.kind == "model" and s.config],
+        "environment": environment(systems), "failures": failures, "problems": problems,
+        "ilp_budget": next((s.metrics.get("ilp_budget") for s in evaluated if s.key == "ilp"), None),
+    }
+    env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, keep_trailing_newline=True,
+                      trim_blocks=True, lstrip_blocks=True,
+                      autoescape=select_autoescape(enabled_extensions=("html.j2",), default_for_string=False))
+    atomic_write_text(exp / "report.md", env.get_template("experiment.md.j2").render(**context))
+    html = exp / "report.html"
+    atomic_write_text(html, env.get_template("experiment.html.j2").render(**context))
+    return html
