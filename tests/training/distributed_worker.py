@@ -2,7 +2,8 @@
 
     python -m torch.distributed.run --standalone --nproc_per_node 2 distributed_worker.py DATA OUT JOBS
 
-``JOBS`` is a JSON file ``[{"name": ..., "set": ["key=value", ...], "resume": false}, ...]``; job
+``JOBS`` is a JSON file ``[{"name": ..., "config": PRESET or null, "set": ["key=value", ...],
+"resume": false}, ...]``; job
 ``name`` trains into ``OUT/name`` (``resume`` continues it). Every rank then writes what it
 holds (its parameters and MODEL 3 baselines), which only rank 0 would otherwise keep, to
 ``OUT/name.rank<R>.safetensors`` and ``OUT/name.rank<R>.json``.
@@ -22,7 +23,7 @@ from c2fsum.training.trainer import Trainer
 def main(data: str, out: str, jobs_file: str) -> None:
     trainer = None
     for job in json.loads(Path(jobs_file).read_text(encoding="utf-8")):
-        cfg = load_config(None, job["set"])
+        cfg = load_config(job.get("config"), job["set"])
         trainer = Trainer(cfg, data, Path(out) / job["name"], resume=job.get("resume", False), progress=False)
         summary = trainer.fit()
         r = trainer.dist.rank
