@@ -112,6 +112,7 @@ class TrainConfig:
     lr_decay: float = 0.5
     """Multiply the learning rate by this once validation perplexity stops decreasing."""
     batch_size: int = 20
+    """Documents per optimizer step (the global batch, shared out among torchrun processes)."""
     epochs: int = 20
     max_grad_norm: float = 5.0
     max_steps: int = 0
@@ -132,6 +133,13 @@ class TrainConfig:
     max_nonfinite_steps: int = 5
     """Skip at most this many consecutive steps whose loss, rewards or gradients hold NaN/Inf
     (each with a warning); one more stops training with an error, the last checkpoint intact."""
+    accumulate: int = 1
+    """Gradient accumulation: each process runs its share of a batch as this many micro-batches
+    (less memory, same update); ``batch_size`` stays the documents per optimizer step."""
+    amp: str = "off"
+    """Mixed precision: ``off`` or ``bf16`` (torch.autocast to bfloat16; for GPUs that have it)."""
+    dist_backend: str = "auto"
+    """torchrun training (docs/distributed.md): ``auto`` (NCCL on CUDA, gloo on CPU), ``gloo`` or ``nccl``."""
 
 
 @dataclass

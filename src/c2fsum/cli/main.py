@@ -2,7 +2,7 @@
 
     c2fsum prepare   --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights]
     c2fsum train     --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
-                     [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S]
+                     [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
     c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--attention-out FILE] [FILE|-]
     c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N]
     c2fsum baseline  first|lead3|ilp --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
@@ -52,7 +52,14 @@ def cmd_prepare(a: argparse.Namespace) -> int:
 
 
 def cmd_train(a: argparse.Namespace) -> int:
+    import os
+
+    if a.nproc and a.nproc > 1 and "WORLD_SIZE" not in os.environ:      # not yet under torchrun
+        from c2fsum.cli.launch import launch
+
+        return launch(a.nproc, a.argv)
     from c2fsum.config import load_config
+    from c2fsum.training.distributed import shutdown
     from c2fsum.training.trainer import Trainer
 
     overrides = list(a.set or [])
@@ -73,7 +80,9 @@ def cmd_train(a: argparse.Namespace) -> int:
             raise CLIError(f"--resume: the model section differs from {a.out}/config.json")
     trainer = Trainer(cfg, a.data, a.out, resume=a.resume, progress=not a.quiet)
     summary = trainer.fit()
-    print(json.dumps(summary, indent=2))
+    if trainer.dist.is_main:
+        print(json.dumps(summary, indent=2))
+    shutdown(trainer.dist)
     return 0
 
 
@@ -193,6 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--resume", action="store_true", help="continue the run in RUN_DIR where it stopped")
     s.add_argument("--device", choices=["cpu", "cuda"], help="device (default: config, cpu)")
     s.add_argument("--seed", type=int, help="random seed")
+    s.add_argument("--nproc", type=_positive_int, metavar="N",
+                   help="train on N local processes through torchrun (docs/distributed.md)")
     s.set_defaults(func=cmd_train)
 
     s = sub.add_parser("summarize", help="summarize raw text from a file or stdin")
@@ -257,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     a = parser.parse_args(argv)
+    a.argv = list(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=logging.WARNING if a.quiet else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     from c2fsum.errors import USER_ERRORS

@@ -158,3 +158,21 @@ def iterate_batches(examples: Sequence[Example], index_batches: Sequence[Sequenc
                     chunks: int, chunk_len: int) -> Iterator[Batch]:
     for idx in index_batches:
         yield collate([examples[i] for i in idx], chunks=chunks, chunk_len=chunk_len)
+
+
+# -- distributed training: each process's share of a global batch ---------------------------
+def shard_batch(indices: Sequence[int], rank: int, world: int) -> list[int]:
+    """The part of one global batch that process ``rank`` of ``world`` trains on.
+
+    Every rank forms the same global batches (:func:`bucketed_batches` is a pure function of
+    ``(seed, epoch)``) and takes every ``world``-th document starting at ``rank``; since a
+    bucketed batch is sorted by length, striding gives each rank documents of every length.
+    The shards of all ranks are disjoint and together are ``indices``. A rank gets an empty
+    list when the batch has fewer than ``world`` documents. Also used to split a rank's shard
+    into gradient-accumulation micro-batches (``rank`` = micro-batch, ``world`` = their number)::
+
+        global batch [d0 d1 d2 d3 d4]   world 2  ->  rank 0: [d0 d2 d4]   rank 1: [d1 d3]
+    """
+    if world < 1 or not 0 <= rank < world:
+        raise ValueError(f"shard_batch: rank {rank} is not in 0..{world - 1}")
+    return list(indices[rank::world])

@@ -52,13 +52,23 @@ class MovingAverageBaseline:
 
     def update(self, returns: Tensor, mask: Tensor) -> None:
         """Move b_t towards the minibatch mean of ``returns`` ``(B, T)`` over real positions."""
-        T = returns.size(1)
-        require_finite("REINFORCE returns (baseline update)", returns.masked_fill(~mask.bool(), 0.0))
-        self._grow(T)
+        self.update_from_sums(*self.return_sums(returns, mask))
+
+    @staticmethod
+    def return_sums(returns: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
+        """Per time step, the summed ``returns`` ``(B, T)`` over real positions and their count:
+        two float64 CPU tensors ``(T,)``. Sums of several minibatch parts (micro-batches,
+        processes) add up to the sums of the whole minibatch."""
         m = mask.to(torch.float64).cpu()
-        n = m.sum(0)
-        mean = (returns.detach().to(torch.float64).cpu() * m).sum(0) / n.clamp(min=1)
-        seen = n > 0
+        return (returns.detach().to(torch.float64).cpu() * m).sum(0), m.sum(0)
+
+    def update_from_sums(self, sums: Tensor, counts: Tensor) -> None:
+        """b_t <- b_t + beta (sums_t / counts_t - b_t) where counts_t > 0; sums, counts ``(T,)``."""
+        T = sums.numel()
+        require_finite("REINFORCE returns (baseline update)", sums)
+        self._grow(T)
+        mean = sums / counts.clamp(min=1)
+        seen = counts > 0
         b = self.values[:T]
         b[seen] = b[seen] + self.beta * (mean[seen] - b[seen])
 

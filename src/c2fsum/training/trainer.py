@@ -9,6 +9,10 @@ Resuming: a checkpoint holds the weights, the optimizer, the schedule, the posit
 epoch and every random generator; the batch order of an epoch is a pure function of
 ``(seed, epoch)``. A run stopped after k steps and resumed therefore reaches the same
 parameters as an uninterrupted run.
+
+Several processes (``torchrun``, :mod:`c2fsum.training.distributed`): every rank forms the
+same global batches and trains on its shard; ``train.batch_size`` is the global batch, so N
+processes reach the parameters of one (up to float error). Only rank 0 logs and writes.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import json
 import logging
 import math
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +29,7 @@ import torch
 from tqdm.auto import tqdm
 
 from c2fsum.config import Config
-from c2fsum.data.batching import Example, bucketed_batches, collate, encode_example
+from c2fsum.data.batching import Example, bucketed_batches, collate, encode_example, shard_batch
 from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import Vocab
 from c2fsum.losses.checks import NonFiniteError, require_finite
@@ -42,6 +47,9 @@ from c2fsum.training.checkpoint import (
     verify_checkpoint,
     write_json,
 )
+from c2fsum.training.distributed import DistributedError, rank_seed, rng_state, set_rng_state, sync_return_sums
+from c2fsum.training.distributed import setup as setup_distributed
+from c2fsum.training.distributed import wrap as wrap_distributed
 from c2fsum.utils.io import append_jsonl, atomic_write_text, existing_checkpoint_dir
 
 log = logging.getLogger(__name__)
@@ -173,9 +181,18 @@ class Trainer:
         n_words = cfg.data.vocab_size
         if n_words and len(self.vocab) > n_words + 4:       # keep the specials and the n most frequent
             self.vocab = Vocab(self.vocab.itos[: n_words + 4], self.vocab.counts[: n_words + 4])
-        self.device = torch.device(cfg.train.device)
-        if self.device.type == "cuda" and not torch.cuda.is_available():
+        if torch.device(cfg.train.device).type == "cuda" and not torch.cuda.is_available():
             raise TrainingError("--device cuda asked for, but torch sees no CUDA device")
+        if cfg.train.amp not in ("off", "bf16"):
+            raise TrainingError(f"train.amp: got {cfg.train.amp!r}, expected off or bf16")
+        if cfg.train.accumulate < 1:
+            raise TrainingError(f"train.accumulate: got {cfg.train.accumulate}, expected a positive integer")
+        try:
+            self.dist = setup_distributed(cfg.train.device, cfg.train.dist_backend)   # no-op outside torchrun
+        except DistributedError as e:
+            raise TrainingError(str(e)) from e
+        self.device = self.dist.device
+        self.progress = progress and self.dist.is_main
         if cfg.train.threads > 0:
             torch.set_num_threads(cfg.train.threads)
         if cfg.train.best_metric not in ("ppl", "rougeL"):
@@ -189,6 +206,8 @@ class Trainer:
             self.validate_fn = rouge_validation(cfg, self.vocab)
         torch.manual_seed(cfg.train.seed)
         self.model = build_model(cfg.model, len(self.vocab), cfg.data.chunks).to(self.device)
+        if self.dist.rank > 0:                      # same weights everywhere, own sampling noise per rank
+            torch.manual_seed(rank_seed(cfg.train.seed, self.dist.rank))
         if cfg.model.pretrained_emb:
             from c2fsum.modules.embeddings import load_pretrained
 
@@ -200,6 +219,8 @@ class Trainer:
         self.pos = Position()
         self.baseline = MovingAverageBaseline(cfg.train.reinforce_beta)
         self._last_rewards: tuple[float, float] | None = None
+        self._return_sums: list[tuple[torch.Tensor, torch.Tensor]] = []
+        self._policy_used = False
         self.out.mkdir(parents=True, exist_ok=True)
         self.metrics_path = self.out / "metrics.jsonl"
         if resume:
@@ -210,9 +231,13 @@ class Trainer:
                                     "or choose another --out")
             if cfg.train.init_from:
                 self._init_from(cfg.train.init_from)
-            self.metrics_path.write_text("", encoding="utf-8")
-        write_json(self.out / "config.json", cfg.to_dict())
+            if self.dist.is_main:
+                self.metrics_path.write_text("", encoding="utf-8")
+        if self.dist.is_main:
+            write_json(self.out / "config.json", cfg.to_dict())
         self._tb = None
+        # several processes: DDP averages gradients over ranks (rank 0's weights are broadcast first)
+        self._ddp = wrap_distributed(self.model, self.batch_loss, self.dist) if self.dist.enabled else None
 
     # -- state ---------------------------------------------------------------------------
     def _resume(self) -> None:
@@ -228,8 +253,16 @@ class Trainer:
         self.pos = Position(**p)
         self.baseline = MovingAverageBaseline(self.cfg.train.reinforce_beta, state.get("baseline"))
         restore_rng(ckpt)
+        if self.dist.rank > 0:
+            ranks = state.get("rank_rng") or []
+            if len(ranks) == self.dist.world - 1:
+                set_rng_state(ranks[self.dist.rank - 1])
+            else:
+                log.warning("%s was written by %d process(es), this run has %d: rank %d draws new random "
+                            "numbers", ckpt, len(ranks) + 1, self.dist.world, self.dist.rank)
+                torch.manual_seed(rank_seed(self.cfg.train.seed + self.pos.step, self.dist.rank))
         # drop log rows written after the checkpoint (and a line cut by a crash), so the log reads as one run
-        if self.metrics_path.exists():
+        if self.dist.is_main and self.metrics_path.exists():
             keep = []
             for x in self.metrics_path.read_text(encoding="utf-8", errors="replace").splitlines():
                 try:
@@ -266,10 +299,17 @@ class Trainer:
             g["lr"] = g["base_lr"] * self.schedule.scale
 
     def _save(self, name: str) -> None:
-        save_checkpoint(self.out / name, model=self.model, config=self.cfg, vocab=self.vocab,
-                        trainer_state=self._trainer_state(), optimizer=self.optimizer)
+        """Write a checkpoint (rank 0); with several processes it also holds the other ranks' RNGs."""
+        state = self._trainer_state()
+        if self.dist.enabled:
+            state["rank_rng"] = self.dist.gather(rng_state())[1:]
+        if self.dist.is_main:
+            save_checkpoint(self.out / name, model=self.model, config=self.cfg, vocab=self.vocab,
+                            trainer_state=state, optimizer=self.optimizer)
 
     def _log(self, row: dict) -> None:
+        if not self.dist.is_main:
+            return
         append_jsonl(self.metrics_path, row)
         tb = self._writer()
         if tb is not None:
@@ -290,11 +330,19 @@ class Trainer:
 
     # -- validation ----------------------------------------------------------------------
     def validate(self) -> dict:
-        ppl, nll, tokens = perplexity(self.model, self.val_ex, self.cfg, self.device)
+        """Validation perplexity (each rank scores its share, sums all-reduced) and, for
+        ``best_metric=rougeL``, ROUGE of greedy summaries (rank 0, broadcast): equal on every rank."""
+        rank, world = self.dist.rank, self.dist.world
+        ppl, nll, tokens = perplexity(self.model, self.val_ex[rank::world], self.cfg, self.device)
+        if self.dist.enabled:
+            nll, tokens = self.dist.all_sum([nll, tokens])
+            ppl = math.exp(min(nll / max(tokens, 1), 50.0))
         row = {"split": "val", "step": self.pos.step, "epoch": self.pos.epoch, "ppl": ppl,
                "nll_per_token": nll / max(tokens, 1)}
         if self.cfg.train.best_metric == "rougeL" and self.validate_fn is not None:
-            row.update(self.validate_fn(self.model, self.val_ex[: self.cfg.train.rouge_val_docs]))
+            scores = (self.validate_fn(self.model, self.val_ex[: self.cfg.train.rouge_val_docs])
+                      if self.dist.is_main else None)
+            row.update(self.dist.broadcast(scores))
         self._log(row)
         return row
 
@@ -307,31 +355,108 @@ class Trainer:
             self.schedule.best_step = self.pos.step
             self._save("best")
 
-    def batch_loss(self, batch) -> tuple[torch.Tensor, torch.Tensor]:
-        """Loss to minimize (per document) and the summed token NLL of one training batch.
-
-        For MODEL 3 the REINFORCE term of the hard coarse choices is added (thesis 4.4.1);
-        +PRETRAIN and +ALTERNATE switch the minibatch to soft attention.
-        """
+    def choose_attention(self) -> None:
+        """MODEL 3: +PRETRAIN and +ALTERNATE switch a whole (global) minibatch to soft attention;
+        with several processes rank 0 draws and every rank follows."""
         tc, model = self.cfg.train, self.model
         if getattr(model, "coarse", None) == "hard":
             soft = self.pos.epoch < tc.soft_pretrain_epochs
             if not soft and tc.alternate > 0:
                 soft = bool(torch.rand(()) < tc.alternate)
-            model.use_soft = soft  # type: ignore[assignment]
+            model.use_soft = (  # type: ignore[assignment]
+                self.dist.broadcast(soft) if self.dist.enabled and tc.alternate > 0 else soft)
+
+    def batch_loss(self, batch, docs: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Loss to minimize (per document) and the summed token NLL of one training batch.
+
+        ``docs`` divides the summed loss (default: the batch's documents). A shard of a global
+        batch of D documents on one of W processes uses D / W (DDP averages over processes);
+        a micro-batch too, so the gradients add up to those of the whole batch.
+        For MODEL 3 the REINFORCE term of the hard coarse choices is added (thesis 4.4.1); its
+        summed returns are kept for the baseline update after the optimizer step.
+        """
+        tc, model = self.cfg.train, self.model
+        docs = batch.size if docs is None else docs
         out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext)
         lp = target_logprobs(out.logprobs, loss_target(model, batch), batch.tgt_mask)   # (B, T)
         nll = -lp.sum()
-        loss = nll / batch.size
+        loss = nll / docs
         if tc.objective == "mixed":
-            loss = mixed_loss(self.self_critical(batch) / batch.size, loss, tc.rl_weight)
+            loss = mixed_loss(self.self_critical(batch) / docs, loss, tc.rl_weight)
         if out.policy is not None:
             returns = discounted_returns(lp.detach(), batch.tgt_mask, tc.reinforce_gamma)   # (B, T)
             base = self.baseline.get(returns.size(1), returns.device, returns.dtype)
             loss = loss + reinforce_loss(out.policy, returns, base, batch.tgt_mask,
-                                         tc.reinforce_scale) / batch.size
-            self.baseline.update(returns, batch.tgt_mask)
+                                         tc.reinforce_scale) / docs
+            self._return_sums.append(MovingAverageBaseline.return_sums(returns, batch.tgt_mask))
+            self._policy_used = True
         return loss, nll
+
+    def train_step(self, indices: list[int]) -> float:
+        """One optimizer step on the global batch ``indices``; returns this rank's summed NLL.
+
+        This rank trains on its shard of the batch, in ``train.accumulate`` micro-batches (DDP
+        synchronizes gradients on the last one only), under bf16 autocast if ``train.amp``.
+        A rank whose shard is empty (a batch smaller than the number of processes) runs one
+        document with weight 0, because every rank must take part in the gradient average.
+        """
+        cfg, tc = self.cfg, self.cfg.train
+        self.choose_attention()
+        local = shard_batch(indices, self.dist.rank, self.dist.world)
+        idle = not local
+        if idle:
+            local = [indices[0]]
+        parts = min(tc.accumulate, len(local))
+        micro = [shard_batch(local, j, parts) for j in range(parts)]
+        docs = len(indices) / self.dist.world
+        loss_fn = self._ddp if self._ddp is not None else self.batch_loss
+        self._return_sums, self._policy_used = [], False
+        self.optimizer.zero_grad(set_to_none=True)
+        total, fault = 0.0, None
+        for j, idx in enumerate(micro):
+            batch = collate([self.train_ex[i] for i in idx], chunks=cfg.data.chunks,
+                            chunk_len=cfg.data.chunk_len).to(self.device)
+            last = j == len(micro) - 1
+            with self._ddp.no_sync() if self._ddp is not None and not last else nullcontext():
+                with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=tc.amp == "bf16"):
+                    try:                                            # NaN/Inf guard: see _skip_step
+                        loss, nll = loss_fn(batch, docs)
+                        require_finite("training loss", loss)
+                    except NonFiniteError as e:
+                        if self._ddp is not None:                   # every rank must join the all-reduce
+                            raise
+                        fault = str(e)
+                        break
+                if idle:
+                    loss = loss * 0.0
+                loss.backward()
+            total += 0.0 if idle else float(nll.detach())
+        if idle:
+            self._return_sums = []
+        if fault is None:
+            fault = self._clip_checked([p for p in self.model.parameters() if p.requires_grad], tc.max_grad_norm)
+        if self.dist.enabled and self.dist.any(fault is not None):
+            fault = fault or "another process saw NaN/Inf"
+        if fault is not None:
+            self._return_sums = []
+            self._skip_step(fault)
+            return 0.0
+        self.optimizer.step()
+        self.pos.nonfinite_in_a_row = 0
+        if self._policy_used:
+            self._update_baseline()
+        return total
+
+    def _update_baseline(self) -> None:
+        """Move MODEL 3's baselines towards the mean return of the whole global batch (all ranks)."""
+        T = max((s.numel() for s, _ in self._return_sums), default=0)
+        sums, counts = torch.zeros(T, dtype=torch.float64), torch.zeros(T, dtype=torch.float64)
+        for s, c in self._return_sums:
+            sums[: s.numel()] += s
+            counts[: c.numel()] += c
+        sums, counts = sync_return_sums(self.dist, sums, counts)
+        self.baseline.update_from_sums(sums, counts)
+        self._return_sums = []
 
     def self_critical(self, batch) -> torch.Tensor:
         """L_rl summed over the batch: sample y^s, decode y^ greedily, reward = ROUGE-L F vs the target."""
@@ -364,16 +489,6 @@ class Trainer:
                                   r_greedy.to(drawn.logprob.device))
 
     # -- NaN/Inf guard ---------------------------------------------------------------------
-    def _checked_loss(self, batch) -> tuple[torch.Tensor | None, torch.Tensor | None, str | None]:
-        """(loss, nll, None), or (None, None, reason) when the loss or a reward is NaN/Inf."""
-        try:
-            loss, nll = self.batch_loss(batch)
-            require_finite("training loss", loss)
-        except NonFiniteError as e:
-            self.optimizer.zero_grad(set_to_none=True)
-            return None, None, str(e)
-        return loss, nll, None
-
     def _clip_checked(self, params: list[torch.nn.Parameter], max_norm: float) -> str | None:
         """Clip the gradients to ``max_norm`` (0: no clipping); the reason if their norm is NaN/Inf."""
         norm = torch.nn.utils.clip_grad_norm_(params, max_norm if max_norm > 0 else math.inf)
@@ -413,7 +528,6 @@ class Trainer:
         self.model.train()
         stop_reason = "epochs"
         window_nll, window_tok, window_t0 = 0.0, 0, time.monotonic()
-        params = [p for p in self.model.parameters() if p.requires_grad]
         last_row: dict | None = None
         while self.pos.epoch < tc.epochs:
             batches = bucketed_batches(len(self.train_ex), lengths, batch_size=tc.batch_size,
@@ -422,30 +536,23 @@ class Trainer:
                 if tc.max_steps and self.pos.step >= tc.max_steps:
                     stop_reason = "max_steps"
                     break
-                if tc.max_minutes and (time.monotonic() - start_time) >= tc.max_minutes * 60:
+                if tc.max_minutes and self.dist.any((time.monotonic() - start_time) >= tc.max_minutes * 60):
                     stop_reason = "max_minutes"
                     break
-                batch = collate([self.train_ex[i] for i in batches[self.pos.batch]], chunks=cfg.data.chunks,
-                                chunk_len=cfg.data.chunk_len).to(self.device)
-                loss, nll, fault = self._checked_loss(batch)        # NaN/Inf guard: see _skip_step
-                self.optimizer.zero_grad(set_to_none=True)
-                if loss is not None:
-                    loss.backward()
-                    fault = self._clip_checked(params, tc.max_grad_norm)
-                if fault is None and nll is not None:
-                    self.optimizer.step()
-                    self.pos.nonfinite_in_a_row = 0
-                    window_nll += float(nll.detach())
-                    window_tok += batch.n_tokens
-                else:
-                    self._skip_step(fault or "no loss")
+                indices = batches[self.pos.batch]
+                nll = self.train_step(indices)
                 self.pos.step += 1
                 self.pos.batch += 1
-                n_tok = batch.n_tokens + int(batch.src_mask.sum())
-                self.pos.tokens += n_tok
+                # tokens of the global batch (every rank holds every example): target incl. </s>, source
+                tgt_tok = sum(len(self.train_ex[i].tgt) + 1 for i in indices)
+                self.pos.tokens += tgt_tok + sum(len(self.train_ex[i].src) for i in indices)
+                window_nll += nll
+                window_tok += tgt_tok
                 bar.update(1)
                 if self.pos.step % max(1, tc.log_every) == 0 or self.pos.batch == len(batches):
                     dt = max(time.monotonic() - window_t0, 1e-9)
+                    if self.dist.enabled:
+                        (window_nll,) = self.dist.all_sum([window_nll])
                     row = {"split": "train", "step": self.pos.step, "epoch": self.pos.epoch,
                            "ppl": math.exp(min(window_nll / max(window_tok, 1), 50.0)),
                            "lr": self.optimizer.param_groups[0]["lr"],
@@ -481,6 +588,7 @@ class Trainer:
         self._save("last")
         if self._tb:
             self._tb.close()
+        self.dist.barrier()          # rank 0 has written the checkpoint before anyone moves on
         summary = {"stop": stop_reason, "steps": self.pos.step, "epochs_done": self.pos.epoch,
                    "val_ppl": last_row["ppl"], "best": self.schedule.best, "best_step": self.schedule.best_step,
                    "elapsed_s": round(self.pos.elapsed, 1), "run_dir": str(self.out)}
