@@ -65,7 +65,8 @@ class Pipeline:
                 raise ValueError(f"text {i}: empty article, nothing to summarize")
             examples.append(encode_example({"id": str(i), "src": sents, "tgt": [], "refs": []}, self.vocab,
                                            chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len,
-                                           max_tgt_len=cfg.data.max_tgt_len))
+                                           max_tgt_len=cfg.data.max_tgt_len, chunking=cfg.data.chunking,
+                                           max_words=cfg.data.max_words))
         with torch.no_grad():
             decoded = decode_examples(self.model, self.vocab, examples, cfg, device=self.device, beam=beam,
                                       block_trigrams=block_trigrams, replace_unk=replace_unk,

@@ -41,7 +41,8 @@ def load_split_examples(data_dir: str | Path, split: str, vocab: Vocab, cfg: Con
     examples = []
     for d in docs:
         examples.append(encode_example(d, vocab, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len,
-                                       max_tgt_len=cfg.data.max_tgt_len))
+                                       max_tgt_len=cfg.data.max_tgt_len, chunking=cfg.data.chunking,
+                                       max_words=cfg.data.max_words))
         if limit and len(examples) >= limit:
             break
     if not examples:
