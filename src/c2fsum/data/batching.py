@@ -112,7 +112,8 @@ def collate(examples: Sequence[Example], *, chunks: int, chunk_len: int,
             bos_id: int = 2, eos_id: int = 3, pad_id: int = 0) -> Batch:
     """Pad ``examples`` into a :class:`Batch` (grid trimmed to the batch's largest M).
 
-    ``chunks=0``: no upper bound on M (the examples were encoded with ``chunks=0``).
+    ``chunks=0``: no upper bound on M (the examples were encoded with ``chunks=0``); otherwise
+    an example longer than the grid keeps its first ``chunks`` chunks.
     """
     if not examples:
         raise ValueError("cannot collate an empty list of examples")
@@ -120,9 +121,10 @@ def collate(examples: Sequence[Example], *, chunks: int, chunk_len: int,
     if chunks:
         rows = min(rows, chunks)
     src, mask, ext = [], [], []
+    cells = rows * chunk_len       # an example encoded for a larger grid keeps its first M chunks
     for e in examples:
-        s, m = grid_tensor(e.src, rows, chunk_len, pad_id)
-        x, _ = grid_tensor(e.src_ext, rows, chunk_len, pad_id)
+        s, m = grid_tensor(e.src[:cells], rows, chunk_len, pad_id)
+        x, _ = grid_tensor(e.src_ext[:cells], rows, chunk_len, pad_id)
         src.append(s)
         mask.append(m)
         ext.append(x)

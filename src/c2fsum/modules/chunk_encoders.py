@@ -18,7 +18,6 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-
 UNBOUNDED_POSITIONS = 100
 """Rows of the +POS table of a model trained with an unbounded number of chunks (``data.chunks=0``)."""
 
