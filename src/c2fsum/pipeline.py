@@ -8,13 +8,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
 from torch import Tensor
 
 from c2fsum.data.batching import encode_example
+from c2fsum.data.grid import inference_grid
 from c2fsum.data.tokenize import preprocess_article
 from c2fsum.decoding.documents import decode_examples
 from c2fsum.training.checkpoint import load_checkpoint
@@ -52,12 +53,16 @@ class Pipeline:
         self.device = device
 
     def summarize(self, texts: list[str] | str, *, beam: int | None = None, block_trigrams: bool | None = None,
-                  replace_unk: bool | None = None, max_len: int | None = None, min_len: int | None = None
-                  ) -> list[Summary]:
-        """Summarize raw article texts (preprocessed exactly like the training data)."""
+                  replace_unk: bool | None = None, max_len: int | None = None, min_len: int | None = None,
+                  max_words: int | None = None) -> list[Summary]:
+        """Summarize raw article texts (preprocessed exactly like the training data).
+
+        Texts are read whole (the grid gets as many chunks as they need) unless ``max_words``
+        cuts them to their first ``max_words`` words.
+        """
         if isinstance(texts, str):
             texts = [texts]
-        cfg = self.config
+        cfg = replace(self.config, data=inference_grid(self.config.data, max_words))
         examples = []
         for i, text in enumerate(texts):
             sents = preprocess_article(text)

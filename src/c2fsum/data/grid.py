@@ -31,10 +31,12 @@ words of each chunk as a prefix.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from torch import Tensor
+
+from c2fsum.config import DataConfig
 
 PAD = "<pad>"
 CHUNKINGS = ("fixed", "sentences")
@@ -134,6 +136,17 @@ def make_grid(sentences: list[list[str]], chunks: int, chunk_len: int, *, chunki
         rows = rows[:chunks]
     words = [w for r in rows[:-1] for w in r + [PAD] * (chunk_len - len(r))] + (rows[-1] if rows else [])
     return Grid(words=words, chunks=chunks, chunk_len=chunk_len)
+
+
+def inference_grid(data: DataConfig, max_words: int | None = None) -> DataConfig:
+    """The grid used to summarize: the trained one without its chunk limit (M grows with the
+    document), cut to the first ``max_words`` words if asked (``--max-words``; None or 0: no cut).
+
+    Returns a modified copy of ``data``.
+    """
+    if max_words is not None and max_words < 0:
+        raise ValueError(f"--max-words: expected >= 0 (0: no cut), got {max_words}")
+    return replace(data, chunks=0, max_words=max_words or 0)
 
 
 def grid_tensor(ids: list[int], chunks: int, chunk_len: int, pad_id: int = 0) -> tuple[Tensor, Tensor]:
