@@ -198,7 +198,8 @@ def check_targets(rows: list[dict], sizes: list[int]) -> None:
         if m.startswith("model3") and (m, hi) in at and (ref, hi) in at:
             speed = at[ref, hi]["seconds_per_summary"] / at[m, hi]["seconds_per_summary"]
             mem = at[ref, hi]["added_mib"] / max(at[m, hi]["added_mib"], 1e-9)
-            grow = at[m, hi]["seconds_per_summary"] / at[m, lo]["seconds_per_summary"] if (m, lo) in at else float("nan")
+            grow = (at[m, hi]["seconds_per_summary"] / at[m, lo]["seconds_per_summary"]
+                    if (m, lo) in at else float("nan"))
             print(f"{m} at {hi} words: {speed:.1f}x faster than {ref} (target >= 10), "
                   f"added memory {at[m, hi]['added_mib']:.1f} vs {at[ref, hi]['added_mib']:.1f} MiB "
                   f"({mem:.1f}x smaller, target >= 10), time growth {grow:.1f}x (target <= 4)")
