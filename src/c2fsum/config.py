@@ -31,9 +31,15 @@ class DataConfig:
     """How a prepared document becomes a grid of chunks (see :mod:`c2fsum.data.grid`)."""
 
     chunks: int = 10
-    """M: number of chunks (rows of the grid); the paper's default grid is 10x40."""
+    """M: number of chunks (rows of the grid); the paper's default grid is 10x40. 0: as many
+    chunks as each document needs (no truncation; see ``max_words``)."""
     chunk_len: int = 40
     """N: words per chunk (columns of the grid). The first M*N words are kept."""
+    chunking: str = "fixed"
+    """``fixed`` (rows of N words, the paper) or ``sentences`` (whole sentences packed into
+    chunks of up to N words, over-long sentences split; MODEL 1-3 only)."""
+    max_words: int = 0
+    """Cut each document to its first ``max_words`` words before chunking (0: no cut)."""
     vocab_size: int = 0
     """Keep only the first (most frequent) entries of the prepared vocab.txt (0: all of it)."""
     max_tgt_len: int = 100
@@ -81,6 +87,9 @@ class ModelConfig:
     """Paulus: W_out = tanh(W_emb W_proj)."""
     output: str = "luong"
     """Generator input: ``luong`` c_t = tanh(W2 [c~; h_t]) or ``paulus`` [h_t; c~; c^d_t]."""
+    lazy_fine: bool = False
+    """MODEL 3 in training: run the word-level LSTM only over the chunks sampled at each step
+    (encoded on demand, once per document). Decoding a hard model is always lazy."""
     pretrained_emb: str = ""
     """Optional word2vec/GloVe file (text or binary word2vec) to initialize embeddings."""
     pretrained_binary: bool = False

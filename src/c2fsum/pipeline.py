@@ -8,19 +8,23 @@
 
 from __future__ import annotations
 
+import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
 from torch import Tensor
 
 from c2fsum.data.batching import encode_example
+from c2fsum.data.grid import inference_grid
 from c2fsum.data.tokenize import preprocess_article
 from c2fsum.decoding.documents import decode_examples
 from c2fsum.training.checkpoint import load_checkpoint
 
 _WORD = re.compile(r"\S+")
+
+log = logging.getLogger(__name__)
 
 
 def leading_words(text: str, n: int) -> str:
@@ -61,6 +65,10 @@ class Summary:
                 "attention": self.attention.flatten(1)[:, : len(self.source)].tolist()}
 
 
+MAX_INPUT_WORDS = 100_000
+"""Words of one input read by :meth:`Pipeline.summarize` when no ``max_words`` is given."""
+
+
 class Pipeline:
     """A loaded model with its vocabulary, config and preprocessing."""
 
@@ -70,23 +78,33 @@ class Pipeline:
         self.device = device
 
     def summarize(self, texts: list[str] | str, *, beam: int | None = None, block_trigrams: bool | None = None,
-                  replace_unk: bool | None = None, max_len: int | None = None, min_len: int | None = None
-                  ) -> list[Summary]:
-        """Summarize raw article texts (preprocessed exactly like the training data)."""
+                  replace_unk: bool | None = None, max_len: int | None = None, min_len: int | None = None,
+                  max_words: int | None = None) -> list[Summary]:
+        """Summarize raw article texts (preprocessed exactly like the training data).
+
+        Texts are read whole (the grid gets as many chunks as they need) unless ``max_words``
+        cuts them to their first ``max_words`` words.
+        """
         if isinstance(texts, str):
             texts = [texts]
-        cfg = self.config
+        cfg = replace(self.config, data=inference_grid(self.config.data, max_words))
         examples = []
-        read_words = max(10_000, 20 * cfg.data.chunks * cfg.data.chunk_len)    # far more than the grid holds
+        # whole documents up to MAX_INPUT_WORDS (a safety bound on time and memory); with --max-words
+        # only a prefix far longer than the kept words is tokenized
+        read_words = max(10_000, 20 * cfg.data.max_words) if cfg.data.max_words else MAX_INPUT_WORDS
         for i, text in enumerate(texts):
             if not isinstance(text, str):
                 raise ValueError(f"text {i}: expected a str, got {type(text).__name__}")
-            sents = preprocess_article(leading_words(text, read_words))
+            head = leading_words(text, read_words)
+            if len(head) < len(text) and not cfg.data.max_words:
+                log.warning("text %d: longer than %d words; only the first %d are read", i, read_words, read_words)
+            sents = preprocess_article(head)
             if not sents:
                 raise ValueError(f"text {i}: empty article, nothing to summarize")
             examples.append(encode_example({"id": str(i), "src": sents, "tgt": [], "refs": []}, self.vocab,
                                            chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len,
-                                           max_tgt_len=cfg.data.max_tgt_len))
+                                           max_tgt_len=cfg.data.max_tgt_len, chunking=cfg.data.chunking,
+                                           max_words=cfg.data.max_words))
         with torch.no_grad():
             decoded = decode_examples(self.model, self.vocab, examples, cfg, device=self.device, beam=beam,
                                       block_trigrams=block_trigrams, replace_unk=replace_unk,

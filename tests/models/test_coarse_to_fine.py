@@ -59,6 +59,7 @@ def test_hierarchical_weights_are_product_of_coarse_and_fine():
 
 def test_model3_test_time_is_argmax_and_reads_only_that_chunk():
     m = tiny("model3")
+    m.lazy = False          # the eager path's argmax (the lazy one is tested in test_lazy_fine.py)
     src, mask = grid(2, 4, 5, [20, 14])
     mem = m.encode(src, mask)
     st = m.init_state(mem)

@@ -117,8 +117,9 @@ def test_a_single_million_word_line_is_summarized_in_bounded_memory(model):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert out[0].source[:3] == ["word", "word", "word"] and len(out[0].source) == 4 * 20
-    assert peak < 20 * 2**20, f"peak Python memory {peak / 2**20:.1f} MiB"  # the grid is read, not the text
+    # whole documents are read (issue 5) up to the pipeline's safety bound of 100,000 words
+    assert out[0].source[:3] == ["word", "word", "word"] and 100_000 <= len(out[0].source) <= 100_001
+    assert peak < 100 * 2**20, f"peak Python memory {peak / 2**20:.1f} MiB"  # a prefix is read, not the text
 
 
 def test_non_str_input_is_a_clear_error(model):

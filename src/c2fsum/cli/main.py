@@ -3,8 +3,8 @@
     c2fsum prepare   --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights]
     c2fsum train     --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                      [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
-    c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--attention-out FILE] [FILE|-]
-    c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N]
+    c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--attention-out FILE] [--max-words W] [FILE|-]
+    c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N] [--max-words W]
     c2fsum baseline  first|lead3|ilp --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
     c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N   (cli/experiment.py)
     c2fsum compare   A B [--samples N] [--seed S]                                         (cli/compare.py)
@@ -108,7 +108,7 @@ def cmd_summarize(a: argparse.Namespace) -> int:
     model = c2fsum.load(a.model, device=a.device)
     summaries = model.summarize(docs, beam=a.beam, block_trigrams=True if a.block_trigrams else None,
                                 replace_unk=True if a.replace_unk else None, max_len=a.max_len,
-                                min_len=a.min_len)
+                                min_len=a.min_len, max_words=a.max_words)
     for s in summaries:
         print(s.text.replace("\n", " ") if a.lines else s.text)
         if not a.lines and len(summaries) > 1:
@@ -127,7 +127,7 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
     metrics = evaluate(a.model, a.data, a.split, a.out, beam=a.beam, limit=a.limit or 0,
                        block_trigrams=True if a.block_trigrams else None,
                        replace_unk=True if a.replace_unk else None, device=a.device, official=a.official,
-                       progress=not a.quiet)
+                       progress=not a.quiet, max_words=a.max_words)
     print(results_table([metrics]))
     print(f"predictions and metrics written to {a.out}")
     return 0
@@ -216,6 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--min-len", type=int, help="minimum summary length in tokens")
     s.add_argument("--max-len", type=int, help="maximum summary length in tokens")
     s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")
+    s.add_argument("--max-words", type=_positive_int, metavar="W",
+                   help="read only the first W words of each article (default: the whole article)")
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     s.set_defaults(func=cmd_summarize)
 
@@ -229,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--block-trigrams", action="store_true")
     s.add_argument("--replace-unk", action="store_true")
     s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
+    s.add_argument("--max-words", type=_positive_int, metavar="W",
+                   help="read only the first W words of each document (default: the whole document; "
+                        "400 with the 10x40 grid reproduces the paper)")
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     s.set_defaults(func=cmd_evaluate)
 

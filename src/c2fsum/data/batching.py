@@ -10,7 +10,10 @@ Batch layout (B documents, grid M x N, target length T)::
     tgt_ext  (B, T)     tgt_out in the extended vocabulary (copy targets)
     tgt_mask (B, T)     True on real target positions
 
-``M`` is the largest number of non-empty chunks in the batch (at most the configured M).
+``M`` is the largest number of non-empty chunks in the batch (at most the configured M, or
+unbounded with ``chunks=0``). Documents are bucketed by their number of grid cells, i.e. by
+chunk count, so a batch is padded to its own longest document, not to the longest one of the
+data set (:func:`bucketed_batches` with :func:`grid_lengths`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from dataclasses import dataclass, fields
 import torch
 from torch import Tensor
 
-from c2fsum.data.grid import grid_tensor, make_grid
+from c2fsum.data.grid import PAD, grid_tensor, make_grid
 from c2fsum.data.vocab import Vocab
 
 
@@ -32,7 +35,7 @@ class Example:
 
     id: str
     words: list[str]
-    """The grid's words in reading order (at most M*N)."""
+    """The grid's cells in reading order (at most M*N; ``<pad>`` cells with sentence chunking)."""
     src: list[int]
     src_ext: list[int]
     oovs: list[str]
@@ -42,17 +45,25 @@ class Example:
     tgt_words: list[str]
     refs: list[list[str]]
 
+    def n_chunks(self, chunk_len: int) -> int:
+        """Chunks (rows) the document fills in a grid of ``chunk_len`` words per chunk."""
+        return max(1, -(-len(self.src) // chunk_len))
+
 
 def encode_example(doc: dict, vocab: Vocab, *, chunks: int, chunk_len: int,
-                   max_tgt_len: int) -> Example:
-    """Encode a prepared document ``{"id", "src", "tgt", "refs"}`` with ``vocab``."""
-    grid = make_grid(doc["src"], chunks, chunk_len)
+                   max_tgt_len: int, chunking: str = "fixed", max_words: int = 0) -> Example:
+    """Encode a prepared document ``{"id", "src", "tgt", "refs"}`` with ``vocab``.
+
+    ``chunks=0`` keeps the whole document (as many chunks as it needs); ``chunking`` and
+    ``max_words`` are those of :func:`c2fsum.data.grid.make_grid`.
+    """
+    grid = make_grid(doc["src"], chunks, chunk_len, chunking=chunking, max_words=max_words)
     src = vocab.encode(grid.words)
     oovs: list[str] = []
     oov_index: dict[str, int] = {}
     src_ext = []
     for w, i in zip(grid.words, src, strict=True):
-        if i == vocab.unk_id and w != vocab.itos[vocab.unk_id]:
+        if i == vocab.unk_id and w != vocab.itos[vocab.unk_id] and w != PAD:
             if w not in oov_index:
                 oov_index[w] = len(oovs)
                 oovs.append(w)
@@ -99,15 +110,21 @@ class Batch:
 
 def collate(examples: Sequence[Example], *, chunks: int, chunk_len: int,
             bos_id: int = 2, eos_id: int = 3, pad_id: int = 0) -> Batch:
-    """Pad ``examples`` into a :class:`Batch` (grid trimmed to the batch's largest M)."""
+    """Pad ``examples`` into a :class:`Batch` (grid trimmed to the batch's largest M).
+
+    ``chunks=0``: no upper bound on M (the examples were encoded with ``chunks=0``); otherwise
+    an example longer than the grid keeps its first ``chunks`` chunks.
+    """
     if not examples:
         raise ValueError("cannot collate an empty list of examples")
-    rows = max(1, max((len(e.src) + chunk_len - 1) // chunk_len for e in examples))
-    rows = min(rows, chunks)
+    rows = max(e.n_chunks(chunk_len) for e in examples)
+    if chunks:
+        rows = min(rows, chunks)
     src, mask, ext = [], [], []
+    cells = rows * chunk_len       # an example encoded for a larger grid keeps its first M chunks
     for e in examples:
-        s, m = grid_tensor(e.src, rows, chunk_len, pad_id)
-        x, _ = grid_tensor(e.src_ext, rows, chunk_len, pad_id)
+        s, m = grid_tensor(e.src[:cells], rows, chunk_len, pad_id)
+        x, _ = grid_tensor(e.src_ext[:cells], rows, chunk_len, pad_id)
         src.append(s)
         mask.append(m)
         ext.append(x)
@@ -129,6 +146,11 @@ def collate(examples: Sequence[Example], *, chunks: int, chunk_len: int,
     return Batch(ids=[e.id for e in examples], src=torch.stack(src), src_mask=torch.stack(mask),
                  src_ext=torch.stack(ext), tgt_in=tgt_in, tgt_out=tgt_out, tgt_ext=tgt_ext,
                  tgt_mask=tgt_mask, n_ext=max(len(e.oovs) for e in examples), examples=list(examples))
+
+
+def grid_lengths(examples: Sequence[Example]) -> list[int]:
+    """Bucketing key of each example: its number of grid cells (chunk count x N, last row partial)."""
+    return [len(e.src) for e in examples]
 
 
 def bucketed_batches(n_examples: int, lengths: Sequence[int], *, batch_size: int, bucket_size: int,

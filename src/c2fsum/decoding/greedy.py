@@ -19,13 +19,14 @@ def gather_history(steps: list[tuple[Tensor, Tensor]], n_rows: int, n_steps: int
 
     Args:
         steps: for each step, ``(rows, values)``: long ``(R,)`` destination row per value and
-            ``values`` ``(R, ...)``; rows that never appear stay zero.
+            ``values`` ``(R, ...)`` (dense or sparse COO); rows that never appear stay zero.
         n_rows: number of destination rows; n_steps: T.
     """
     first = steps[0][1]
-    out = first.new_zeros((n_rows, n_steps, *first.shape[1:]), dtype=torch.float32)
+    out = torch.zeros((n_rows, n_steps, *first.shape[1:]), dtype=torch.float32, device=first.device)
     for t, (rows, values) in enumerate(steps):
-        out[rows, t] = values.float()
+        # lazy MODEL 3 returns sparse step attention (only the chosen chunk): made dense here
+        out[rows, t] = (values.to_dense() if values.is_sparse else values).float()
     return out.cpu()
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 import torch
 
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, encode_example
+from c2fsum.data.grid import inference_grid
 from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.documents import decode_examples
@@ -41,7 +43,8 @@ def load_split_examples(data_dir: str | Path, split: str, vocab: Vocab, cfg: Con
     examples = []
     for d in docs:
         examples.append(encode_example(d, vocab, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len,
-                                       max_tgt_len=cfg.data.max_tgt_len))
+                                       max_tgt_len=cfg.data.max_tgt_len, chunking=cfg.data.chunking,
+                                       max_words=cfg.data.max_words))
         if limit and len(examples) >= limit:
             break
     if not examples:
@@ -52,10 +55,14 @@ def load_split_examples(data_dir: str | Path, split: str, vocab: Vocab, cfg: Con
 def evaluate(model_dir: str | Path, data_dir: str | Path, split: str, out_dir: str | Path, *,
              beam: int | None = None, limit: int = 0, block_trigrams: bool | None = None,
              replace_unk: bool | None = None, device: str = "cpu", official: bool = False,
-             progress: bool = True) -> dict:
-    """Score a run directory (its best checkpoint) on ``split``; returns the metrics dict."""
+             progress: bool = True, max_words: int | None = None) -> dict:
+    """Score a run directory (its best checkpoint) on ``split``; returns the metrics dict.
+
+    Documents are read whole (as many chunks as they need) unless ``max_words`` cuts them.
+    """
     loaded = load_checkpoint(model_dir, device=device)
     cfg, vocab, model = loaded.config, loaded.vocab, loaded.model
+    cfg = replace(cfg, data=inference_grid(cfg.data, max_words))
     examples = load_split_examples(data_dir, split, vocab, cfg, limit)
     ppl, _, _ = perplexity(model, examples, cfg, torch.device(device))
     decoded = decode_examples(model, vocab, examples, cfg, device=device, beam=beam,
@@ -72,6 +79,7 @@ def evaluate(model_dir: str | Path, data_dir: str | Path, split: str, out_dir: s
     metrics = {"ppl": ppl, **{k: v for k, v in scores.items() if k != "per_doc"}, **stats.summary(),
                "entropy": entropy.mean, "entropy_uniform": entropy.uniform_mean,
                "model": cfg.name or cfg.model.family, "split": split, "n_docs": len(decoded),
+               "max_words": cfg.data.max_words,
                "beam": beam if beam is not None else cfg.decode.beam,
                "block_trigrams": bool(cfg.decode.block_trigrams if block_trigrams is None else block_trigrams),
                "checkpoint": str(loaded.path)}

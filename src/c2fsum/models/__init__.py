@@ -25,7 +25,7 @@ def build_model(cfg: ModelConfig, vocab_size: int, max_chunks: int = 10) -> Summ
         return CoarseToFine(**common, chunk_encoder=cfg.chunk_encoder, chunk_filters=cfg.chunk_filters,
                             chunk_width=cfg.chunk_width, pos_dim=cfg.pos_dim, max_chunks=max_chunks,
                             coarse="soft" if cfg.family == "model2" else "hard", samples=cfg.samples,
-                            temporal=cfg.temporal)
+                            temporal=cfg.temporal, lazy_fine=cfg.lazy_fine)
     raise ValueError(f"model.family: unknown family {cfg.family!r}, expected one of {', '.join(FAMILIES)}")
 
 

@@ -45,6 +45,12 @@ class Memory:
         cache: model-specific tensors precomputed once per batch, batch first, or None.
         shared: model-specific tensors computed once per batch that do not depend on the
             document (e.g. a shared output matrix), left alone by :meth:`select`, or None.
+        doc: ``(B,)`` long, the document (row of the encoded batch) each row belongs to, or
+            None. :meth:`select` indexes it, so beam hypotheses keep pointing to their document.
+        lazy: per-document state shared by all rows of a document and left alone by
+            :meth:`select` (e.g. :class:`c2fsum.models.chunk_cache.ChunkCache`, the word states
+            of the chunks encoded so far), or None. With a lazy model ``words`` is then an
+            empty ``(B, M, N, 0)`` placeholder.
     """
 
     words: Tensor
@@ -56,11 +62,13 @@ class Memory:
     final: tuple | None = None
     cache: tuple | None = None
     shared: tuple | None = None
+    doc: Tensor | None = None
+    lazy: object | None = None
 
     def select(self, idx: Tensor) -> Memory:
         """Rows ``idx`` (``(B2,)`` long) of every batch-first field, e.g. to expand to beams."""
         return replace(self, **{f.name: _select(getattr(self, f.name), idx) for f in fields(self)
-                                if f.name not in ("n_ext", "shared")})
+                                if f.name not in ("n_ext", "shared", "lazy")})
 
 
 @dataclass
@@ -91,7 +99,8 @@ class StepOutput:
     Attributes:
         logprobs: ``(B, V')`` log-probabilities of the next word.
         state: the new :class:`DecoderState`.
-        attn: ``(B, M, N)`` attention over source words (sums to 1 over real words).
+        attn: ``(B, M, N)`` attention over source words (sums to 1 over real words); a sparse
+            COO tensor holding only the chosen chunk when a hard model decodes lazily.
         coarse: ``(B, M)`` chunk-level attention of hierarchical models, else None.
     """
 

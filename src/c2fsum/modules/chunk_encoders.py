@@ -3,7 +3,13 @@
 - CNN (Kim 2014): convolution of width 6 with 600 filters over the chunk's word embeddings,
   tanh, max over time (over positions of real words only).
 - BOW: the sum of the chunk's word embeddings from a separate embedding matrix, kept fixed.
-- +POS: a 25-d embedding of the chunk's index concatenated to either.
+- +POS: a 25-d embedding of the chunk's index concatenated to either. The table has
+  ``max_chunks`` rows (the grid's M; 100 when M is unbounded); a chunk past the table
+  (a document longer than the trained grid) uses the last row, "a chunk far into the document".
+
+Both are cheap next to the word-level LSTM: per word the CNN costs E*F*w multiply-adds
+(128*150*6 = 115k for the CPU presets, against 4*H*(E+H) = 393k for one LSTM layer), the BOW
+one embedding look-up and add.
 """
 
 from __future__ import annotations
@@ -11,6 +17,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
+
+UNBOUNDED_POSITIONS = 100
+"""Rows of the +POS table of a model trained with an unbounded number of chunks (``data.chunks=0``)."""
 
 
 class CNNChunkEncoder(nn.Module):
@@ -68,14 +77,33 @@ class ChunkEncoder(nn.Module):
         else:
             raise ValueError(f"model.chunk_encoder: got {kind!r}, expected cnn or bow")
         self.kind = kind
-        self.pos = nn.Embedding(max_chunks, pos_dim) if pos_dim > 0 else None
+        self.positions = max_chunks if max_chunks > 0 else UNBOUNDED_POSITIONS
+        self.pos = nn.Embedding(self.positions, pos_dim) if pos_dim > 0 else None
         self.out_dim = self.body.out_dim + pos_dim
 
-    def forward(self, ids: Tensor, emb: Tensor, mask: Tensor) -> Tensor:
-        """ids ``(B, M, N)``, word embeddings ``(B, M, N, E)``, mask -> ``(B, M, Hc)``."""
-        h = self.body(emb, mask) if self.kind == "cnn" else self.body(ids, mask)
+    def forward(self, ids: Tensor, emb: Tensor | None, mask: Tensor, *, embed: nn.Module | None = None,
+                slice_chunks: int = 0) -> Tensor:
+        """ids ``(B, M, N)``, word embeddings ``(B, M, N, E)``, mask -> ``(B, M, Hc)``.
+
+        With ``emb=None`` the embeddings are looked up with ``embed`` ``slice_chunks`` chunks at a
+        time, so the scratch memory stays bounded however long the document is.
+        """
+        if emb is not None:
+            h = self._body(ids, emb, mask)
+        else:
+            M = ids.size(1)
+            step = slice_chunks if slice_chunks > 0 else M
+            parts = []
+            for s in range(0, M, step):
+                i, m = ids[:, s:s + step], mask[:, s:s + step]
+                parts.append(self._body(i, embed(i) if self.kind == "cnn" else None, m))
+            h = parts[0] if len(parts) == 1 else torch.cat(parts, 1)
         if self.pos is not None:
             B, M = ids.shape[:2]
-            p = self.pos(torch.arange(M, device=ids.device)).unsqueeze(0).expand(B, M, -1)
+            index = torch.arange(M, device=ids.device).clamp(max=self.positions - 1)
+            p = self.pos(index).unsqueeze(0).expand(B, M, -1)
             h = torch.cat([h, p], -1)
         return h
+
+    def _body(self, ids: Tensor, emb: Tensor | None, mask: Tensor) -> Tensor:
+        return self.body(emb, mask) if self.kind == "cnn" else self.body(ids, mask)

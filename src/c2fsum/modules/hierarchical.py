@@ -11,10 +11,14 @@ Soft (MODEL 2) uses alpha^s as is. Hard (MODEL 3) replaces it by a one-hot sampl
 training (``k`` samples: mu ~ Multinomial(k, alpha^s), alpha~^s = mu / k, thesis +MULTI) and
 by the argmax at test time, and returns the log-probability of the choice for REINFORCE.
 At test time the hard path reads only the chosen chunk: its cost per step is O(N), not O(M N).
+
+``forward_lazy`` is the hard path for models that encode words lazily: it asks a ``read``
+callback for the word states of the chosen chunks only (thesis 4.4: O(M + N) per step).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -86,28 +90,97 @@ class CoarseToFineAttention(nn.Module):
         """Test-time hard attention that reads only the chosen chunk's N words."""
         B, M, N = word_mask.shape
         H = values.size(-1)
-        choice = alpha_s.argmax(-1)                                                  # (B,)
-        rows = torch.arange(B, device=values.device)
-        words = values.view(B, M, N, H)[rows, choice]                                # (B, N, H)
-        mask = word_mask[rows, choice]                                               # (B, N)
-        scores = torch.bmm(words, self.W_w(query).unsqueeze(-1)).squeeze(-1)         # (B, N)
-        alpha_w = masked_softmax(scores, mask)
-        ctx = torch.bmm(alpha_w.unsqueeze(1), words).squeeze(1)                      # (B, H)
-        attn = values.new_zeros(B, M, N)
-        attn[rows, choice] = alpha_w
+        choice = alpha_s.argmax(-1, keepdim=True)                                    # (B, 1)
+        rows = torch.arange(B, device=values.device).unsqueeze(1)                    # (B, 1)
+        words = values.view(B, M, N, H)[rows, choice]                                # (B, 1, N, H)
+        alpha_w, ctx = self.read_chunks(query, words, word_mask[rows, choice])
+        attn = scatter_chunks(alpha_w, choice, M, sparse=False)
         return HierarchicalAttentionOutput(ctx=ctx, attn=attn, coarse=alpha_s, policy=None)
 
+    def read_chunks(self, query: Tensor, words: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
+        """Fine attention inside k chosen chunks per row, each weighted 1/k.
 
-def sample_chunks(alpha_s: Tensor, k: int) -> tuple[Tensor, Tensor]:
-    """Draw mu ~ Multinomial(k, alpha^s); return alpha~^s = mu / k ``(B, M)`` and log p(mu) ``(B,)``.
+        Args:
+            query ``(B, Hd)``; words ``(B, k, N, H)`` the chosen chunks' word states (a chunk may
+            appear twice: +MULTI draws with replacement); mask ``(B, k, N)``.
+        Returns:
+            alpha_w ``(B, k, N)`` (each chunk's softmax times 1/k) and the context ``(B, H)``.
+        """
+        B, k, N, H = words.shape
+        flat = words.reshape(B, k * N, H)
+        scores = torch.bmm(flat, self.W_w(query).unsqueeze(-1)).view(B, k, N)          # (B, k, N)
+        alpha_w = masked_softmax(scores, mask)
+        if k > 1:
+            alpha_w = alpha_w / k                                                     # alpha~^s = mu / k
+        ctx = torch.bmm(alpha_w.view(B, 1, k * N), flat).squeeze(1)                   # (B, H)
+        return alpha_w, ctx
+
+    def forward_lazy(self, query: Tensor, chunk_keys_t: Tensor, chunk_mask: Tensor, word_mask: Tensor,
+                     read: Callable[[Tensor], Tensor], *, mode: str, samples: int = 1,
+                     sparse: bool = False) -> HierarchicalAttentionOutput:
+        """Hard attention (MODEL 3) that needs word states only for the chunks it picks.
+
+        Args:
+            query ``(B, Hd)``; chunk_keys_t ``(B, Hc, M)``; chunk_mask ``(B, M)``; word_mask ``(B, M, N)``.
+            read: maps the chosen chunk indices ``(B, k)`` to their word states ``(B, k, N, H)``
+                (encoding them on demand).
+            mode: ``argmax`` (test) or ``sample`` (training, ``samples`` draws).
+            sparse: return ``attn`` as a sparse COO tensor (only the chosen chunks are stored).
+        """
+        M = word_mask.size(1)
+        alpha_s = self.coarse_weights(query, chunk_keys_t, chunk_mask)               # (B, M)
+        policy = None
+        if mode == "argmax":
+            choice = alpha_s.argmax(-1, keepdim=True)                                # (B, 1)
+        elif mode == "sample":
+            choice = draw_chunks(alpha_s, samples)                                   # (B, k)
+            policy = multinomial_logp(alpha_s, choice)
+        else:
+            raise ValueError(f"lazy attention mode: got {mode!r}, expected sample or argmax")
+        rows = torch.arange(choice.size(0), device=choice.device).unsqueeze(1)      # (B, 1)
+        alpha_w, ctx = self.read_chunks(query, read(choice), word_mask[rows, choice])
+        attn = scatter_chunks(alpha_w, choice, M, sparse=sparse)
+        return HierarchicalAttentionOutput(ctx=ctx, attn=attn, coarse=alpha_s, policy=policy)
+
+
+def scatter_chunks(alpha_w: Tensor, choice: Tensor, M: int, *, sparse: bool) -> Tensor:
+    """Place the fine attention of the chosen chunks ``(B, k, N)`` into a ``(B, M, N)`` grid.
+
+    Repeated chunks add up. Out of place (autograd can go through it). With ``sparse`` the
+    result is a sparse COO tensor holding only the chosen chunks (B * k * N values).
+    """
+    B, k, N = alpha_w.shape
+    if sparse:
+        rows = torch.arange(B, device=choice.device).view(B, 1, 1).expand(B, k, N)
+        cols = torch.arange(N, device=choice.device).view(1, 1, N).expand(B, k, N)
+        idx = torch.stack([rows.reshape(-1), choice.unsqueeze(-1).expand(B, k, N).reshape(-1), cols.reshape(-1)])
+        return torch.sparse_coo_tensor(idx, alpha_w.reshape(-1), (B, M, N), check_invariants=False).coalesce()
+    rows = torch.arange(B, device=choice.device).unsqueeze(1).expand(B, k)
+    zeros = alpha_w.new_zeros(B, M, N)
+    return zeros.index_put((rows, choice), alpha_w, accumulate=True)
+
+
+def draw_chunks(alpha_s: Tensor, k: int) -> Tensor:
+    """k chunk indices per row drawn with replacement from alpha^s ``(B, M)`` -> ``(B, k)`` long."""
+    if k < 1:
+        raise ValueError(f"model.samples: expected >= 1, got {k}")
+    return torch.multinomial(alpha_s.detach(), k, replacement=True)
+
+
+def multinomial_logp(alpha_s: Tensor, draws: Tensor) -> Tensor:
+    """log p(mu) ``(B,)`` of the counts mu of ``draws`` ``(B, k)`` under Multinomial(k, alpha^s).
 
     log p(mu) = log(k! / prod_i mu_i!) + sum_i mu_i log alpha^s_i; the gradient reaches
     alpha^s through the second term (the multinomial coefficient is constant).
     """
-    if k < 1:
-        raise ValueError(f"model.samples: expected >= 1, got {k}")
-    draws = torch.multinomial(alpha_s.detach(), k, replacement=True)                # (B, k)
+    k = draws.size(1)
     mu = torch.zeros_like(alpha_s).scatter_add_(1, draws, torch.ones_like(draws, dtype=alpha_s.dtype))
     logp = (mu * torch.log(alpha_s.clamp(min=1e-30))).sum(-1)                        # (B,)
-    logp = logp + torch.lgamma(torch.tensor(k + 1.0, device=mu.device)) - torch.lgamma(mu + 1).sum(-1)
-    return mu / k, logp
+    return logp + torch.lgamma(torch.tensor(k + 1.0, device=mu.device)) - torch.lgamma(mu + 1).sum(-1)
+
+
+def sample_chunks(alpha_s: Tensor, k: int) -> tuple[Tensor, Tensor]:
+    """Draw mu ~ Multinomial(k, alpha^s); return alpha~^s = mu / k ``(B, M)`` and log p(mu) ``(B,)``."""
+    draws = draw_chunks(alpha_s, k)                                                   # (B, k)
+    mu = torch.zeros_like(alpha_s).scatter_add_(1, draws, torch.ones_like(draws, dtype=alpha_s.dtype))
+    return mu / k, multinomial_logp(alpha_s, draws)

@@ -163,7 +163,8 @@ def heatmap_for_document(run_dir: str | Path, data_dir: str | Path, doc_id: str,
     cfg = loaded.config
     doc = _find_document(Path(data_dir) / f"{split}.jsonl", str(doc_id))
     example = encode_example(doc, loaded.vocab, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len,
-                             max_tgt_len=cfg.data.max_tgt_len)
+                             max_tgt_len=cfg.data.max_tgt_len, chunking=cfg.data.chunking,
+                             max_words=cfg.data.max_words)
     if not example.words:
         raise ValueError(f"{Path(data_dir) / f'{split}.jsonl'}: document {doc_id!r} has no source words")
     (decoded,) = decode_examples(loaded.model, loaded.vocab, [example], cfg, device=device, beam=beam)

@@ -93,7 +93,8 @@ class Position:
 
 def encode_split(path: Path, vocab: Vocab, cfg: Config) -> list[Example]:
     return [encode_example(d, vocab, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len,
-                           max_tgt_len=cfg.data.max_tgt_len) for d in read_prepared(path)]
+                           max_tgt_len=cfg.data.max_tgt_len, chunking=cfg.data.chunking,
+                           max_words=cfg.data.max_words) for d in read_prepared(path)]
 
 
 def load_splits(data_dir: Path, vocab: Vocab, cfg: Config) -> tuple[list[Example], list[Example]]:

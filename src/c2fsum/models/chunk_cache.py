@@ -1,0 +1,93 @@
+"""Lazy fine encoding: word states of a document's chunks, encoded only when attention picks them.
+
+MODEL 1-3 run the word-level LSTM per chunk (state reset at chunk boundaries), so encoding
+only some chunks gives exactly the states the eager path computes for them. A
+:class:`ChunkCache` holds, for the D documents of an encoded batch, which chunks were encoded
+and their word states; every decoder row (beam hypotheses included) points to its document
+through ``Memory.doc``, so hypotheses share a document's encoded chunks::
+
+    src (D, M, N) ids ----------------------------------- kept (ids only, O(M N) integers)
+    slot (D, M) long: -1, or where chunk (d, i) sits in the store
+    store (S, N, H) = cat(blocks): word states of the S chunks encoded so far
+
+Each call to :meth:`ChunkCache.read` encodes the chunks not yet in the cache in one batched
+LSTM call and appends them as a new block. The store is rebuilt with ``torch.cat`` (out of
+place) whenever a block was added, so gradients flow back to the encoder in lazy training.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import Tensor
+
+EncodeRows = Callable[[Tensor, Tensor], tuple[Tensor, tuple[Tensor, Tensor]]]
+"""``(ids (U, N), mask (U, N))`` -> word states ``(U, N, H)`` and final ``(h, c)``, each ``(L, U, H)``."""
+
+
+class ChunkCache:
+    """Per-document cache of encoded chunks (see the module docstring).
+
+    Args:
+        encode_rows: runs the per-chunk word encoder over U chunks at once.
+        src, mask: the batch's grid ``(D, M, N)`` (ids and bool mask).
+    """
+
+    def __init__(self, encode_rows: EncodeRows, src: Tensor, mask: Tensor):
+        D, M, _ = src.shape
+        self.encode_rows = encode_rows
+        self.src = src
+        self.mask = mask
+        self.slot = torch.full((D, M), -1, dtype=torch.long, device=src.device)
+        self.blocks: list[Tensor] = []
+        self._store: Tensor | None = None
+        self.n_slots = 0
+        self.encoder_calls = 0
+        self.sparse_attn = False
+        """Return step attention as sparse COO ``(B, M, N)`` (decoding; only the chosen chunks stored)."""
+
+    def encode(self, docs: Tensor, chunks: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        """Encode chunks ``(docs[u], chunks[u])`` (distinct, not cached yet) and cache them.
+
+        Returns their word states ``(U, N, H)`` and final LSTM states ``(h, c)``, each ``(L, U, H)``.
+        """
+        states, final = self.encode_rows(self.src[docs, chunks], self.mask[docs, chunks])
+        U = states.size(0)
+        self.slot[docs, chunks] = torch.arange(self.n_slots, self.n_slots + U, device=self.slot.device)
+        self.n_slots += U
+        self.blocks.append(states)
+        self._store = None
+        self.encoder_calls += 1
+        return states, final
+
+    def read(self, docs: Tensor, chunks: Tensor) -> Tensor:
+        """Word states of chunk ``chunks[r, j]`` of document ``docs[r]``.
+
+        Args:
+            docs ``(R,)`` long; chunks ``(R, k)`` long.
+        Returns:
+            ``(R, k, N, H)``; chunks not cached yet are encoded first (one batched call).
+        """
+        R, k = chunks.shape
+        d = docs.unsqueeze(1).expand(R, k).reshape(-1)
+        c = chunks.reshape(-1)
+        missing = self.slot[d, c] < 0
+        if bool(missing.any()):
+            pairs = torch.unique(torch.stack([d[missing], c[missing]], 1), dim=0)     # (U, 2)
+            self.encode(pairs[:, 0], pairs[:, 1])
+        if self._store is None:
+            self._store = self.blocks[0] if len(self.blocks) == 1 else torch.cat(self.blocks, 0)
+        states = self._store.index_select(0, self.slot[d, c])                      # (R*k, N, H)
+        return states.view(R, k, *states.shape[1:])
+
+    @property
+    def encoded(self) -> Tensor:
+        """``(D, M)`` bool: chunks encoded so far."""
+        return self.slot >= 0
+
+    def fraction_encoded(self) -> float:
+        """Share of the batch's real words that went through the word-level encoder."""
+        total = int(self.mask.sum())
+        done = int((self.mask.sum(-1) * self.encoded).sum())
+        return done / max(total, 1)

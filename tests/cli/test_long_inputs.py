@@ -1,0 +1,71 @@
+"""`summarize` and `evaluate` read whole documents unless `--max-words` cuts them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from c2fsum.cli.main import main
+from c2fsum.data.grid import inference_grid
+
+TINY = ["model.emb_dim=16", "model.hidden=24", "data.chunks=4", "data.chunk_len=20", "train.batch_size=8",
+        "data.vocab_size=3000", "data.val_holdout=0", "model.chunk_filters=16"]
+
+
+@pytest.fixture(scope="module")
+def run3(prepared_small, tmp_path_factory):
+    run = tmp_path_factory.mktemp("long") / "model3"
+    cfg = Path(__file__).resolve().parents[2] / "configs" / "model3-cpu.yaml"
+    assert main(["-q", "train", "--config", str(cfg), "--data", str(prepared_small), "--out", str(run),
+                 "--max-steps", "2", "--set", *TINY]) == 0
+    return run
+
+
+def test_evaluate_max_words_reproduces_the_trained_grid_and_default_reads_everything(run3, prepared_small,
+                                                                                      tmp_path, capsys):
+    import c2fsum
+    from c2fsum.decoding.documents import decode_examples
+    from c2fsum.evaluation.evaluate import load_split_examples
+
+    cut, whole = tmp_path / "cut", tmp_path / "whole"
+    common = ["-q", "evaluate", "--model", str(run3), "--data", str(prepared_small), "--split", "test",
+              "--beam", "2", "--limit", "3"]
+    assert main([*common, "--out", str(cut), "--max-words", "80"]) == 0
+    assert main([*common, "--out", str(whole)]) == 0
+    capsys.readouterr()
+    assert json.loads((cut / "metrics.json").read_text())["max_words"] == 80
+    assert json.loads((whole / "metrics.json").read_text())["max_words"] == 0
+    # --max-words 80 on a 4x20 model is exactly the paper's behaviour (the trained grid)
+    model = c2fsum.load(run3)
+    examples = load_split_examples(prepared_small, "test", model.vocab, model.config, limit=3)
+    assert all(len(e.words) == 80 for e in examples)
+    bounded = decode_examples(model.model, model.vocab, examples, model.config, beam=2)
+    cut_preds = [json.loads(x)["candidate"] for x in (cut / "predictions.jsonl").read_text().splitlines()]
+    assert cut_preds == [d.text for d in bounded]
+    # without --max-words the model reads whole articles (CNN/DM articles are longer than 80 words)
+    unbounded = replace(model.config, data=inference_grid(model.config.data))
+    long_examples = load_split_examples(prepared_small, "test", model.vocab, unbounded, limit=3)
+    assert all(len(e.words) > 80 for e in long_examples)
+
+
+def test_summarize_reads_long_text_whole_unless_max_words(run3, tmp_path, capsys):
+    import c2fsum
+    from conftest import read_raw
+
+    text = " ".join(d["article"] for d in read_raw("test", 4))
+    model = c2fsum.load(run3)
+    whole = model.summarize(text, beam=2, max_len=8)[0]
+    cut = model.summarize(text, beam=2, max_len=8, max_words=100)[0]
+    assert len(whole.source) > 1000 and whole.attention.shape[1] == -(-len(whole.source) // 20)
+    assert cut.source == whole.source[:100] and cut.attention.shape[1:] == (5, 20)
+    path = tmp_path / "long.txt"
+    path.write_text(text, encoding="utf-8")
+    assert main(["summarize", "--model", str(run3), "--beam", "2", "--max-len", "8", "--max-words", "100",
+                 "--attention-out", str(tmp_path / "a.json"), str(path)]) == 0
+    capsys.readouterr()
+    assert len(json.loads((tmp_path / "a.json").read_text())[0]["source"]) == 100
+    with pytest.raises(SystemExit):
+        main(["summarize", "--model", str(run3), "--max-words", "-3", str(path)])

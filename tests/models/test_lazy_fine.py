@@ -1,0 +1,122 @@
+"""Lazy fine encoding of MODEL 3: the word-level LSTM runs only over the chunks attention picks.
+
+The eager path (every chunk encoded up front) and the lazy one must give the same outputs on
+the same model and input: log-probabilities, attention, and beam search results.
+"""
+
+import pytest
+import torch
+
+from c2fsum.config import ModelConfig
+from c2fsum.decoding.beam import beam_search
+from c2fsum.decoding.greedy import greedy_decode
+from c2fsum.models import build_model
+from grids import grid
+
+LENGTHS = [70, 23, 41]          # 3 documents over a 9 x 8 grid: 9, 3 and 6 chunks (last ones partial)
+
+
+def tiny(seed=0, **kw):
+    torch.manual_seed(seed)
+    opts = dict(family="model3", emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.0,
+                chunk_filters=10, chunk_width=3)
+    opts.update(kw)
+    return build_model(ModelConfig(**opts), 30, max_chunks=9).eval()
+
+
+def encode_both(m, src, mask):
+    m.lazy = False
+    eager = m.encode(src, mask)
+    m.lazy = True
+    lazy = m.encode(src, mask)
+    return eager, lazy
+
+
+@pytest.mark.parametrize("kw", [{}, {"chunk_encoder": "bow", "pos_dim": 3}, {"bidirectional": True},
+                                {"intra_decoder": True, "samples": 2}])
+def test_eager_and_lazy_steps_agree(kw):
+    m = tiny(**kw)
+    src, mask = grid(3, 9, 8, LENGTHS)
+    eager, lazy = encode_both(m, src, mask)
+    assert lazy.lazy is not None and eager.lazy is None
+    assert lazy.words.numel() == 0
+    assert torch.allclose(eager.final[0], lazy.final[0], atol=1e-6)
+    assert torch.allclose(eager.final[1], lazy.final[1], atol=1e-6)
+    se, sl = m.init_state(eager), m.init_state(lazy)
+    g = torch.Generator().manual_seed(3)
+    for _ in range(8):
+        prev = torch.randint(4, 30, (3,), generator=g)
+        oe, ol = m.step(eager, se, prev), m.step(lazy, sl, prev)
+        assert ol.attn.is_sparse
+        assert torch.allclose(oe.logprobs, ol.logprobs, atol=1e-6)
+        assert torch.allclose(oe.attn, ol.attn.to_dense(), atol=1e-6)
+        assert torch.allclose(oe.coarse, ol.coarse, atol=1e-6)
+        se, sl = oe.state, ol.state
+    # the lazily encoded chunks hold exactly the eager word states
+    cache = lazy.lazy
+    d, c = cache.encoded.nonzero(as_tuple=True)
+    assert torch.allclose(cache.read(d, c.unsqueeze(1))[:, 0], eager.words[d, c], atol=1e-6)
+    assert 0 < cache.fraction_encoded() < 1
+
+
+def test_eager_and_lazy_beam_search_agree_and_hypotheses_share_the_cache():
+    m = tiny(seed=2)
+    src, mask = grid(3, 9, 8, LENGTHS)
+    eager, lazy = encode_both(m, src, mask)
+    he = beam_search(m, eager, beam=4, max_len=12)
+    hl = beam_search(m, lazy, beam=4, max_len=12)
+    for a, b in zip(he, hl, strict=True):
+        assert a[0].tokens == b[0].tokens
+        assert a[0].score == pytest.approx(b[0].score, abs=1e-5)
+        assert torch.allclose(a[0].attn, b[0].attn, atol=1e-6)
+        assert torch.allclose(a[0].coarse, b[0].coarse, atol=1e-6)
+    cache = lazy.lazy
+    # beam rows point to their document: no chunk was encoded twice
+    assert cache.n_slots == int(cache.encoded.sum())
+    assert cache.n_slots <= int(mask.any(-1).sum())
+    ge, gl = greedy_decode(m, eager, max_len=10), greedy_decode(m, lazy, max_len=10)
+    assert [h.tokens for h in ge] == [h.tokens for h in gl]
+
+
+def test_only_picked_chunks_are_encoded():
+    """A 60-chunk document, greedy for 5 steps: at most 1 + 5 chunks go through the LSTM."""
+    m = tiny(seed=1)
+    src, mask = grid(1, 60, 8, [480])
+    mem = m.encode(src, mask)
+    greedy_decode(m, mem, max_len=5, min_len=5)
+    cache = mem.lazy
+    assert 1 <= cache.n_slots <= 6
+    assert cache.encoded[0, 59]                 # the last chunk: the decoder's initial state
+    assert cache.fraction_encoded() == pytest.approx(cache.n_slots / 60)
+
+
+def test_lazy_training_matches_eager_and_backpropagates():
+    """``lazy_fine``: same sampled chunks (same seed), same loss, same gradients."""
+    m = tiny(seed=4, samples=2)
+    src, mask = grid(3, 9, 8, LENGTHS)
+    tgt = torch.randint(4, 30, (3, 6), generator=torch.Generator().manual_seed(5))
+    m.train()
+    outs, grads = [], []
+    for lazy in (False, True):
+        m.lazy_fine = lazy
+        m.zero_grad()
+        torch.manual_seed(7)
+        out = m(src, mask, tgt)
+        (out.logprobs.sum() + out.policy.sum()).backward()
+        outs.append(out)
+        grads.append({n: p.grad.clone() for n, p in m.named_parameters() if p.grad is not None})
+    e, lz = outs
+    assert not lz.attn.is_sparse
+    assert torch.allclose(e.logprobs, lz.logprobs, atol=1e-5)
+    assert torch.allclose(e.attn, lz.attn, atol=1e-6)
+    assert torch.allclose(e.policy, lz.policy, atol=1e-6)
+    assert grads[0].keys() == grads[1].keys()
+    assert "encoder.rnn.weight_ih_l0" in grads[1]
+    for n in grads[0]:
+        assert torch.allclose(grads[0][n], grads[1][n], atol=1e-5), n
+
+
+def test_soft_models_stay_eager():
+    m = tiny(family="model2")
+    src, mask = grid(1, 9, 8, [30])
+    assert m.encode(src, mask).lazy is None
