@@ -5,7 +5,8 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "c2fsum"
 RANK = {"config": 0, "utils": 0, "data": 1, "metrics": 1, "modules": 2, "losses": 2, "models": 3, "decoding": 4,
-        "training": 5, "evaluation": 6, "reports": 7, "pipeline": 7, "errors": 8, "__init__": 8.5, "cli": 9}
+        "training": 5, "evaluation": 6, "reports": 7, "pipeline": 7, "errors": 8, "__init__": 8.5,
+        "serving": 8.7, "cli": 9}
 
 
 def _layer(module: str) -> str:

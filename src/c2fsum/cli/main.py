@@ -7,6 +7,7 @@
     c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N]
     c2fsum baseline  first --data DATA_DIR --split SPLIT --out DIR
     c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official]
+    c2fsum serve     --model RUN_DIR [--host 127.0.0.1] [--port 8000]
 """
 
 from __future__ import annotations
@@ -236,6 +237,10 @@ def build_parser() -> argparse.ArgumentParser:
     from c2fsum.cli.plot import add_plot_parser
 
     add_plot_parser(sub)
+
+    from c2fsum.cli.serve import add_serve_parser
+
+    add_serve_parser(sub)
 
     s = sub.add_parser("table", help="print metrics.json files as one results table")
     s.add_argument("metrics", nargs="+", metavar="METRICS", help="metrics.json files or their folders")
