@@ -1,6 +1,6 @@
 # c2fsum: the two set-up commands work from nothing on a fresh machine.
 #   make demo   create .venv, install, prepare CNN/DailyMail, train MODEL 0 (CPU preset), evaluate
-#   make test   create .venv if needed, install, run the whole test suite
+#   make test   create .venv if needed, install (and a headless chromium), run the whole test suite
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -25,6 +25,7 @@ demo: $(STAMP)
 	DATA="$(DATA)" WORK="$(WORK)" MINUTES="$(MINUTES)" BIN="$(BIN)" bash scripts/demo.sh
 
 test: $(STAMP)
+	bash .ci/install-browser.sh || echo "warning: could not install chromium; the browser test will skip"
 	$(BIN)/ruff check src tests bench
 	$(BIN)/python -m pytest
 

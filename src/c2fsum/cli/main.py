@@ -9,6 +9,7 @@
     c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N   (cli/experiment.py)
     c2fsum compare   A B [--samples N] [--seed S]                                         (cli/compare.py)
     c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official]
+    c2fsum serve     --model RUN_DIR [--host 127.0.0.1] [--port 8000]
 """
 
 from __future__ import annotations
@@ -260,9 +261,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from c2fsum.cli.compare import add_compare_parser
     from c2fsum.cli.experiment import add_experiment_parser
+    from c2fsum.cli.serve import add_serve_parser
 
     add_experiment_parser(sub)
     add_compare_parser(sub)
+    add_serve_parser(sub)
 
     s = sub.add_parser("table", help="print metrics.json files as one results table")
     s.add_argument("metrics", nargs="+", metavar="METRICS", help="metrics.json files or their folders")

@@ -1,0 +1,42 @@
+"""``c2fsum serve``: the HTTP API and the attention page, run by uvicorn.
+
+    c2fsum serve --model RUN_DIR [--host 127.0.0.1] [--port 8000] [--device cpu|cuda]
+                 [--max-chars N] [--max-batch K] [--max-queue Q] [--timeout S] [--threads T]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def cmd_serve(a: argparse.Namespace) -> int:
+    import torch
+    import uvicorn
+
+    from c2fsum.serving import ServeSettings, create_app
+
+    if not Path(a.model).is_dir():
+        raise FileNotFoundError(f"--model {a.model}: no such directory")
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    settings = ServeSettings(max_chars=a.max_chars, max_body_bytes=max(a.max_chars * 8, 65536) + 4096,
+                             max_batch=a.max_batch, max_queue=a.max_queue, timeout=a.timeout)
+    app = create_app(a.model, settings=settings, device=a.device)
+    print(f"c2fsum: serving {a.model} on http://{a.host}:{a.port}/ (API docs at /docs)", flush=True)
+    uvicorn.run(app, host=a.host, port=a.port, log_level="warning" if a.quiet else "info")
+    return 0
+
+
+def add_serve_parser(sub) -> None:
+    s = sub.add_parser("serve", help="HTTP API and a web page showing where the model reads")
+    s.add_argument("--model", required=True, metavar="RUN_DIR", help="run directory (or checkpoint directory)")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    s.add_argument("--port", type=int, default=8000, help="port (8000)")
+    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    s.add_argument("--max-chars", type=int, default=100_000, help="longest article accepted, characters (100000)")
+    s.add_argument("--max-batch", type=int, default=8, help="documents decoded together (8)")
+    s.add_argument("--max-queue", type=int, default=64, help="requests waiting before 503 (64)")
+    s.add_argument("--timeout", type=float, default=30.0, help="seconds per request before 504 (30)")
+    s.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
+    s.set_defaults(func=cmd_serve)

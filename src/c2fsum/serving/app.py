@@ -1,0 +1,185 @@
+"""The FastAPI app: ``POST /summarize``, ``GET /health``, the page at ``/``, OpenAPI docs at ``/docs``.
+
+    app = create_app("runs/model2-cpu")            # loads the model once
+    uvicorn.run(app, host="127.0.0.1", port=8000)  # what `c2fsum serve` does
+
+Status codes: 200 a summary; 413 a body or text over the limits; 422 a malformed request
+(not JSON, unknown or mistyped field, a value out of range, a text with no words); 503 the queue
+is full; 504 the request took longer than the timeout. Every error body is ``{"detail": "..."}``
+naming the field or the limit. The docs pages use the Swagger UI / ReDoc files shipped in the
+``fastapi-offline`` package, so they work without internet.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
+
+from c2fsum.pipeline import Pipeline, Summary
+from c2fsum.serving.batcher import Batcher, DecodeOptions, QueueFullError, RequestTimeoutError
+from c2fsum.serving.limits import BodySizeLimit
+from c2fsum.serving.schemas import ErrorBody, Health, SummarizeRequest, SummarizeResponse
+from c2fsum.serving.settings import ServeSettings
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(str(resources.files("c2fsum.serving") / "static"))
+"""The page's HTML, JS and CSS (package data)."""
+
+_ERRORS = {413: {"model": ErrorBody, "description": "Body or text too large"},
+           422: {"model": ErrorBody, "description": "Malformed request"},
+           503: {"model": ErrorBody, "description": "Queue full"},
+           504: {"model": ErrorBody, "description": "Timed out"}}
+
+
+def summary_to_response(s: Summary, *, chunks: int, chunk_len: int) -> dict:
+    """The JSON body for one :class:`~c2fsum.pipeline.Summary`.
+
+    ``s.attention`` is ``(T, M, N)`` with ``T = len(tokens) + eos``; the ``</s>`` row is dropped and
+    each remaining row is summed over the N words of each chunk: ``(len(tokens), M')`` for the
+    ``M'`` chunks that hold words. Weights are rounded to 5 decimals.
+    """
+    rows = [s.source[i:i + chunk_len] for i in range(0, len(s.source), chunk_len)]
+    n_tok, n_rows = len(s.tokens), len(rows)
+    per_chunk = s.attention[:n_tok].float().sum(-1)[:, :n_rows]  # (T', M')
+    coarse = s.coarse[:n_tok, :n_rows].float() if s.coarse is not None else None  # (T', M')
+    return {
+        "summary": s.text,
+        "tokens": list(s.tokens),
+        "chunks": [" ".join(w for w in row if w != "</s>") for row in rows],
+        "attention": [[round(float(x), 5) for x in r] for r in per_chunk.tolist()],
+        "coarse": None if coarse is None else [[round(float(x), 5) for x in r] for r in coarse.tolist()],
+        "score": float(s.score),
+        "eos": bool(s.eos),
+        "grid": (chunks, chunk_len),
+    }
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    """One line naming each problem: ``field: message (got value)``."""
+    parts = []
+    for err in exc.errors():
+        loc = [str(x) for x in err.get("loc", ()) if x != "body"]
+        got = err.get("input")
+        if err.get("type") == "json_invalid":
+            parts.append(f"the request body is not valid JSON ({err.get('ctx', {}).get('error', err['msg'])})")
+        elif not loc and err.get("type") == "missing":
+            parts.append('the request body is empty; send a JSON object like {"text": "..."}')
+        elif not loc and isinstance(got, bytes | str):
+            parts.append('the request body must be JSON (Content-Type: application/json), an object like '
+                         '{"text": "..."}')
+        elif not loc:
+            parts.append(f'the request body must be a JSON object like {{"text": "..."}}, got {type(got).__name__}')
+        else:
+            got_text = "" if err.get("type") == "missing" else f" (got {repr(got)[:60]})"
+            parts.append(f"{'.'.join(loc) or 'body'}: {err['msg']}{got_text}")
+    return "; ".join(parts) or "malformed request"
+
+
+def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None = None,
+               device: str = "cpu") -> FastAPI:
+    """An ASGI app serving ``model`` (a loaded :class:`Pipeline` or a run directory, loaded once here)."""
+    settings = settings or ServeSettings()
+    pipeline = model if isinstance(model, Pipeline) else Pipeline(model, device=device)
+    cfg = pipeline.config
+    M, N = cfg.data.chunks, cfg.data.chunk_len
+
+    def summarize(texts: list[str], o: DecodeOptions) -> list[dict]:
+        try:
+            out = pipeline.summarize(texts, beam=o.beam, block_trigrams=o.block_trigrams, max_len=o.max_len,
+                                     min_len=o.min_len)
+        except ValueError as e:  # "text 0: empty article ..." -> "text: empty article ..."
+            raise ValueError(re.sub(r"^text \d+: ", "text: ", str(e))) from e
+        return [summary_to_response(s, chunks=M, chunk_len=N) for s in out]
+
+    batcher = Batcher(summarize, max_batch=settings.max_batch, max_queue=settings.max_queue,
+                      batch_wait=settings.batch_wait)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        await batcher.start()
+        log.info("serving %s (%s, grid %dx%d)", pipeline.path, cfg.model.family, M, N)
+        yield
+        await batcher.stop()
+
+    app = FastAPIOffline(
+        title="c2fsum", version=_version(), lifespan=lifespan,
+        description="Abstractive summaries of long documents with coarse-to-fine attention "
+                    "(Ling & Rush 2017). The page at `/` shows which chunks the model reads for each word.")
+    app.state.pipeline, app.state.batcher, app.state.settings = pipeline, batcher, settings
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(RequestValidationError)
+    async def _malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": _validation_message(exc)})
+
+    def error(status: int, detail: str, headers: dict | None = None) -> JSONResponse:
+        return JSONResponse(status_code=status, content={"detail": detail}, headers=headers)
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> FileResponse:
+        return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    @app.get("/health", response_model=Health, summary="Liveness and model facts")
+    async def health() -> dict:
+        return {"status": "ok", "model": str(pipeline.path), "family": cfg.model.family, "grid": (M, N),
+                "waiting": batcher.waiting, "batches": batcher.batches, "documents": batcher.documents}
+
+    @app.post("/summarize", response_model=SummarizeResponse, responses=_ERRORS,
+              summary="Summarize one article and show where the model read")
+    async def summarize_endpoint(req: SummarizeRequest):
+        if len(req.text) > settings.max_chars:
+            return error(413, f"text: {len(req.text)} characters; this server accepts at most {settings.max_chars}")
+        bad = _unpaired_surrogate(req.text)
+        if bad is not None:
+            return error(422, f"text: not valid Unicode (unpaired surrogate U+{ord(req.text[bad]):04X} "
+                              f"at character {bad})")
+        if not req.text.strip():
+            return error(422, "text: empty or only whitespace, nothing to summarize")
+        dc = cfg.decode
+        beam = dc.beam if req.beam is None else req.beam
+        max_len = min(dc.max_len, settings.max_length) if req.max_length is None else req.max_length
+        if beam > settings.max_beam:
+            return error(422, f"beam: {beam} is larger than this server allows ({settings.max_beam})")
+        if max_len > settings.max_length:
+            return error(422, f"max_length: {max_len} is larger than this server allows ({settings.max_length})")
+        min_len = min(dc.min_len, max_len) if req.min_length is None else req.min_length
+        if min_len > max_len:
+            return error(422, f"min_length: {min_len} is larger than max_length ({max_len})")
+        block = dc.block_trigrams if req.block_trigrams is None else req.block_trigrams
+        options = DecodeOptions(beam=beam, max_len=max_len, min_len=min_len, block_trigrams=block)
+        try:
+            return await batcher.submit(req.text, options, timeout=settings.timeout)
+        except QueueFullError as e:
+            return error(503, str(e), headers={"Retry-After": "1"})
+        except RequestTimeoutError as e:
+            return error(504, str(e))
+        except ValueError as e:
+            return error(422, str(e).splitlines()[0] if str(e) else "text: cannot be summarized")
+
+    return app
+
+
+def _unpaired_surrogate(text: str) -> int | None:
+    """Index of the first lone surrogate code point (JSON ``"\\ud800"`` decodes to one), else None."""
+    try:
+        text.encode("utf-8")
+        return None
+    except UnicodeEncodeError as e:
+        return e.start
+
+
+def _version() -> str:
+    from c2fsum import __version__
+
+    return __version__

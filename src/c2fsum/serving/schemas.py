@@ -1,0 +1,51 @@
+"""Request and response bodies of the HTTP API (pydantic; they also make the OpenAPI schema)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class SummarizeRequest(BaseModel):
+    """``POST /summarize``: one article. Options left out take the model's decoding config."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"text": "The mayor said on Tuesday that the bridge will close for three months. "
+                 "Drivers should use the tunnel instead.", "beam": 3, "max_length": 40, "block_trigrams": True}]})
+
+    text: str = Field(description="The article, raw text (it is tokenized like the training data).")
+    beam: int | None = Field(None, ge=1, description="Beam size (1 = greedy); default: the model's config.")
+    max_length: int | None = Field(None, ge=1, description="Most summary tokens; default: the model's config.")
+    min_length: int | None = Field(None, ge=0, description="Fewest summary tokens before `</s>` is allowed.")
+    block_trigrams: bool | None = Field(None, description="Never repeat a trigram (Paulus et al. 2017).")
+
+
+class SummarizeResponse(BaseModel):
+    """A summary, the chunks the model could read, and where it read for each summary word.
+
+    ``attention[t][i]`` is the attention mass that summary word ``tokens[t]`` put on chunk
+    ``chunks[i]`` (its word attention summed over the chunk's words; each row sums to 1).
+    ``coarse[t][i]`` is the chunk-level (coarse) attention of coarse-to-fine models, else null.
+    """
+
+    summary: str = Field(description="The summary, one sentence per line.")
+    tokens: list[str] = Field(description="The generated words (without the closing `</s>`).")
+    chunks: list[str] = Field(description="The document's chunks as the model reads them (tokenized).")
+    attention: list[list[float]] = Field(description="len(tokens) x len(chunks): attention mass per chunk.")
+    coarse: list[list[float]] | None = Field(description="len(tokens) x len(chunks) coarse attention, or null.")
+    score: float = Field(description="Sum of the log-probabilities of the generated tokens.")
+    eos: bool = Field(description="False when the summary was cut at max_length.")
+    grid: tuple[int, int] = Field(description="The model's grid: chunks M x words per chunk N.")
+
+
+class Health(BaseModel):
+    status: str
+    model: str
+    family: str
+    grid: tuple[int, int]
+    waiting: int = Field(description="Requests waiting for the decoding thread.")
+    batches: int = Field(description="Model calls so far.")
+    documents: int = Field(description="Documents summarized so far.")
+
+
+class ErrorBody(BaseModel):
+    detail: str = Field(description="What was wrong, naming the field or limit.")

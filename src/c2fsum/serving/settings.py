@@ -1,0 +1,39 @@
+"""Limits and batching knobs of the HTTP API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    """What the server accepts and how it queues work.
+
+    Attributes:
+        max_chars: longest ``text`` accepted (characters); longer gets 413.
+        max_body_bytes: largest request body accepted (bytes); larger gets 413 before it is parsed.
+        max_batch: most documents decoded together in one call of the model.
+        max_queue: most requests waiting for the decoding thread; one more gets 503.
+        batch_wait: seconds the worker waits for more requests before decoding a batch.
+        timeout: seconds a request may wait and decode in all; past it the answer is 504.
+        max_beam: largest ``beam`` a request may ask for.
+        max_length: largest ``max_length`` a request may ask for (tokens).
+    """
+
+    max_chars: int = 100_000
+    max_body_bytes: int = 1_000_000
+    max_batch: int = 8
+    max_queue: int = 64
+    batch_wait: float = 0.005
+    timeout: float = 30.0
+    max_beam: int = 10
+    max_length: int = 200
+
+    def __post_init__(self):
+        for name in ("max_chars", "max_body_bytes", "max_batch", "max_queue", "max_beam", "max_length"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"ServeSettings.{name} must be >= 1, got {getattr(self, name)}")
+        if self.timeout <= 0:
+            raise ValueError(f"ServeSettings.timeout must be > 0 seconds, got {self.timeout}")
+        if self.batch_wait < 0:
+            raise ValueError(f"ServeSettings.batch_wait must be >= 0 seconds, got {self.batch_wait}")
