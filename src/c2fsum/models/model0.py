@@ -63,6 +63,7 @@ class Model0(Summarizer):
                                         shared_dim=emb_dim if share_embeddings else 0)
         self.switch = nn.Linear(3 * hidden if intra_decoder else 2 * hidden, 1) if pointer else None  # W_u
         self.bridge = enc_layers == dec_layers
+        self.deferred_grads = True   # attention memory gradients once per batch (modules/deferred.py)
         self.reset_parameters(init_range)
 
     def reset_parameters(self, init_range: float) -> None:
@@ -82,10 +83,12 @@ class Model0(Summarizer):
             src_ext = src
         emb = self.src_emb(src)                                     # (B, M, N, E), 0 on pad
         words, (h, c) = self.encoder(emb, src_mask)                 # (B, M, N, H)
-        _, keys_t = BilinearAttention.prepare(words)                # (B, H, S)
+        values, keys_t = BilinearAttention.prepare(words)           # (B, S, H), (B, H, S)
+        # with gradients: the same values and keys whose gradients are formed once per batch
+        steps = BilinearAttention.prepare_steps(values, keys_t) if self.deferred_grads else None
         return Memory(words=words, word_mask=src_mask, chunk_mask=src_mask.any(-1), src_ext=src_ext,
                       n_ext=n_ext, final=(h.transpose(0, 1), c.transpose(0, 1)),
-                      cache=(keys_t, src_mask.flatten(1)))
+                      cache=(keys_t, src_mask.flatten(1), steps))
 
     def init_state(self, memory: Memory) -> DecoderState:
         B = memory.words.size(0)
@@ -107,8 +110,10 @@ class Model0(Summarizer):
         Returns the context c~ ``(B, H)``, word attention ``(B, M, N)``, chunk attention ``(B, M)``
         (None here), the hard choice's log-probability (None here) and the temporal state.
         """
-        keys_t, mask = memory.cache
+        keys_t, mask, steps = memory.cache
         values = memory.words.flatten(1, 2)                         # (B, S, H), a view
+        if steps is not None and steps[1].m is keys_t:              # not after Memory.select
+            values, keys_t = steps
         ctx, alpha, past = self.attention(top, values, keys_t, mask, past)   # (B, H), (B, S)
         return ctx, alpha.view_as(memory.word_mask), None, None, past
 
