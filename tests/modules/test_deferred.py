@@ -54,7 +54,9 @@ def _grads(model: Model0, deferred: bool, src, mask, tgt_in, tgt_out, tgt_mask):
     return loss.detach(), {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
 
 
-@pytest.mark.parametrize("kw", [dict(), dict(temporal=True, per_chunk=True, enc_layers=1, dec_layers=1)])
+@pytest.mark.parametrize("kw", [dict(), dict(temporal=True, per_chunk=True, enc_layers=1, dec_layers=1),
+                                dict(input_feed=False, dec_layers=3, enc_layers=1),
+                                dict(pointer=True, intra_decoder=True, output="paulus", share_embeddings=True)])
 def test_model0_training_step_same_loss_and_gradients(kw):
     torch.manual_seed(0)
     args = dict(vocab_size=40, emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.3)
@@ -72,3 +74,23 @@ def test_model0_training_step_same_loss_and_gradients(kw):
     assert all(s.deferred for s in model.encode(src, mask).cache[2])    # the fast path really ran
     for name in plain:
         assert torch.allclose(plain[name], fast[name], rtol=1e-10, atol=1e-12), name
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(per_chunk=True), dict(bidirectional=True)])
+def test_encoder_without_padding_skips_packing_with_the_same_results(kw):
+    from c2fsum.modules.encoders import LSTMWordEncoder
+
+    torch.manual_seed(0)
+    enc = LSTMWordEncoder(emb_dim=6, hidden=8, layers=2, dropout=0.0, **kw).double()
+    emb = torch.randn(3, 2, 5, 6, dtype=torch.float64)
+    mask = torch.ones(3, 2, 5, dtype=torch.bool)                   # every grid full: no padding
+    outs = []
+    for always_pack in (True, False):
+        enc.always_pack = always_pack
+        x = emb.clone().requires_grad_()
+        states, (h, c) = enc(x, mask)
+        (states.square().sum() + h.sum() + 2 * c.sum()).backward()
+        outs.append((states.detach(), h.detach(), c.detach(), x.grad, enc.rnn.weight_hh_l0.grad.clone()))
+        enc.zero_grad()
+    for a, b in zip(*outs, strict=True):
+        assert torch.allclose(a, b, rtol=1e-10, atol=1e-12)

@@ -38,6 +38,7 @@ from c2fsum.training.checkpoint import (
     write_json,
 )
 from c2fsum.utils.io import append_jsonl, existing_checkpoint_dir
+from c2fsum.utils.malloc import keep_freed_memory
 
 log = logging.getLogger(__name__)
 
@@ -365,6 +366,7 @@ class Trainer:
         stop_reason = "epochs"
         window_nll, window_tok, window_t0 = 0.0, 0, time.monotonic()
         params = [p for p in self.model.parameters() if p.requires_grad]
+        keep_freed_memory()   # reuse the step's large blocks instead of page-faulting them anew (utils/malloc.py)
         last_row: dict | None = None
         while self.pos.epoch < tc.epochs:
             batches = bucketed_batches(len(self.train_ex), lengths, batch_size=tc.batch_size,
