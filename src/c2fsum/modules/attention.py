@@ -63,15 +63,20 @@ class BilinearAttention(nn.Module):
         """One step.
 
         Args:
-            query: decoder state ``(B, Hd)``; values ``(B, S, H)``; keys_t ``(B, H, S)`` (either may
-                be a :class:`StepMatrix` from :meth:`prepare_steps`);
-            mask: ``(B, S)`` True on real words; past: ``(B, S)`` log sum_{j<t} exp(e_ji) or None.
+            query: decoder state ``(B, Hd)``, or ``(B, R, Hd)``: R queries per document (the beams
+                of a beam search) against the same, unexpanded values and keys;
+            values ``(B, S, H)``; keys_t ``(B, H, S)`` (either may be a :class:`StepMatrix` from
+                :meth:`prepare_steps`);
+            mask: ``(B, S)`` True on real words (``(B, 1, S)`` with R queries); past: ``(B, S)``
+                (``(B, R, S)``) log sum_{j<t} exp(e_ji) or None.
         Returns:
             context c~ ``(B, H)``, weights ``(B, S)`` (sum to 1 over real words), the new ``past``
-            (None unless temporal).
+            (None unless temporal); ``(B, R, .)`` each with R queries.
         """
-        q = self.W(query).unsqueeze(1)                          # (B, 1, H)
-        e = _left_mul(q, keys_t).squeeze(1)                     # (B, S)  e_ti
+        grouped = query.dim() == 3
+        q = self.W(query) if grouped else self.W(query).unsqueeze(1)    # (B, R, H), R = 1 by default
+        e = _left_mul(q, keys_t)                                # (B, R, S)  e_ti
+        e = e if grouped else e.squeeze(1)
         new_past = None
         if self.temporal:
             e = e.masked_fill(~mask, -1e4)                      # padding stays finite in the log-sum
@@ -80,7 +85,8 @@ class BilinearAttention(nn.Module):
         else:
             scores = e
         alpha = masked_softmax(scores, mask)                    # (B, S)
-        ctx = _left_mul(alpha.unsqueeze(1), values).squeeze(1)  # (B, H)  c~
+        ctx = _left_mul(alpha if grouped else alpha.unsqueeze(1), values)   # (B, R, H)  c~
+        ctx = ctx if grouped else ctx.squeeze(1)
         return ctx, alpha, new_past
 
 
