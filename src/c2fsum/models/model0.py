@@ -66,6 +66,8 @@ class Model0(Summarizer):
         # teacher forcing with gradients: attention memory and decoder weight gradients once per
         # batch, decoder input projections hoisted (modules/deferred.py, modules/decoder.py)
         self.deferred_grads = True
+        # decoding without gradients on CPU: the generator product through oneDNN (VocabGenerator.pack)
+        self.fast_generator = True
         self.reset_parameters(init_range)
 
     def reset_parameters(self, init_range: float) -> None:
@@ -176,8 +178,9 @@ class Model0(Summarizer):
 
         ``attn`` ``(B[, T], M, N)`` and ``p_copy`` ``(B[, T], 1)`` are needed by pointer models.
         """
-        weight = memory.shared[0] if memory is not None and memory.shared else None
-        logits = self.generator(self.dropout(features), self.tgt_emb.weight if self.generator.shared else None, weight)
+        weight, packed = memory.shared if memory is not None and memory.shared else (None, None)
+        logits = self.generator(self.dropout(features), self.tgt_emb.weight if self.generator.shared else None, weight,
+                                packed)
         logp = torch.log_softmax(logits, dim=-1)
         if self.switch is None:
             return logp
@@ -192,9 +195,14 @@ class Model0(Summarizer):
         return mixed.view(B, T, -1)
 
     def shared_output(self, memory: Memory) -> Memory:
-        """Compute a shared output matrix W_out = tanh(W_emb W_proj) once for step-by-step decoding."""
-        if self.generator.shared and memory.shared is None:
-            memory.shared = (self.generator.output_matrix(self.tgt_emb.weight),)
+        """Once per batch for step-by-step decoding: ``memory.shared`` = (the shared output matrix
+        W_out = tanh(W_emb W_proj) or None, W_out packed for oneDNN or None; see VocabGenerator.pack)."""
+        if memory.shared is None:
+            weight = self.generator.output_matrix(self.tgt_emb.weight) if self.generator.shared else None
+            packed = None
+            if self.fast_generator:
+                packed = self.generator.pack(weight if weight is not None else self.generator.output_matrix())
+            memory.shared = (weight, packed)
         return memory
 
     def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
