@@ -312,6 +312,12 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
     kv("model_params", sum(p.numel() for p in model.parameters()))
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.SGD(params, lr=cfg["lr"])
+    try:                                      # as c2fsum.training.trainer.Trainer.fit does
+        from c2fsum.utils.malloc import keep_freed_memory
+
+        kv("train_keep_freed_memory", keep_freed_memory())
+    except ImportError:
+        kv("train_keep_freed_memory", "n/a")
 
     def one_step(i: int) -> float:
         src, src_mask, tgt_in, tgt_out, tgt_mask = batches[i % len(batches)]

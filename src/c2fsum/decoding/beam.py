@@ -105,14 +105,17 @@ def beam_search(
     n_docs = memory.words.size(0)
     eos_id = model.eos_id
     constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=eos_id, min_len=min_len)
-    blocker = TrigramBlocker(n_docs * k) if block_trigrams else None
+    blocker = TrigramBlocker(n_docs) if block_trigrams else None
 
+    # Speed-ups over beam_reference.py, same hypotheses: (1) the first step runs one row per
+    # document (all K beams would be the same row; the first select expands the state to K);
+    # (2) each row's best 2K words are taken before the (B, K * 2K) candidate table, not a
+    # (B, K * V') one; (3) models whose rows can share their document's memory row
+    # (memory_per_document) attend B * K queries against B memory rows, never copying it K times.
+    per_doc = k > 1 and getattr(model, "memory_per_document", lambda: False)()
     state = model.init_state(memory)
-    if k > 1:
-        expand = torch.arange(n_docs, device=device).repeat_interleave(k)  # (B*K,)
-        memory, state = memory.select(expand), state.select(expand)
     docs = list(range(n_docs))  # document of each active batch entry
-    prev = torch.full((n_docs * k,), model.bos_id, dtype=torch.long, device=device)
+    prev = torch.full((n_docs,), model.bos_id, dtype=torch.long, device=device)
     scores = torch.full((n_docs, k), float("-inf"), device=device)
     scores[:, 0] = 0.0  # at the start only beam 0 is live, so the K beams do not repeat it
     fin_best = torch.full((n_docs, n_best), float("-inf"), device=device)  # n_best finished norm scores
@@ -133,10 +136,17 @@ def beam_search(
         if out.coarse is not None:
             hist_coarse.append(out.coarse)
 
-        cand = (scores.unsqueeze(2) + logprobs.view(n_act, k, n_vocab)).view(n_act, k * n_vocab)
-        top_score, top_idx = cand.topk(min(2 * k, k * n_vocab), dim=1)  # (B, 2K), best first
-        top_tok, top_beam = top_idx % n_vocab, top_idx // n_vocab
-        top_row = top_beam + row_offset[:n_act]  # row of this step's batch
+        r = min(2 * k, n_vocab)
+        row_top, row_tok = logprobs.topk(r, dim=1)  # (rows, r): each row's best r words
+        if t == 0:  # one row per document: its K beams are copies of it
+            row_top, row_tok = row_top.unsqueeze(1).expand(n_act, k, r), row_tok.unsqueeze(1).expand(n_act, k, r)
+        cand = (scores.unsqueeze(2) + row_top.reshape(n_act, k, r)).view(n_act, k * r)
+        top_score, top_idx = cand.topk(min(2 * k, k * r), dim=1)  # (B, 2K), best first
+        top_tok = row_tok.reshape(n_act, k * r).gather(1, top_idx)
+        top_beam = top_idx // r
+        # row of this step's batch
+        top_row = row_offset[:n_act] // k if t == 0 else top_beam + row_offset[:n_act]
+        top_row = top_row.expand_as(top_beam)
         top_eos = top_tok == eos_id
 
         # hypotheses ending here: </s> among the best K candidates
@@ -180,17 +190,20 @@ def beam_search(
         if last:
             break
         keep_docs = (~done).nonzero().squeeze(1)
-        if keep_docs.numel() < n_act:  # drop documents whose search is over
-            if keep_docs.numel() == 0:
-                break
+        if keep_docs.numel() == 0:
+            break
+        if t == 0 and k > 1 and not per_doc:  # from now on K rows per document
+            memory = memory.select(keep_docs.repeat_interleave(k))
+        elif keep_docs.numel() < n_act:  # drop documents whose search is over
             keep_rows = (keep_docs.unsqueeze(1) * k + torch.arange(k, device=device)).view(-1)
-            memory = memory.select(keep_rows)
+            memory = memory.select(keep_docs if per_doc else keep_rows)
+        if keep_docs.numel() < n_act:
             docs = [docs[b] for b in keep_docs.tolist()]
             live_score, live_tok, live_row = live_score[keep_docs], live_tok[keep_docs], live_row[keep_docs]
             fin_best = fin_best[keep_docs]
         parents = live_row.view(-1)
         shrunk = keep_docs.numel() < n_act
-        state = out.state if k == 1 and not shrunk else out.state.select(parents)
+        state = out.state if k == 1 and not shrunk else out.state.select(parents)  # t = 0: B -> B*K rows
         prev, scores = live_tok.view(-1), live_score
         parents_cpu, tokens_cpu = torch.stack([parents, prev]).tolist()
         hist_parent.append(parents_cpu)

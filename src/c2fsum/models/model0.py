@@ -22,7 +22,7 @@ from torch import Tensor, nn
 
 from c2fsum.models.base import DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
 from c2fsum.modules.attention import BilinearAttention
-from c2fsum.modules.decoder import InputFeedingLSTM
+from c2fsum.modules.decoder import DecoderSteps, InputFeedingLSTM
 from c2fsum.modules.embeddings import make_embedding
 from c2fsum.modules.encoders import LSTMWordEncoder
 from c2fsum.modules.generators import VocabGenerator, pointer_mixture
@@ -63,6 +63,11 @@ class Model0(Summarizer):
                                         shared_dim=emb_dim if share_embeddings else 0)
         self.switch = nn.Linear(3 * hidden if intra_decoder else 2 * hidden, 1) if pointer else None  # W_u
         self.bridge = enc_layers == dec_layers
+        # teacher forcing with gradients: attention memory and decoder weight gradients once per
+        # batch, decoder input projections hoisted (modules/deferred.py, modules/decoder.py)
+        self.deferred_grads = True
+        # decoding without gradients on CPU: the generator product through oneDNN (VocabGenerator.pack)
+        self.fast_generator = True
         self.reset_parameters(init_range)
 
     def reset_parameters(self, init_range: float) -> None:
@@ -82,10 +87,12 @@ class Model0(Summarizer):
             src_ext = src
         emb = self.src_emb(src)                                     # (B, M, N, E), 0 on pad
         words, (h, c) = self.encoder(emb, src_mask)                 # (B, M, N, H)
-        _, keys_t = BilinearAttention.prepare(words)                # (B, H, S)
+        values, keys_t = BilinearAttention.prepare(words)           # (B, S, H), (B, H, S)
+        # with gradients: the same values and keys whose gradients are formed once per batch
+        steps = BilinearAttention.prepare_steps(values, keys_t) if self.deferred_grads else None
         return Memory(words=words, word_mask=src_mask, chunk_mask=src_mask.any(-1), src_ext=src_ext,
                       n_ext=n_ext, final=(h.transpose(0, 1), c.transpose(0, 1)),
-                      cache=(keys_t, src_mask.flatten(1)))
+                      cache=(keys_t, src_mask.flatten(1), steps))
 
     def init_state(self, memory: Memory) -> DecoderState:
         B = memory.words.size(0)
@@ -107,24 +114,45 @@ class Model0(Summarizer):
         Returns the context c~ ``(B, H)``, word attention ``(B, M, N)``, chunk attention ``(B, M)``
         (None here), the hard choice's log-probability (None here) and the temporal state.
         """
-        keys_t, mask = memory.cache  # type: ignore[misc]  # set by encode()
+        keys_t, mask, steps = memory.cache  # type: ignore[misc]  # set by encode()
         values = memory.words.flatten(1, 2)                         # (B, S, H), a view
-        ctx, alpha, past = self.attention(top, values, keys_t, mask, past)   # (B, H), (B, S)
-        return ctx, alpha.view_as(memory.word_mask), None, None, past
+        if steps is not None and steps[1].m is keys_t:              # not after Memory.select
+            values, keys_t = steps
+        B, M, N = memory.word_mask.shape
+        R = top.size(0) // B
+        if R == 1:
+            ctx, alpha, past = self.attention(top, values, keys_t, mask, past)   # (B, H), (B, S)
+            return ctx, alpha.view_as(memory.word_mask), None, None, past
+        # R decoder rows per document (beam search with memory_per_document): (B*R, .) -> (B, R, .)
+        ctx, alpha, past = self.attention(top.view(B, R, -1), values, keys_t, mask.unsqueeze(1),
+                                          None if past is None else past.view(B, R, -1))
+        return (ctx.reshape(B * R, -1), alpha.reshape(B * R, M, N), None, None,
+                None if past is None else past.reshape(B * R, -1))
 
-    def attend(self, memory: Memory, state: DecoderState, prev: Tensor, emb: Tensor | None = None
+    def memory_per_document(self) -> bool:
+        """True if decoder rows may share their document's memory row (``B * R`` rows against
+        ``B`` memory rows): beam search then never copies the memory K times."""
+        return type(self).attend_source is Model0.attend_source and not self.copies
+
+    def attend(self, memory: Memory, state: DecoderState, prev: Tensor, emb: Tensor | None = None,
+               fast: tuple[DecoderSteps, int] | None = None
                ) -> tuple[Tensor, DecoderState, Tensor, Tensor | None, Tensor | None, Tensor | None]:
         """Decoder cell and attention for one step, before the generator.
 
         Returns the generator features f_t ``(B, D)``, the new state, word attention
         ``(B, M, N)``, chunk attention ``(B, M)`` or None, the hard choice's log-probability
         ``(B,)`` or None, and the pointer switch p(u_t = 1) ``(B, 1)`` or None. ``emb`` ``(B, E)``,
-        if given, is the embedding of ``prev`` already looked up.
+        if given, is the embedding of ``prev`` already looked up. ``fast`` = (the decoder's
+        :class:`DecoderSteps` of this batch, t): the same cell on the fast teacher-forcing path.
         """
-        x = self.tgt_emb(self.input_ids(prev)) if emb is None else emb   # (B, E)
-        if self.input_feed:
-            x = torch.cat([x, state.feed], -1)                     # (B, E + H)
-        top, h, c = self.decoder(x, state.h, state.c)               # (B, H)
+        if fast is not None:                                        # embedding share precomputed
+            top, h, c = self.decoder.step(fast[0], fast[1], state.feed if self.input_feed else None,
+                                          state.h, state.c)
+        else:
+            x = self.tgt_emb(self.input_ids(prev)) if emb is None else emb   # (B, E)
+            if self.input_feed:
+                x = torch.cat([x, state.feed], -1)                 # (B, E + H)
+            top, h, c = self.decoder(x, state.h, state.c)           # (B, H)
         past, history = state.extra  # type: ignore[misc]  # set by init_state()
         ctx, attn, coarse, policy, past = self.attend_source(top, memory, past)
         if self.combine is not None:                                # luong: c_t = tanh(W2 [c~; h_t])
@@ -150,8 +178,9 @@ class Model0(Summarizer):
 
         ``attn`` ``(B[, T], M, N)`` and ``p_copy`` ``(B[, T], 1)`` are needed by pointer models.
         """
-        weight = memory.shared[0] if memory is not None and memory.shared else None
-        logits = self.generator(self.dropout(features), self.tgt_emb.weight if self.generator.shared else None, weight)
+        weight, packed = memory.shared if memory is not None and memory.shared else (None, None)
+        logits = self.generator(self.dropout(features), self.tgt_emb.weight if self.generator.shared else None, weight,
+                                packed)
         logp = torch.log_softmax(logits, dim=-1)
         if self.switch is None:
             return logp
@@ -166,9 +195,14 @@ class Model0(Summarizer):
         return mixed.view(B, T, -1)
 
     def shared_output(self, memory: Memory) -> Memory:
-        """Compute a shared output matrix W_out = tanh(W_emb W_proj) once for step-by-step decoding."""
-        if self.generator.shared and memory.shared is None:
-            memory.shared = (self.generator.output_matrix(self.tgt_emb.weight),)
+        """Once per batch for step-by-step decoding: ``memory.shared`` = (the shared output matrix
+        W_out = tanh(W_emb W_proj) or None, W_out packed for oneDNN or None; see VocabGenerator.pack)."""
+        if memory.shared is None:
+            weight = self.generator.output_matrix(self.tgt_emb.weight) if self.generator.shared else None
+            packed = None
+            if self.fast_generator:
+                packed = self.generator.pack(weight if weight is not None else self.generator.output_matrix())
+            memory.shared = (weight, packed)
         return memory
 
     def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
@@ -184,8 +218,11 @@ class Model0(Summarizer):
         state = self.init_state(memory)
         feats, attns, coarses, policies, copies = [], [], [], [], []
         emb = self.tgt_emb(self.input_ids(tgt_in))                  # (B, T, E): one look-up, one gradient
+        # with gradients: the decoder's embedding share for all steps at once, weight gradients per batch
+        steps = self.decoder.prepare_steps(emb) if self.deferred_grads and torch.is_grad_enabled() else None
         for t in range(tgt_in.size(1)):
-            f, state, attn, coarse, policy, p_copy = self.attend(memory, state, tgt_in[:, t], emb[:, t])
+            f, state, attn, coarse, policy, p_copy = self.attend(memory, state, tgt_in[:, t], emb[:, t],
+                                                                 fast=None if steps is None else (steps, t))
             feats.append(f)
             attns.append(attn)
             coarses.append(coarse)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from c2fsum.modules.deferred import StepMatrix
+
 NEG_INF = float("-inf")
 
 
@@ -50,19 +52,31 @@ class BilinearAttention(nn.Module):
         values = words.reshape(B, M * N, H)
         return values, values.transpose(1, 2).contiguous()
 
-    def forward(self, query: Tensor, values: Tensor, keys_t: Tensor, mask: Tensor,
+    @staticmethod
+    def prepare_steps(values: Tensor, keys_t: Tensor) -> tuple[StepMatrix, StepMatrix]:
+        """Values ``(B, S, H)`` and keys ``(B, H, S)`` (from :meth:`prepare`) as :class:`StepMatrix`:
+        the same results, but their gradients are formed once per batch instead of once per step."""
+        return StepMatrix(values, m_t=keys_t), StepMatrix(keys_t, m_t=values)
+
+    def forward(self, query: Tensor, values: Tensor | StepMatrix, keys_t: Tensor | StepMatrix, mask: Tensor,
                 past: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor | None]:
         """One step.
 
         Args:
-            query: decoder state ``(B, Hd)``; values ``(B, S, H)``; keys_t ``(B, H, S)``;
-            mask: ``(B, S)`` True on real words; past: ``(B, S)`` log sum_{j<t} exp(e_ji) or None.
+            query: decoder state ``(B, Hd)``, or ``(B, R, Hd)``: R queries per document (the beams
+                of a beam search) against the same, unexpanded values and keys;
+            values ``(B, S, H)``; keys_t ``(B, H, S)`` (either may be a :class:`StepMatrix` from
+                :meth:`prepare_steps`);
+            mask: ``(B, S)`` True on real words (``(B, 1, S)`` with R queries); past: ``(B, S)``
+                (``(B, R, S)``) log sum_{j<t} exp(e_ji) or None.
         Returns:
             context c~ ``(B, H)``, weights ``(B, S)`` (sum to 1 over real words), the new ``past``
-            (None unless temporal).
+            (None unless temporal); ``(B, R, .)`` each with R queries.
         """
-        q = self.W(query).unsqueeze(1)                          # (B, 1, H)
-        e = torch.bmm(q, keys_t).squeeze(1)                     # (B, S)  e_ti
+        grouped = query.dim() == 3
+        q = self.W(query) if grouped else self.W(query).unsqueeze(1)    # (B, R, H), R = 1 by default
+        e = _left_mul(q, keys_t)                                # (B, R, S)  e_ti
+        e = e if grouped else e.squeeze(1)
         new_past = None
         if self.temporal:
             e = e.masked_fill(~mask, -1e4)                      # padding stays finite in the log-sum
@@ -71,5 +85,11 @@ class BilinearAttention(nn.Module):
         else:
             scores = e
         alpha = masked_softmax(scores, mask)                    # (B, S)
-        ctx = torch.bmm(alpha.unsqueeze(1), values).squeeze(1)  # (B, H)  c~
+        ctx = _left_mul(alpha if grouped else alpha.unsqueeze(1), values)   # (B, R, H)  c~
+        ctx = ctx if grouped else ctx.squeeze(1)
         return ctx, alpha, new_past
+
+
+def _left_mul(a: Tensor, m: Tensor | StepMatrix) -> Tensor:
+    """``a`` ``(B, R, X)`` @ ``m`` ``(B, X, Y)``."""
+    return m.left_mul(a) if isinstance(m, StepMatrix) else torch.bmm(a, m)

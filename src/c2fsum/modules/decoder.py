@@ -1,9 +1,47 @@
-"""The decoder cell: a stack of LSTM cells with input feeding."""
+"""The decoder cell: a stack of LSTM cells with input feeding.
+
+Two ways to run the same cells, with the same results:
+
+* :meth:`InputFeedingLSTM.forward`, one step with ``nn.LSTMCell`` (decoding, and the reference);
+* :meth:`InputFeedingLSTM.prepare_steps` + :meth:`InputFeedingLSTM.step`, for teacher forcing
+  with gradients: the part of every step's input known in advance (the target embeddings) is
+  multiplied by its weights once for all steps (one GEMM of B*T rows instead of T of B rows),
+  each layer's remaining input and its recurrent state go through one product with the two
+  weight matrices side by side, and the weight gradients are formed once per batch
+  (:class:`c2fsum.modules.deferred.StepMatrix`) instead of as T rank-B products added one by one.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 from torch import Tensor, nn
+
+from c2fsum.modules.deferred import StepMatrix
+
+
+@dataclass
+class DecoderSteps:
+    """Per-batch tensors of the fast teacher-forcing path.
+
+    Attributes:
+        pre_gates: ``(B, T, 4H)`` the precomputed input's share of layer 0's gates, biases included.
+        weights: per layer, ``[W_ih (rest of the input); W_hh]`` as a :class:`StepMatrix` ``(1, I_l + H, 4H)``.
+        biases: per layer ``(4H,)`` b_ih + b_hh (None for layer 0, whose biases are in ``pre_gates``).
+    """
+
+    pre_gates: Tensor
+    weights: list[StepMatrix]
+    biases: list[Tensor | None]
+
+
+def lstm_gates(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    """LSTM update from pre-activations ``gates`` ``(B, 4H)`` (order i, f, g, o as in nn.LSTMCell)
+    and the cell ``c`` ``(B, H)`` -> new ``h``, ``c`` ``(B, H)``."""
+    i, f, g, o = gates.chunk(4, 1)
+    c1 = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c1), c1
 
 
 class InputFeedingLSTM(nn.Module):
@@ -32,6 +70,37 @@ class InputFeedingLSTM(nn.Module):
         inp = x
         for i, cell in enumerate(self.cells):
             hi, ci = cell(inp, (h[i], c[i]))
+            hs.append(hi)
+            cs.append(ci)
+            inp = self.dropout(hi) if i + 1 < self.layers else hi
+        return inp, torch.stack(hs), torch.stack(cs)
+
+    def prepare_steps(self, pre: Tensor) -> DecoderSteps:
+        """``pre`` ``(B, T, P)``: the first P columns of every step's input ``x``, known in advance."""
+        P = pre.size(-1)
+        cell0 = self.cells[0]
+        pre_gates = nn.functional.linear(pre, cell0.weight_ih[:, :P], cell0.bias_ih + cell0.bias_hh)  # (B, T, 4H)
+        weights, biases = [], []
+        for i, cell in enumerate(self.cells):
+            w_ih = cell.weight_ih[:, P:] if i == 0 else cell.weight_ih
+            w = torch.cat([w_ih, cell.weight_hh], 1)                   # (4H, I_l + H)
+            weights.append(StepMatrix(w.t().unsqueeze(0), m_t=w.unsqueeze(0)))
+            biases.append(None if i == 0 else cell.bias_ih + cell.bias_hh)
+        return DecoderSteps(pre_gates=pre_gates, weights=weights, biases=biases)
+
+    def step(self, steps: DecoderSteps, t: int, rest: Tensor | None, h: Tensor, c: Tensor
+             ) -> tuple[Tensor, Tensor, Tensor]:
+        """Step ``t`` of the fast path; ``rest`` ``(B, I - P)`` is the rest of the input (or None).
+
+        Same returns as :meth:`forward`.
+        """
+        hs, cs = [], []
+        inp = rest
+        for i in range(self.layers):
+            a = h[i] if inp is None else torch.cat([inp, h[i]], -1)      # (B, I_l + H)
+            gates = steps.weights[i].left_mul(a.unsqueeze(0)).squeeze(0)  # (B, 4H)
+            gates = gates + (steps.pre_gates[:, t] if i == 0 else steps.biases[i])
+            hi, ci = lstm_gates(gates, c[i])
             hs.append(hi)
             cs.append(ci)
             inp = self.dropout(hi) if i + 1 < self.layers else hi

@@ -51,6 +51,7 @@ from c2fsum.training.distributed import DistributedError, rank_seed, rng_state, 
 from c2fsum.training.distributed import setup as setup_distributed
 from c2fsum.training.distributed import wrap as wrap_distributed
 from c2fsum.utils.io import append_jsonl, atomic_write_text, existing_checkpoint_dir
+from c2fsum.utils.malloc import keep_freed_memory
 
 log = logging.getLogger(__name__)
 
@@ -529,6 +530,7 @@ class Trainer:
         self.model.train()
         stop_reason = "epochs"
         window_nll, window_tok, window_t0 = 0.0, 0, time.monotonic()
+        keep_freed_memory()   # reuse the step's large blocks instead of page-faulting them anew (utils/malloc.py)
         last_row: dict | None = None
         while self.pos.epoch < tc.epochs:
             batches = bucketed_batches(len(self.train_ex), lengths, batch_size=tc.batch_size,

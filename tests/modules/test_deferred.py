@@ -1,0 +1,96 @@
+"""Deferred attention-memory gradients (modules/deferred.py) equal plain autograd's."""
+
+import pytest
+import torch
+
+from c2fsum.losses.nll import token_nll
+from c2fsum.models import Model0
+from c2fsum.modules.deferred import StepMatrix
+from grids import grid
+
+
+def _recurrence(m: torch.Tensor, deferred: bool, T: int = 5) -> torch.Tensor:
+    """a_{t+1} = tanh(a_t @ m @ m^T): each step's input depends on the last step's output."""
+    B, X, _ = m.shape
+    a = torch.linspace(-1, 1, B * X, dtype=m.dtype).view(B, 1, X)
+    sm = StepMatrix(m) if deferred else None
+    mt = StepMatrix(m.transpose(1, 2).contiguous()) if deferred else None
+    loss = m.new_zeros(())
+    for t in range(T):
+        y = sm.left_mul(a) if deferred else torch.bmm(a, m)                      # (B, 1, Y)
+        a = torch.tanh(mt.left_mul(y) if deferred else torch.bmm(y, m.transpose(1, 2)))
+        loss = loss + (a * (t + 1)).sum()
+    return loss
+
+
+def test_step_matrix_gradient_equals_plain_autograd():
+    g = torch.Generator().manual_seed(0)
+    base = torch.randn(3, 4, 6, generator=g, dtype=torch.float64)
+    grads = []
+    for deferred in (False, True):
+        m = base.clone().requires_grad_()
+        _recurrence(m, deferred).backward()
+        grads.append(m.grad)
+    assert torch.allclose(grads[0], grads[1], rtol=1e-12, atol=1e-12)
+    assert grads[0].abs().sum() > 0
+
+
+def test_step_matrix_without_gradients_is_a_plain_bmm():
+    m = torch.randn(2, 3, 4, requires_grad=True)
+    a = torch.randn(2, 1, 3)
+    with torch.no_grad():
+        sm = StepMatrix(m)
+        assert not sm.deferred
+        assert torch.equal(sm.left_mul(a), torch.bmm(a, m))
+
+
+def _grads(model: Model0, deferred: bool, src, mask, tgt_in, tgt_out, tgt_mask):
+    model.deferred_grads = deferred
+    model.zero_grad(set_to_none=True)
+    torch.manual_seed(7)                                           # same dropout masks
+    lp, _ = model(src, mask, tgt_in)
+    loss = token_nll(lp, tgt_out, tgt_mask) / src.size(0)
+    loss.backward()
+    return loss.detach(), {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(temporal=True, per_chunk=True, enc_layers=1, dec_layers=1),
+                                dict(input_feed=False, dec_layers=3, enc_layers=1),
+                                dict(pointer=True, intra_decoder=True, output="paulus", share_embeddings=True)])
+def test_model0_training_step_same_loss_and_gradients(kw):
+    torch.manual_seed(0)
+    args = dict(vocab_size=40, emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.3)
+    model = Model0(**{**args, **kw}).double().train()
+    src, mask = grid(3, 4, 5, [20, 13, 6])
+    tgt_in = torch.randint(4, 40, (3, 6))
+    tgt_in[:, 0] = model.bos_id
+    tgt_out = torch.cat([tgt_in[:, 1:], torch.full((3, 1), model.eos_id)], 1)
+    tgt_mask = torch.ones(3, 6, dtype=torch.bool)
+    tgt_mask[2, 4:] = False
+    plain_loss, plain = _grads(model, False, src, mask, tgt_in, tgt_out, tgt_mask)
+    fast_loss, fast = _grads(model, True, src, mask, tgt_in, tgt_out, tgt_mask)
+    assert torch.equal(plain_loss, fast_loss)
+    assert plain.keys() == fast.keys() and "encoder.rnn.weight_ih_l0" in plain
+    assert all(s.deferred for s in model.encode(src, mask).cache[2])    # the fast path really ran
+    for name in plain:
+        assert torch.allclose(plain[name], fast[name], rtol=1e-10, atol=1e-12), name
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(per_chunk=True), dict(bidirectional=True)])
+def test_encoder_without_padding_skips_packing_with_the_same_results(kw):
+    from c2fsum.modules.encoders import LSTMWordEncoder
+
+    torch.manual_seed(0)
+    enc = LSTMWordEncoder(emb_dim=6, hidden=8, layers=2, dropout=0.0, **kw).double()
+    emb = torch.randn(3, 2, 5, 6, dtype=torch.float64)
+    mask = torch.ones(3, 2, 5, dtype=torch.bool)                   # every grid full: no padding
+    outs = []
+    for always_pack in (True, False):
+        enc.always_pack = always_pack
+        x = emb.clone().requires_grad_()
+        states, (h, c) = enc(x, mask)
+        (states.square().sum() + h.sum() + 2 * c.sum()).backward()
+        outs.append((states.detach(), h.detach(), c.detach(), x.grad, enc.rnn.weight_hh_l0.grad.clone()))
+        enc.zero_grad()
+    for a, b in zip(*outs, strict=True):
+        assert torch.allclose(a, b, rtol=1e-10, atol=1e-12)
