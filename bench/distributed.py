@@ -43,8 +43,10 @@ def prepare_data(work: Path, docs: int) -> Path:
     raw = work / f"raw-{docs}"
     raw.mkdir(parents=True, exist_ok=True)
     for split, n in (("train", docs), ("val", 20)):
-        with gzip.open(src / f"{split}.jsonl.gz", "rt", encoding="utf-8") as f, \
-                open(raw / f"{split}.jsonl", "w", encoding="utf-8") as g:
+        with (
+            gzip.open(src / f"{split}.jsonl.gz", "rt", encoding="utf-8") as f,
+            open(raw / f"{split}.jsonl", "w", encoding="utf-8") as g,
+        ):
             for i, line in enumerate(f):
                 if i >= n:
                     break
@@ -60,23 +62,50 @@ def run(label: str, nproc: int, threads: int, a: argparse.Namespace, data: Path,
     out = work / "runs" / label.replace(" ", "")
     if out.exists():
         subprocess.run(["rm", "-rf", str(out)], check=True)
-    cmd = [sys.executable, "-m", "c2fsum", "-q", "train", "--config", a.config, "--data", str(data),
-           "--out", str(out), "--max-steps", str(a.steps),
-           "--set", "train.log_every=1", "train.eval_every=0", "data.val_holdout=0", f"train.threads={threads}",
-           f"train.batch_size={a.batch}", *a.set]
+    cmd = [
+        sys.executable,
+        "-m",
+        "c2fsum",
+        "-q",
+        "train",
+        "--config",
+        a.config,
+        "--data",
+        str(data),
+        "--out",
+        str(out),
+        "--max-steps",
+        str(a.steps),
+        "--set",
+        "train.log_every=1",
+        "train.eval_every=0",
+        "data.val_holdout=0",
+        f"train.threads={threads}",
+        f"train.batch_size={a.batch}",
+        *a.set,
+    ]
     if nproc > 1:
         cmd += ["--nproc", str(nproc)]
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads),
-               PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ,
+        OMP_NUM_THREADS=str(threads),
+        PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
+    )
     load0 = os.getloadavg()[0]
     t0 = time.monotonic()
     subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
     wall = time.monotonic() - t0
     state = json.loads((out / "last" / "trainer.json").read_text())["position"]
     rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines() if '"train"' in x]
-    tgt = [r["tgt_tokens_per_s"] for r in rows[a.warmup:]] or [r["tgt_tokens_per_s"] for r in rows]
-    return {"label": label, "tok_s": state["tokens"] / state["elapsed"], "tgt_tok_s": statistics.median(tgt),
-            "s_step": state["elapsed"] / state["step"], "wall": wall, "load": load0}
+    tgt = [r["tgt_tokens_per_s"] for r in rows[a.warmup :]] or [r["tgt_tokens_per_s"] for r in rows]
+    return {
+        "label": label,
+        "tok_s": state["tokens"] / state["elapsed"],
+        "tgt_tok_s": statistics.median(tgt),
+        "s_step": state["elapsed"] / state["step"],
+        "wall": wall,
+        "load": load0,
+    }
 
 
 def main() -> None:
@@ -94,16 +123,20 @@ def main() -> None:
     a.work.mkdir(parents=True, exist_ok=True)
     data = a.data or prepare_data(a.work, a.docs)
     n = a.nproc
-    results = [run("1 proc x 1 thread", 1, 1, a, data, a.work),
-               run(f"1 proc x {n} threads", 1, n, a, data, a.work),
-               run(f"{n} procs x 1 thread", n, 1, a, data, a.work)]
+    results = [
+        run("1 proc x 1 thread", 1, 1, a, data, a.work),
+        run(f"1 proc x {n} threads", 1, n, a, data, a.work),
+        run(f"{n} procs x 1 thread", n, 1, a, data, a.work),
+    ]
     base = results[0]["tok_s"]
     print(f"\n{Path(a.config).stem}, global batch {a.batch}, {a.steps} steps, {os.cpu_count()} CPUs\n")
     print("| run | tok/s (src+tgt) | tgt tok/s (median) | s/step | speed-up | load avg at start |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for r in results:
-        print(f"| {r['label']} | {r['tok_s']:.0f} | {r['tgt_tok_s']:.0f} | {r['s_step']:.2f} | "
-              f"{r['tok_s'] / base:.2f}x | {r['load']:.1f} |")
+        print(
+            f"| {r['label']} | {r['tok_s']:.0f} | {r['tgt_tok_s']:.0f} | {r['s_step']:.2f} | "
+            f"{r['tok_s'] / base:.2f}x | {r['load']:.1f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -93,9 +93,9 @@ def train_speed(model, args, g) -> float:
         src, mask, tgt_in, tgt, tgt_mask = make_batch(args, g)
         t0 = time.perf_counter()
         out = model(src, mask, tgt_in)
-        lp = target_logprobs(out.logprobs, tgt, tgt_mask)                     # (B, T)
+        lp = target_logprobs(out.logprobs, tgt, tgt_mask)  # (B, T)
         loss = -lp.sum() / args.batch
-        if out.policy is not None:                                             # MODEL 3: REINFORCE term
+        if out.policy is not None:  # MODEL 3: REINFORCE term
             returns = discounted_returns(lp.detach(), tgt_mask, 0.5)
             loss = loss + reinforce_loss(out.policy, returns, returns.mean(0, keepdim=True), tgt_mask, 0.3) / args.batch
         opt.zero_grad(set_to_none=True)
@@ -130,7 +130,7 @@ def run_one(args, size: str, family: str) -> None:
     model = build_model(cfg, args.vocab, args.chunks)
     lazy = "_lazy" if family == "model3" else ""
     kv(f"{size}_{family}{lazy if args.lazy_train else ''}_train_tok_per_s", train_speed(model, args, g))
-    name = f"{size}_{family}{lazy}"                 # MODEL 3 always decodes lazily
+    name = f"{size}_{family}{lazy}"  # MODEL 3 always decodes lazily
     per_s, frac = decode_speed(model, args, g)
     kv(f"{name}_decode_summaries_per_s", per_s)
     kv(f"{name}_fine_fraction", frac)
@@ -149,9 +149,12 @@ def main(argv=None) -> None:
     sizes = ["dry"] if args.dry_run else args.sizes.split(",")
     argv = sys.argv[1:] if argv is None else list(argv)
     for size in sizes:
-        for family in ("model0", "model3"):      # one process each: its own peak memory
-            subprocess.run([sys.executable, __file__, *argv, "--only", f"{size}:{family}"], check=True,
-                           env={**os.environ, "OMP_NUM_THREADS": str(args.threads)})
+        for family in ("model0", "model3"):  # one process each: its own peak memory
+            subprocess.run(
+                [sys.executable, __file__, *argv, "--only", f"{size}:{family}"],
+                check=True,
+                env={**os.environ, "OMP_NUM_THREADS": str(args.threads)},
+            )
 
 
 if __name__ == "__main__":

@@ -45,8 +45,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SHARED = ROOT.parent / "shared" / "data"
-SOURCES = {"cnndm": SHARED / "cnndm" / "test.jsonl.gz",
-           "longdocs": SHARED / "longdocs" / "scisummnet_sample.jsonl.gz"}
+SOURCES = {"cnndm": SHARED / "cnndm" / "test.jsonl.gz", "longdocs": SHARED / "longdocs" / "scisummnet_sample.jsonl.gz"}
 DEFAULT_MODELS = "model0,model2,model3,model3-multi2"
 VOCAB = 20_000
 
@@ -81,7 +80,7 @@ def make_documents(source: Path, sizes: list[int], n_docs: int) -> dict:
                 break
     if len(words) < need:
         raise SystemExit(f"{source}: only {len(words)} words, {need} needed")
-    docs = {str(n): [words[i * n:(i + 1) * n] for i in range(n_docs)] for n in sizes}
+    docs = {str(n): [words[i * n : (i + 1) * n] for i in range(n_docs)] for n in sizes}
     return {"docs": docs, "warmup": words[:400]}
 
 
@@ -126,14 +125,20 @@ def run_worker(job: dict) -> dict:
         frac = memory.lazy.fraction_encoded() if memory.lazy is not None else 1.0
         return seconds, frac, batch.src.size(1)
 
-    summarize(data["warmup"])                       # one-time allocations, thread pools
+    summarize(data["warmup"])  # one-time allocations, thread pools
     times, fracs = [], []
     for words in data["docs"][str(job["size"])]:
         s, f, M = summarize(words)
         times.append(s)
         fracs.append(f)
-    return {"model": job["spec"], "words": job["size"], "chunks": M, "seconds_per_summary": statistics.median(times),
-            "peak_rss_mib": peak_rss_mib(), "fraction_encoded": statistics.mean(fracs)}
+    return {
+        "model": job["spec"],
+        "words": job["size"],
+        "chunks": M,
+        "seconds_per_summary": statistics.median(times),
+        "peak_rss_mib": peak_rss_mib(),
+        "fraction_encoded": statistics.mean(fracs),
+    }
 
 
 # -- driver ------------------------------------------------------------------------------------
@@ -153,10 +158,23 @@ def main(argv: list[str] | None = None) -> None:
 
     jobs = [(s, n) for s in specs for n in sizes]
     for spec, n in tqdm(jobs, desc="length scaling", unit="run"):
-        job = dict(spec=spec, size=n, data=str(data_file), beam=args.beam, steps=args.steps,
-                   chunk_len=args.chunk_len, paper=args.paper, seed=args.seed)
-        out = subprocess.run([sys.executable, __file__, "--worker", json.dumps(job)], env=env,
-                             capture_output=True, text=True, check=False)
+        job = dict(
+            spec=spec,
+            size=n,
+            data=str(data_file),
+            beam=args.beam,
+            steps=args.steps,
+            chunk_len=args.chunk_len,
+            paper=args.paper,
+            seed=args.seed,
+        )
+        out = subprocess.run(
+            [sys.executable, __file__, "--worker", json.dumps(job)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if out.returncode:
             tqdm.write(f"{spec} at {n} words failed:\n{out.stderr[-2000:]}")
             continue
@@ -179,8 +197,15 @@ def print_table(rows: list[dict], keys: list[str]) -> None:
     print("| " + " | ".join(keys) + " |")
     print("|" + "---|" * len(keys))
     for r in rows:
-        cells = [r["model"], str(r["words"]), str(r["chunks"]), f"{r['seconds_per_summary']:.3f}",
-                 f"{r['peak_rss_mib']:.0f}", f"{r['added_mib']:.1f}", f"{r['fraction_encoded']:.3f}"]
+        cells = [
+            r["model"],
+            str(r["words"]),
+            str(r["chunks"]),
+            f"{r['seconds_per_summary']:.3f}",
+            f"{r['peak_rss_mib']:.0f}",
+            f"{r['added_mib']:.1f}",
+            f"{r['fraction_encoded']:.3f}",
+        ]
         print("| " + " | ".join(cells) + " |")
 
 
@@ -198,11 +223,14 @@ def check_targets(rows: list[dict], sizes: list[int]) -> None:
         if m.startswith("model3") and (m, hi) in at and (ref, hi) in at:
             speed = at[ref, hi]["seconds_per_summary"] / at[m, hi]["seconds_per_summary"]
             mem = at[ref, hi]["added_mib"] / max(at[m, hi]["added_mib"], 1e-9)
-            grow = (at[m, hi]["seconds_per_summary"] / at[m, lo]["seconds_per_summary"]
-                    if (m, lo) in at else float("nan"))
-            print(f"{m} at {hi} words: {speed:.1f}x faster than {ref} (target >= 10), "
-                  f"added memory {at[m, hi]['added_mib']:.1f} vs {at[ref, hi]['added_mib']:.1f} MiB "
-                  f"({mem:.1f}x smaller, target >= 10), time growth {grow:.1f}x (target <= 4)")
+            grow = (
+                at[m, hi]["seconds_per_summary"] / at[m, lo]["seconds_per_summary"] if (m, lo) in at else float("nan")
+            )
+            print(
+                f"{m} at {hi} words: {speed:.1f}x faster than {ref} (target >= 10), "
+                f"added memory {at[m, hi]['added_mib']:.1f} vs {at[ref, hi]['added_mib']:.1f} MiB "
+                f"({mem:.1f}x smaller, target >= 10), time growth {grow:.1f}x (target <= 4)"
+            )
 
 
 def plot(rows: list[dict], path: Path) -> None:
@@ -212,9 +240,11 @@ def plot(rows: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-    panels = [("seconds_per_summary", "decode wall time per summary (s)"),
-              ("peak_rss_mib", "peak resident memory (MiB)"),
-              ("fraction_encoded", "fraction of words encoded at the fine level")]
+    panels = [
+        ("seconds_per_summary", "decode wall time per summary (s)"),
+        ("peak_rss_mib", "peak resident memory (MiB)"),
+        ("fraction_encoded", "fraction of words encoded at the fine level"),
+    ]
     for ax, (key, title) in zip(axes, panels, strict=True):
         for m in dict.fromkeys(r["model"] for r in rows):
             pts = sorted((r["words"], r[key]) for r in rows if r["model"] == m)

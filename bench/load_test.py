@@ -39,9 +39,19 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 CNNDM = ROOT.parent / "shared" / "data" / "cnndm"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "c2fsum-bench" / "serve-model"
-TINY = ["model.emb_dim=32", "model.hidden=48", "model.chunk_filters=32", "data.chunks=4", "data.chunk_len=20",
-        "train.batch_size=8", "data.vocab_size=5000", "data.val_holdout=0", "train.eval_every=1000",
-        "train.max_steps=60", "decode.min_len=5"]
+TINY = [
+    "model.emb_dim=32",
+    "model.hidden=48",
+    "model.chunk_filters=32",
+    "data.chunks=4",
+    "data.chunk_len=20",
+    "train.batch_size=8",
+    "data.vocab_size=5000",
+    "data.val_holdout=0",
+    "train.eval_every=1000",
+    "train.max_steps=60",
+    "decode.min_len=5",
+]
 
 
 def read_articles(data: Path, n: int) -> list[str]:
@@ -71,8 +81,10 @@ def tiny_model(data: Path) -> Path:
         raw = Path(tmp) / "raw"
         raw.mkdir()
         for split, n in (("train", 40), ("val", 5), ("test", 5)):
-            with gzip.open(data / f"{split}.jsonl.gz", "rt", encoding="utf-8") as f, \
-                    open(raw / f"{split}.jsonl", "w", encoding="utf-8") as g:
+            with (
+                gzip.open(data / f"{split}.jsonl.gz", "rt", encoding="utf-8") as f,
+                open(raw / f"{split}.jsonl", "w", encoding="utf-8") as g,
+            ):
                 for i, line in enumerate(f):
                     if i >= n:
                         break
@@ -94,9 +106,25 @@ def free_port() -> int:
 
 
 def start_server(model: Path, port: int, a: argparse.Namespace) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "c2fsum.cli.main", "-q", "serve", "--model", str(model), "--host", "127.0.0.1",
-           "--port", str(port), "--max-queue", str(max(64, a.concurrency * 2)), "--max-batch", str(a.max_batch),
-           "--timeout", str(a.request_timeout)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "c2fsum.cli.main",
+        "-q",
+        "serve",
+        "--model",
+        str(model),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--max-queue",
+        str(max(64, a.concurrency * 2)),
+        "--max-batch",
+        str(a.max_batch),
+        "--timeout",
+        str(a.request_timeout),
+    ]
     if a.threads:
         cmd += ["--threads", str(a.threads)]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]))
@@ -128,8 +156,12 @@ async def hammer(url: str, articles: list[str], a: argparse.Namespace) -> tuple[
         while next_i < a.requests and time.monotonic() < deadline:
             i = next_i
             next_i += 1
-            body = {"text": articles[i % len(articles)], "beam": a.beam, "max_length": a.max_length,
-                    "block_trigrams": True}
+            body = {
+                "text": articles[i % len(articles)],
+                "beam": a.beam,
+                "max_length": a.max_length,
+                "block_trigrams": True,
+            }
             t0 = time.perf_counter()
             try:
                 r = await client.post(url + "/summarize", json=body)
@@ -184,8 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         health = wait_healthy(url, proc, 120)
         # one warm-up request (first-call allocations), not counted
-        httpx.post(url + "/summarize", json={"text": articles[0], "beam": a.beam, "max_length": a.max_length},
-                   timeout=a.request_timeout + 10)
+        httpx.post(
+            url + "/summarize",
+            json={"text": articles[0], "beam": a.beam, "max_length": a.max_length},
+            timeout=a.request_timeout + 10,
+        )
         before = httpx.get(url + "/health").json()
         latencies, statuses, errors, wall = asyncio.run(hammer(url, articles, a))
         after = httpx.get(url + "/health").json()
@@ -201,16 +236,20 @@ def main(argv: list[str] | None = None) -> int:
     batches = after["batches"] - before["batches"]
     docs = after["documents"] - before["documents"]
     print(f"model: {health['model']} ({health['family']}, grid {health['grid'][0]}x{health['grid'][1]})")
-    print(f"requests: {sent} sent, {a.concurrency} concurrent, beam {a.beam}, max_length {a.max_length}, "
-          f"{len(articles)} distinct CNN/DM test articles")
+    print(
+        f"requests: {sent} sent, {a.concurrency} concurrent, beam {a.beam}, max_length {a.max_length}, "
+        f"{len(articles)} distinct CNN/DM test articles"
+    )
     print(f"status: {', '.join(f'{k}: {v}' for k, v in sorted(statuses.items(), key=str))}")
     print(f"errors: {len(errors)}")
     for e in errors[:10]:
         print(f"  {e}")
     if latencies:
         ms = [x * 1000 for x in latencies]
-        print(f"latency_ms: p50 {percentile(ms, 50):.0f}  p95 {percentile(ms, 95):.0f}  p99 {percentile(ms, 99):.0f}  "
-              f"max {max(ms):.0f}  mean {statistics.fmean(ms):.0f}")
+        print(
+            f"latency_ms: p50 {percentile(ms, 50):.0f}  p95 {percentile(ms, 95):.0f}  p99 {percentile(ms, 99):.0f}  "
+            f"max {max(ms):.0f}  mean {statistics.fmean(ms):.0f}"
+        )
     print(f"throughput: {sent / wall:.1f} requests/s over {wall:.1f} s")
     if batches:
         print(f"server batching: {docs} documents in {batches} model calls (mean batch {docs / batches:.2f})")

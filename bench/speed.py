@@ -49,10 +49,30 @@ QUIET_CORES = 0.25  # a step is 'quiet' when other processes used less than this
 
 # The shapes being compared; the same values as the peers' common.PRESETS plus our grid M x N.
 PRESETS = {
-    "model0": dict(layers=2, hidden=500, emb=300, vocab=50000, src_len=400, tgt_len=15,
-                   batch=20, dropout=0.3, lr=1.0, max_grad_norm=5.0),
-    "small": dict(layers=1, hidden=256, emb=128, vocab=50000, src_len=400, tgt_len=15,
-                  batch=20, dropout=0.3, lr=1.0, max_grad_norm=5.0),
+    "model0": dict(
+        layers=2,
+        hidden=500,
+        emb=300,
+        vocab=50000,
+        src_len=400,
+        tgt_len=15,
+        batch=20,
+        dropout=0.3,
+        lr=1.0,
+        max_grad_norm=5.0,
+    ),
+    "small": dict(
+        layers=1,
+        hidden=256,
+        emb=128,
+        vocab=50000,
+        src_len=400,
+        tgt_len=15,
+        batch=20,
+        dropout=0.3,
+        lr=1.0,
+        max_grad_norm=5.0,
+    ),
 }
 SHAPE_KEYS = ("layers", "hidden", "emb", "vocab", "src_len", "tgt_len", "batch")
 DRY_RUN = dict(layers=1, hidden=16, emb=8, vocab=1000, src_len=40, tgt_len=5, batch=4)
@@ -139,37 +159,53 @@ def reset_peak_rss() -> bool:
 # -- arguments ----------------------------------------------------------------------------------
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--config", default="model0", choices=sorted(PRESETS),
-                    help="model preset (default %(default)s)")
+    ap.add_argument("--config", default="model0", choices=sorted(PRESETS), help="model preset (default %(default)s)")
     for k in SHAPE_KEYS:
-        ap.add_argument("--" + k.replace("_", "-"), dest=k, type=int, default=None,
-                        help=f"override the preset's {k}")
+        ap.add_argument("--" + k.replace("_", "-"), dest=k, type=int, default=None, help=f"override the preset's {k}")
     ap.add_argument("--chunks", type=int, default=10, help="M, rows of the source grid; N = src_len / M")
-    ap.add_argument("--steps", type=int, default=None,
-                    help="timed training steps (default: model0 20, small 60)")
+    ap.add_argument("--steps", type=int, default=None, help="timed training steps (default: model0 20, small 60)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed training steps first")
     ap.add_argument("--decode-n", type=int, default=200, help="test sources to decode (0 = skip decoding)")
     ap.add_argument("--decode-batch", type=int, default=20, help="sources per beam-search call")
     ap.add_argument("--beam", type=int, default=5, help="beam size")
-    ap.add_argument("--decode-len", type=int, default=None,
-                    help="output tokens per summary, min_len = max_len (default: tgt_len)")
+    ap.add_argument(
+        "--decode-len", type=int, default=None, help="output tokens per summary, min_len = max_len (default: tgt_len)"
+    )
     ap.add_argument("--threads", type=int, default=None, help="torch threads (default: all cores)")
-    ap.add_argument("--mkl-avx512", action="store_true",
-                    help="re-run under the peers' LD_PRELOAD shim so MKL takes its AVX-512 path on AMD")
+    ap.add_argument(
+        "--mkl-avx512",
+        action="store_true",
+        help="re-run under the peers' LD_PRELOAD shim so MKL takes its AVX-512 path on AMD",
+    )
     ap.add_argument("--sgemm-n", type=int, default=3072, help="matrix size of the sgemm peak probe")
     ap.add_argument("--sgemm-reps", type=int, default=7, help="repetitions of the sgemm peak probe")
     ap.add_argument("--no-sgemm", action="store_true", help="skip the sgemm peak probe")
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA,
-                    help="synthetic corpus directory, made by make_data.py if missing (default %(default)s)")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help="synthetic corpus directory, made by make_data.py if missing (default %(default)s)",
+    )
     ap.add_argument("--seed", type=int, default=1234, help="seed of the weights, dropout and fallback data")
-    ap.add_argument("--skip-train", action="store_true",
-                    help="decode only, untrained weights (fixed-length decoding costs the same)")
-    ap.add_argument("--profile", action="store_true",
-                    help="also print torch.profiler tables of 2 training steps and 1 decode batch")
-    ap.add_argument("--wait-quiet", type=int, default=60,
-                    help="wait up to this many s for neighbours to use < 0.15 cores first (0 = off)")
-    ap.add_argument("--dry-run", action="store_true",
-                    help="tiny sizes, 2 steps, 8 sources, no waiting or sgemm probe: checks that it runs")
+    ap.add_argument(
+        "--skip-train",
+        action="store_true",
+        help="decode only, untrained weights (fixed-length decoding costs the same)",
+    )
+    ap.add_argument(
+        "--profile", action="store_true", help="also print torch.profiler tables of 2 training steps and 1 decode batch"
+    )
+    ap.add_argument(
+        "--wait-quiet",
+        type=int,
+        default=60,
+        help="wait up to this many s for neighbours to use < 0.15 cores first (0 = off)",
+    )
+    ap.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="tiny sizes, 2 steps, 8 sources, no waiting or sgemm probe: checks that it runs",
+    )
     args = ap.parse_args(argv)
     if args.dry_run:
         args.steps, args.warmup, args.wait_quiet, args.no_sgemm = 2, 1, 0, True
@@ -206,8 +242,9 @@ def ensure_data(data: Path) -> str:
     if not (data / "vocab.txt").exists() and (PEER_DIR / "make_data.py").exists():
         import subprocess
 
-        subprocess.run([sys.executable, str(PEER_DIR / "make_data.py"), "--out", str(data)], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, str(PEER_DIR / "make_data.py"), "--out", str(data)], check=True, stdout=subprocess.DEVNULL
+        )
     manifest = data / "MANIFEST"
     if manifest.exists():
         for line in manifest.read_text().splitlines():
@@ -231,14 +268,15 @@ def load_examples(data: Path, cfg: dict, split: str, n: int, seed: int) -> tuple
         src_lines = files[0].read_text().split("\n")[:n]
         tgt_lines = files[1].read_text().split("\n")[:n]
         if len(src_lines) == n and all(src_lines):
-            pairs = [([ids.get(w, 1) for w in s.split()][:S], [ids.get(w, 1) for w in t.split()][:T])
-                     for s, t in zip(src_lines, tgt_lines, strict=True)]
+            pairs = [
+                ([ids.get(w, 1) for w in s.split()][:S], [ids.get(w, 1) for w in t.split()][:T])
+                for s, t in zip(src_lines, tgt_lines, strict=True)
+            ]
             return pairs, f"corpus {data}/{split}"
     import random
 
     rng = random.Random(seed)
-    pairs = [([rng.randrange(4, V) for _ in range(S)], [rng.randrange(4, V) for _ in range(T)])
-             for _ in range(n)]
+    pairs = [([rng.randrange(4, V) for _ in range(S)], [rng.randrange(4, V) for _ in range(T)]) for _ in range(n)]
     return pairs, f"random ids (seed {seed})"
 
 
@@ -249,8 +287,10 @@ def make_batches(pairs: list, batch: int, chunks: int, chunk_len: int) -> tuple[
 
         out = []
         for i in range(0, len(pairs), batch):
-            exs = [Example(id=str(i + j), words=[], src=s, src_ext=s, oovs=[], tgt=t, tgt_ext=t, tgt_words=[],
-                           refs=[]) for j, (s, t) in enumerate(pairs[i:i + batch])]
+            exs = [
+                Example(id=str(i + j), words=[], src=s, src_ext=s, oovs=[], tgt=t, tgt_ext=t, tgt_words=[], refs=[])
+                for j, (s, t) in enumerate(pairs[i : i + batch])
+            ]
             b = collate(exs, chunks=chunks, chunk_len=chunk_len)
             out.append((b.src, b.src_mask, b.tgt_in, b.tgt_out, b.tgt_mask))
         return out, "c2fsum.data.batching.collate"
@@ -265,18 +305,19 @@ def _direct_batches(pairs: list, batch: int, chunks: int, chunk_len: int) -> lis
 
     out = []
     for i in range(0, len(pairs), batch):
-        part = pairs[i:i + batch]
+        part = pairs[i : i + batch]
         grids = [grid_tensor(s, chunks, chunk_len) for s, _ in part]
         T = max(len(t) for _, t in part) + 1
         tgt_in = torch.zeros(len(part), T, dtype=torch.long)
         tgt_out = torch.zeros(len(part), T, dtype=torch.long)
         for b, (_, t) in enumerate(part):
             tgt_in[b, 0] = 2
-            tgt_in[b, 1:len(t) + 1] = torch.tensor(t)
-            tgt_out[b, :len(t)] = torch.tensor(t)
+            tgt_in[b, 1 : len(t) + 1] = torch.tensor(t)
+            tgt_out[b, : len(t)] = torch.tensor(t)
             tgt_out[b, len(t)] = 3
-        out.append((torch.stack([g for g, _ in grids]), torch.stack([m for _, m in grids]), tgt_in, tgt_out,
-                    tgt_out != 0))
+        out.append(
+            (torch.stack([g for g, _ in grids]), torch.stack([m for _, m in grids]), tgt_in, tgt_out, tgt_out != 0)
+        )
     return out
 
 
@@ -287,8 +328,15 @@ def build_model(cfg: dict, seed: int):
     from c2fsum.models import Model0
 
     torch.manual_seed(seed)
-    return Model0(vocab_size=cfg["vocab"], emb_dim=cfg["emb"], hidden=cfg["hidden"], enc_layers=cfg["layers"],
-                  dec_layers=cfg["layers"], dropout=cfg["dropout"], init_range=0.1)
+    return Model0(
+        vocab_size=cfg["vocab"],
+        emb_dim=cfg["emb"],
+        hidden=cfg["hidden"],
+        enc_layers=cfg["layers"],
+        dec_layers=cfg["layers"],
+        dropout=cfg["dropout"],
+        init_range=0.1,
+    )
 
 
 # -- training -----------------------------------------------------------------------------------
@@ -312,7 +360,7 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
     kv("model_params", sum(p.numel() for p in model.parameters()))
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.SGD(params, lr=cfg["lr"])
-    try:                                      # as c2fsum.training.trainer.Trainer.fit does
+    try:  # as c2fsum.training.trainer.Trainer.fit does
         from c2fsum.utils.malloc import keep_freed_memory
 
         kv("train_keep_freed_memory", keep_freed_memory())
@@ -321,10 +369,10 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
 
     def one_step(i: int) -> float:
         src, src_mask, tgt_in, tgt_out, tgt_mask = batches[i % len(batches)]
-        logprobs, _ = model(src, src_mask, tgt_in)                  # (B, T, V)
+        logprobs, _ = model(src, src_mask, tgt_in)  # (B, T, V)
         nll = token_nll(logprobs, tgt_out, tgt_mask)
         opt.zero_grad(set_to_none=True)
-        (nll / src.size(0)).backward()                              # normalized by documents
+        (nll / src.size(0)).backward()  # normalized by documents
         torch.nn.utils.clip_grad_norm_(params, cfg["max_grad_norm"])
         opt.step()
         return float(nll.detach())
@@ -395,7 +443,7 @@ def decode_bench(args: argparse.Namespace, cfg: dict, model, common: ModuleType 
     rss_reset = reset_peak_rss()
 
     def decode(src, src_mask):
-        memory = model.encode(src, src_mask)                            # words (B, M, N, H)
+        memory = model.encode(src, src_mask)  # words (B, M, N, H)
         return beam_search(model, memory, beam=K, max_len=L, min_len=L)
 
     with torch.inference_mode():
@@ -470,8 +518,9 @@ def main(argv: list[str] | None = None) -> None:
     peak = mpeak = None
     if common and not args.no_sgemm:
         kv("sgemm_n", args.sgemm_n)
-        peak, mpeak = common.measure_peaks(sys.executable, dict(os.environ), n=args.sgemm_n,
-                                           reps=args.sgemm_reps, threads=torch.get_num_threads())
+        peak, mpeak = common.measure_peaks(
+            sys.executable, dict(os.environ), n=args.sgemm_n, reps=args.sgemm_reps, threads=torch.get_num_threads()
+        )
     if common:
         common.print_flop_model(cfg, beam=args.beam, dec_steps=args.decode_len or cfg["tgt_len"])
     if args.skip_train:
@@ -486,8 +535,7 @@ def main(argv: list[str] | None = None) -> None:
         if common and dec_gf:
             common.print_fractions("decode", dec_gf, peak, mpeak)
     t1, wall = os.times(), time.monotonic() - meter_t0
-    own = sum(getattr(t1, f) - getattr(meter_cpu0, f) for f in ("user", "system", "children_user",
-                                                                 "children_system"))
+    own = sum(getattr(t1, f) - getattr(meter_cpu0, f) for f in ("user", "system", "children_user", "children_system"))
     kv("other_procs_cpu_cores", f"{max(0.0, busy_seconds() - meter_busy0 - own) / wall:.2f}")
     kv("loadavg_1m", open("/proc/loadavg").read().split()[0])
 

@@ -45,16 +45,24 @@ SIZES = {"paper": "model0", "cpu": "small"}
 # (steps, report_every or warmup, decode sources, decode reps) per mode, size and side
 RUNS = {
     "quick": {
-        "paper": {"onmt": ["--steps", "12", "--report-every", "3", "--decode-n", "60", "--decode-reps", "1"],
-                  "c2fsum": ["--steps", "6", "--warmup", "2", "--decode-n", "60"]},
-        "cpu": {"onmt": ["--steps", "40", "--report-every", "5", "--decode-n", "100", "--decode-reps", "1"],
-                "c2fsum": ["--steps", "20", "--warmup", "3", "--decode-n", "100"]},
+        "paper": {
+            "onmt": ["--steps", "12", "--report-every", "3", "--decode-n", "60", "--decode-reps", "1"],
+            "c2fsum": ["--steps", "6", "--warmup", "2", "--decode-n", "60"],
+        },
+        "cpu": {
+            "onmt": ["--steps", "40", "--report-every", "5", "--decode-n", "100", "--decode-reps", "1"],
+            "c2fsum": ["--steps", "20", "--warmup", "3", "--decode-n", "100"],
+        },
     },
     "full": {
-        "paper": {"onmt": ["--steps", "30", "--report-every", "5", "--decode-n", "200", "--decode-reps", "1"],
-                  "c2fsum": ["--steps", "15", "--warmup", "3", "--decode-n", "200"]},
-        "cpu": {"onmt": ["--steps", "100", "--report-every", "10", "--decode-n", "200", "--decode-reps", "1"],
-                "c2fsum": ["--steps", "50", "--warmup", "3", "--decode-n", "200"]},
+        "paper": {
+            "onmt": ["--steps", "30", "--report-every", "5", "--decode-n", "200", "--decode-reps", "1"],
+            "c2fsum": ["--steps", "15", "--warmup", "3", "--decode-n", "200"],
+        },
+        "cpu": {
+            "onmt": ["--steps", "100", "--report-every", "10", "--decode-n", "200", "--decode-reps", "1"],
+            "c2fsum": ["--steps", "50", "--warmup", "3", "--decode-n", "200"],
+        },
     },
 }
 NUM = r"([0-9.]+)"
@@ -91,7 +99,7 @@ def triple(value: str | None) -> tuple[float, float, float] | None:
 def figures(log: dict[str, str], side: str) -> dict[str, tuple[float, float, float] | None]:
     """The figures compared, from one run's log, as (median, min, max)."""
     dec = triple(log.get("decode_summaries_per_s"))
-    if side == "c2fsum" and dec is not None:               # overall rate; min-max over batches
+    if side == "c2fsum" and dec is not None:  # overall rate; min-max over batches
         per_batch = triple(log.get("decode_summaries_per_s_per_batch"))
         if per_batch:
             dec = (dec[0], per_batch[1], per_batch[2])
@@ -110,8 +118,9 @@ def pool(runs: list[dict]) -> dict[str, tuple[float, float, float] | None]:
     out = {}
     for k in runs[0]:
         vals = [r[k] for r in runs if r[k] is not None]
-        out[k] = (statistics.median(v[0] for v in vals), min(v[1] for v in vals), max(v[2] for v in vals)) \
-            if vals else None
+        out[k] = (
+            (statistics.median(v[0] for v in vals), min(v[1] for v in vals), max(v[2] for v in vals)) if vals else None
+        )
     return out
 
 
@@ -141,10 +150,18 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--rounds", type=int, default=None, help="rounds per size (default: quick 1, full 2)")
     ap.add_argument("--sizes", default="paper,cpu", help="comma-separated: paper, cpu (default %(default)s)")
     ap.add_argument("--threads", type=int, default=1, help="torch threads of both sides (default %(default)s)")
-    ap.add_argument("--wait-quiet", type=int, default=None,
-                    help="each run first waits up to this many s for a quiet machine (default: quick 5, full 30)")
-    ap.add_argument("--out", type=Path, default=None,
-                    help="folder of the runs' logs (default ~/.cache/c2fsum-bench/throughput/DATE)")
+    ap.add_argument(
+        "--wait-quiet",
+        type=int,
+        default=None,
+        help="each run first waits up to this many s for a quiet machine (default: quick 5, full 30)",
+    )
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder of the runs' logs (default ~/.cache/c2fsum-bench/throughput/DATE)",
+    )
     ap.add_argument("--python", default=sys.executable, help="Python of c2fsum's venv (default: this one)")
     ap.add_argument("--no-lazy", action="store_true", help="skip bench/lazy_throughput.py")
     return ap.parse_args(argv)
@@ -163,8 +180,11 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"OpenNMT-py peer scripts not found at {PEER} (set PEER=...)")
     out = args.out or Path.home() / ".cache" / "c2fsum-bench" / "throughput" / time.strftime("%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               OMP_NUM_THREADS=str(args.threads))
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        OMP_NUM_THREADS=str(args.threads),
+    )
     t_start = time.monotonic()
     print(f"# bench/throughput ({mode}, {rounds} round(s), {args.threads} thread(s) each side), logs in {out}")
     print(f"# machine: {os.cpu_count()} cores, load average at start {open('/proc/loadavg').read().strip()}")
@@ -176,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             for side in order:
                 common = ["--config", SIZES[size], "--threads", str(args.threads), "--wait-quiet", str(wait)]
                 if r > 1 or side != order[0]:
-                    common.append("--no-sgemm")                # the sgemm peak is probed once per size
+                    common.append("--no-sgemm")  # the sgemm peak is probed once per size
                 if side == "onmt":
                     cmd = ["bash", str(PEER / "onmt_bench.sh"), *common, *RUNS[mode][size]["onmt"]]
                 else:
@@ -191,8 +211,10 @@ def main(argv: list[str] | None = None) -> int:
 
     # -- side by side ------------------------------------------------------------------------------
     print()
-    print("| size | system | train tok/s | train s/step | train GFLOP/s | peak RSS train MiB "
-          "| decode summaries/s | peak RSS decode MiB | load avg (1 min) |")
+    print(
+        "| size | system | train tok/s | train s/step | train GFLOP/s | peak RSS train MiB "
+        "| decode summaries/s | peak RSS decode MiB | load avg (1 min) |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     final: list[tuple[str, str]] = []
     for size in sizes:
@@ -203,23 +225,28 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             p = pooled[side] = pool(runs)
             name = "OpenNMT-py 3.5.1" if side == "onmt" else "c2fsum"
-            print(f"| {size} | {name} | {fmt(p['train_tok_per_s'], ',.0f')} | {fmt(p['train_sec_per_step'], '.3f')} "
-                  f"| {fmt(p['train_gflops'], '.1f')} | {fmt(p['train_peak_rss_mib'], '.0f')} "
-                  f"| {fmt(p['decode_summaries_per_s'], '.2f')} | {fmt(p['decode_peak_rss_mib'], '.0f')} "
-                  f"| {', '.join(loads[size][side])} |")
+            print(
+                f"| {size} | {name} | {fmt(p['train_tok_per_s'], ',.0f')} | {fmt(p['train_sec_per_step'], '.3f')} "
+                f"| {fmt(p['train_gflops'], '.1f')} | {fmt(p['train_peak_rss_mib'], '.0f')} "
+                f"| {fmt(p['decode_summaries_per_s'], '.2f')} | {fmt(p['decode_peak_rss_mib'], '.0f')} "
+                f"| {', '.join(loads[size][side])} |"
+            )
         for side in ("c2fsum", "onmt"):
             p = pooled.get(side, {})
-            for key, label in (("train_tok_per_s", "train_tok_per_s"),
-                               ("decode_summaries_per_s", "decode_summaries_per_s"),
-                               ("train_peak_rss_mib", "train_peak_rss_mib"),
-                               ("decode_peak_rss_mib", "decode_peak_rss_mib")):
+            for key, label in (
+                ("train_tok_per_s", "train_tok_per_s"),
+                ("decode_summaries_per_s", "decode_summaries_per_s"),
+                ("train_peak_rss_mib", "train_peak_rss_mib"),
+                ("decode_peak_rss_mib", "decode_peak_rss_mib"),
+            ):
                 v = p.get(key)
                 final.append((f"{label}_{side}_{size}", "n/a" if v is None else f"{v[0]:.2f}"))
         for key, label in (("train_tok_per_s", "train_speedup"), ("decode_summaries_per_s", "decode_speedup")):
             a, b = pooled.get("c2fsum", {}).get(key), pooled.get("onmt", {}).get(key)
             final.append((f"{label}_vs_onmt_{size}", f"{a[0] / b[0]:.2f}" if a and b else "n/a"))
-        peak = next((log.get("peak_gflops_env") for log in results[size].get("logs", [])
-                     if log.get("peak_gflops_env")), None)
+        peak = next(
+            (log.get("peak_gflops_env") for log in results[size].get("logs", []) if log.get("peak_gflops_env")), None
+        )
         if peak:
             final.append((f"sgemm_peak_gflops_{size}", peak.split()[0]))
             gf = pooled.get("c2fsum", {}).get("train_gflops")
@@ -229,8 +256,10 @@ def main(argv: list[str] | None = None) -> int:
             if gf:
                 final.append((f"train_fraction_of_sgemm_peak_onmt_{size}", f"{gf[0] / float(peak.split()[0]):.2f}"))
     print()
-    print("Medians over the timed steps (c2fsum) / log intervals (OpenNMT-py) and decode batches / reps of "
-          "all rounds, (min-max); tokens = source + target incl. </s>; decode = beam 5, exactly 15 tokens.")
+    print(
+        "Medians over the timed steps (c2fsum) / log intervals (OpenNMT-py) and decode batches / reps of "
+        "all rounds, (min-max); tokens = source + target incl. </s>; decode = beam 5, exactly 15 tokens."
+    )
 
     # -- MODEL 3 (lazy chunk encoding) vs MODEL 0 --------------------------------------------------
     lazy = HERE / "lazy_throughput.py"
@@ -250,8 +279,10 @@ def main(argv: list[str] | None = None) -> int:
                 k, v = line.split(": ", 1)
                 final.append((k, v))
     else:
-        print("# MODEL 3 (lazy chunk encoding) vs MODEL 0: bench/lazy_throughput.py is not in this tree "
-              "(it comes with the long-documents / lazy-encoding work); skipped")
+        print(
+            "# MODEL 3 (lazy chunk encoding) vs MODEL 0: bench/lazy_throughput.py is not in this tree "
+            "(it comes with the long-documents / lazy-encoding work); skipped"
+        )
 
     print()
     final.append(("threads", str(args.threads)))

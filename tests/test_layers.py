@@ -4,9 +4,26 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "c2fsum"
-RANK = {"config": 0, "utils": 0, "data": 1, "metrics": 1, "modules": 2, "losses": 2, "models": 3, "decoding": 4,
-        "training": 5, "evaluation": 6, "reports": 7, "pipeline": 7,
-        "experiments": 7.5, "errors": 8, "__init__": 8.5, "serving": 8.7, "cli": 9, "__main__": 10}
+RANK = {
+    "config": 0,
+    "utils": 0,
+    "data": 1,
+    "metrics": 1,
+    "modules": 2,
+    "losses": 2,
+    "models": 3,
+    "decoding": 4,
+    "training": 5,
+    "evaluation": 6,
+    "reports": 7,
+    "pipeline": 7,
+    "experiments": 7.5,
+    "errors": 8,
+    "__init__": 8.5,
+    "serving": 8.7,
+    "cli": 9,
+    "__main__": 10,
+}
 
 
 def _layer(module: str) -> str:

@@ -11,10 +11,11 @@ def _run(env_value: str | None) -> str:
     env.pop("C2FSUM_MALLOC", None)
     if env_value is not None:
         env["C2FSUM_MALLOC"] = env_value
-    return subprocess.run([sys.executable, "-c", CODE], env=env, capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", CODE], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def test_keep_freed_memory_takes_effect_on_glibc_and_can_be_turned_off():
-    assert _run(None) == "True True"              # Linux with glibc (this project's machines)
+    assert _run(None) == "True True"  # Linux with glibc (this project's machines)
     assert _run("default") == "False False"

@@ -204,8 +204,7 @@ def _read_file(path: Path) -> dict[str, Any]:
     raise ConfigError(f"{path}: unknown config format {path.suffix!r}, expected .yaml, .toml or .json")
 
 
-def resolve(base: dict[str, Any] | None = None, overrides: list[str] | None = None,
-            source: str = "config") -> Config:
+def resolve(base: dict[str, Any] | None = None, overrides: list[str] | None = None, source: str = "config") -> Config:
     """Merge a mapping and ``key=value`` overrides over the defaults, with type checks.
 
     Raises :class:`ConfigError` naming the offending key and value.

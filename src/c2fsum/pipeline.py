@@ -1,9 +1,9 @@
 """The Python entry point for users who embed c2fsum.
 
-    >>> import c2fsum
-    >>> model = c2fsum.load("runs/model0-cpu")
-    >>> out = model.summarize(["Text of a news article ..."], beam=5)
-    >>> out[0].text, out[0].tokens, out[0].attention.shape   # (T, M, N)
+>>> import c2fsum
+>>> model = c2fsum.load("runs/model0-cpu")
+>>> out = model.summarize(["Text of a news article ..."], beam=5)
+>>> out[0].text, out[0].tokens, out[0].attention.shape   # (T, M, N)
 """
 
 from __future__ import annotations
@@ -60,9 +60,14 @@ class Summary:
     """False when the summary was cut at the maximum length (then ``attention`` has no ``</s>`` row)."""
 
     def to_json(self) -> dict:
-        return {"text": self.text, "tokens": self.tokens, "score": self.score, "eos": self.eos,
-                "source": self.source,
-                "attention": self.attention.flatten(1)[:, : len(self.source)].tolist()}
+        return {
+            "text": self.text,
+            "tokens": self.tokens,
+            "score": self.score,
+            "eos": self.eos,
+            "source": self.source,
+            "attention": self.attention.flatten(1)[:, : len(self.source)].tolist(),
+        }
 
 
 MAX_INPUT_WORDS = 100_000
@@ -77,9 +82,17 @@ class Pipeline:
         self.model, self.config, self.vocab, self.path = loaded.model, loaded.config, loaded.vocab, loaded.path
         self.device = device
 
-    def summarize(self, texts: list[str] | str, *, beam: int | None = None, block_trigrams: bool | None = None,
-                  replace_unk: bool | None = None, max_len: int | None = None, min_len: int | None = None,
-                  max_words: int | None = None) -> list[Summary]:
+    def summarize(
+        self,
+        texts: list[str] | str,
+        *,
+        beam: int | None = None,
+        block_trigrams: bool | None = None,
+        replace_unk: bool | None = None,
+        max_len: int | None = None,
+        min_len: int | None = None,
+        max_words: int | None = None,
+    ) -> list[Summary]:
         """Summarize raw article texts (preprocessed exactly like the training data).
 
         Texts are read whole (the grid gets as many chunks as they need) unless ``max_words``
@@ -101,16 +114,42 @@ class Pipeline:
             sents = preprocess_article(head)
             if not sents:
                 raise ValueError(f"text {i}: empty article, nothing to summarize")
-            examples.append(encode_example({"id": str(i), "src": sents, "tgt": [], "refs": []}, self.vocab,
-                                           chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len,
-                                           max_tgt_len=cfg.data.max_tgt_len, chunking=cfg.data.chunking,
-                                           max_words=cfg.data.max_words))
+            examples.append(
+                encode_example(
+                    {"id": str(i), "src": sents, "tgt": [], "refs": []},
+                    self.vocab,
+                    chunks=cfg.data.chunks,
+                    chunk_len=cfg.data.chunk_len,
+                    max_tgt_len=cfg.data.max_tgt_len,
+                    chunking=cfg.data.chunking,
+                    max_words=cfg.data.max_words,
+                )
+            )
         with torch.no_grad():
-            decoded = decode_examples(self.model, self.vocab, examples, cfg, device=self.device, beam=beam,
-                                      block_trigrams=block_trigrams, replace_unk=replace_unk,
-                                      max_len=max_len, min_len=min_len)
-        return [Summary(text=d.text, tokens=d.words, score=d.hypothesis.score, attention=d.hypothesis.attn,
-                        source=d.example.words, coarse=d.hypothesis.coarse, eos=d.hypothesis.eos) for d in decoded]
+            decoded = decode_examples(
+                self.model,
+                self.vocab,
+                examples,
+                cfg,
+                device=self.device,
+                beam=beam,
+                block_trigrams=block_trigrams,
+                replace_unk=replace_unk,
+                max_len=max_len,
+                min_len=min_len,
+            )
+        return [
+            Summary(
+                text=d.text,
+                tokens=d.words,
+                score=d.hypothesis.score,
+                attention=d.hypothesis.attn,
+                source=d.example.words,
+                coarse=d.hypothesis.coarse,
+                eos=d.hypothesis.eos,
+            )
+            for d in decoded
+        ]
 
 
 def load(run_dir: str | Path, *, device: str = "cpu") -> Pipeline:

@@ -11,10 +11,17 @@ from pathlib import Path
 import pytest
 
 from c2fsum.cli.main import main
-from conftest import write_raw_folder
+from shared_data import write_raw_folder
 
-TINY = ["model.emb_dim=16", "model.hidden=24", "data.chunks=4", "data.chunk_len=20", "train.batch_size=8",
-        "data.vocab_size=3000", "train.log_every=2"]
+TINY = [
+    "model.emb_dim=16",
+    "model.hidden=24",
+    "data.chunks=4",
+    "data.chunk_len=20",
+    "train.batch_size=8",
+    "data.vocab_size=3000",
+    "train.log_every=2",
+]
 
 
 @pytest.fixture(scope="module")
@@ -37,21 +44,77 @@ def test_prepare_writes_splits_vocab_and_stats(e2e):
 def test_train_evaluate_summarize(e2e, preset, capsys):
     run = e2e / "runs" / preset
     cfg = Path(__file__).resolve().parents[2] / "configs" / f"{preset}.yaml"
-    assert main(["-q", "train", "--config", str(cfg), "--data", str(e2e / "data"), "--out", str(run),
-                 "--max-steps", "3", "--set", *TINY, "data.val_holdout=0"]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "train",
+                "--config",
+                str(cfg),
+                "--data",
+                str(e2e / "data"),
+                "--out",
+                str(run),
+                "--max-steps",
+                "3",
+                "--set",
+                *TINY,
+                "data.val_holdout=0",
+            ]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["steps"] == 3 and summary["stop"] == "max_steps"
     assert (run / "best" / "model.safetensors").exists() and (run / "config.json").exists()
     rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert any(r["split"] == "val" for r in rows) and any(r["split"] == "train" for r in rows)
     # resume for two more steps
-    assert main(["-q", "train", "--config", str(cfg), "--data", str(e2e / "data"), "--out", str(run),
-                 "--max-steps", "5", "--resume", "--set", *TINY, "data.val_holdout=0"]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "train",
+                "--config",
+                str(cfg),
+                "--data",
+                str(e2e / "data"),
+                "--out",
+                str(run),
+                "--max-steps",
+                "5",
+                "--resume",
+                "--set",
+                *TINY,
+                "data.val_holdout=0",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["steps"] == 5
 
     out = e2e / "eval" / preset
-    assert main(["-q", "evaluate", "--model", str(run), "--data", str(e2e / "data"), "--split", "test",
-                 "--out", str(out), "--beam", "2", "--limit", "4"]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "evaluate",
+                "--model",
+                str(run),
+                "--data",
+                str(e2e / "data"),
+                "--split",
+                "test",
+                "--out",
+                str(out),
+                "--beam",
+                "2",
+                "--limit",
+                "4",
+            ]
+        )
+        == 0
+    )
     table = capsys.readouterr().out
     assert "ROUGE-1" in table and "PPL" in table
     metrics = json.loads((out / "metrics.json").read_text())
@@ -61,11 +124,31 @@ def test_train_evaluate_summarize(e2e, preset, capsys):
     assert len(preds) == 4 and {"id", "candidate", "references"} <= preds[0].keys()
 
     article = e2e / "article.txt"
-    article.write_text("The mayor said on Tuesday that the bridge will close for 3 months. "
-                       "Drivers should use the tunnel instead.\n", encoding="utf-8")
+    article.write_text(
+        "The mayor said on Tuesday that the bridge will close for 3 months. Drivers should use the tunnel instead.\n",
+        encoding="utf-8",
+    )
     att = e2e / f"attn-{preset}.json"
-    assert main(["-q", "summarize", "--model", str(run), "--beam", "2", "--min-len", "3", "--max-len", "8",
-                 "--attention-out", str(att), str(article)]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "summarize",
+                "--model",
+                str(run),
+                "--beam",
+                "2",
+                "--min-len",
+                "3",
+                "--max-len",
+                "8",
+                "--attention-out",
+                str(att),
+                str(article),
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.strip()
     a = json.loads(att.read_text())
     assert len(a) == 1 and len(a[0]["attention"]) == len(a[0]["tokens"]) + int(a[0]["eos"])
@@ -82,19 +165,27 @@ def test_baseline_first_and_rouge_command(e2e, capsys):
     assert main(["rouge", "--candidates", str(preds), "--references", str(preds)]) == 0
     scores = json.loads(capsys.readouterr().out)
     assert scores["rouge1"] == pytest.approx(m["rouge1"]) and scores["rougeL_concat"] == pytest.approx(
-        m["rougeL_concat"])
+        m["rougeL_concat"]
+    )
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["train", "--config", "nope.yaml", "--data", "x", "--out", "y"], "nope.yaml"),
-    (["train", "--config", "configs/model0-cpu.yaml", "--data", "missing-dir", "--out", "y"], "missing-dir"),
-    (["train", "--config", "configs/model0-cpu.yaml", "--data", "x", "--out", "y", "--set", "model.hidden=abc"],
-     "model.hidden"),
-    (["train", "--config", "configs/model0-cpu.yaml", "--data", "x", "--out", "y", "--set", "model.nope=1"],
-     "nope"),
-    (["evaluate", "--model", "no-run", "--data", "x", "--split", "test", "--out", "o"], "no-run"),
-    (["rouge", "--candidates", "a.jsonl", "--references", "b.jsonl"], "a.jsonl"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["train", "--config", "nope.yaml", "--data", "x", "--out", "y"], "nope.yaml"),
+        (["train", "--config", "configs/model0-cpu.yaml", "--data", "missing-dir", "--out", "y"], "missing-dir"),
+        (
+            ["train", "--config", "configs/model0-cpu.yaml", "--data", "x", "--out", "y", "--set", "model.hidden=abc"],
+            "model.hidden",
+        ),
+        (
+            ["train", "--config", "configs/model0-cpu.yaml", "--data", "x", "--out", "y", "--set", "model.nope=1"],
+            "nope",
+        ),
+        (["evaluate", "--model", "no-run", "--data", "x", "--split", "test", "--out", "o"], "no-run"),
+        (["rouge", "--candidates", "a.jsonl", "--references", "b.jsonl"], "a.jsonl"),
+    ],
+)
 def test_bad_arguments_give_a_one_line_reason(argv, needle, capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
     argv = [a.replace("missing-dir", str(tmp_path / "missing-dir")) for a in argv]

@@ -11,28 +11,66 @@ import pytest
 from c2fsum.cli.main import main
 from c2fsum.data.grid import inference_grid
 
-TINY = ["model.emb_dim=16", "model.hidden=24", "data.chunks=4", "data.chunk_len=20", "train.batch_size=8",
-        "data.vocab_size=3000", "data.val_holdout=0", "model.chunk_filters=16"]
+TINY = [
+    "model.emb_dim=16",
+    "model.hidden=24",
+    "data.chunks=4",
+    "data.chunk_len=20",
+    "train.batch_size=8",
+    "data.vocab_size=3000",
+    "data.val_holdout=0",
+    "model.chunk_filters=16",
+]
 
 
 @pytest.fixture(scope="module")
 def run3(prepared_small, tmp_path_factory):
     run = tmp_path_factory.mktemp("long") / "model3"
     cfg = Path(__file__).resolve().parents[2] / "configs" / "model3-cpu.yaml"
-    assert main(["-q", "train", "--config", str(cfg), "--data", str(prepared_small), "--out", str(run),
-                 "--max-steps", "2", "--set", *TINY]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "train",
+                "--config",
+                str(cfg),
+                "--data",
+                str(prepared_small),
+                "--out",
+                str(run),
+                "--max-steps",
+                "2",
+                "--set",
+                *TINY,
+            ]
+        )
+        == 0
+    )
     return run
 
 
-def test_evaluate_max_words_reproduces_the_trained_grid_and_default_reads_everything(run3, prepared_small,
-                                                                                      tmp_path, capsys):
+def test_evaluate_max_words_reproduces_the_trained_grid_and_default_reads_everything(
+    run3, prepared_small, tmp_path, capsys
+):
     import c2fsum
     from c2fsum.decoding.documents import decode_examples
     from c2fsum.evaluation.evaluate import load_split_examples
 
     cut, whole = tmp_path / "cut", tmp_path / "whole"
-    common = ["-q", "evaluate", "--model", str(run3), "--data", str(prepared_small), "--split", "test",
-              "--beam", "2", "--limit", "3"]
+    common = [
+        "-q",
+        "evaluate",
+        "--model",
+        str(run3),
+        "--data",
+        str(prepared_small),
+        "--split",
+        "test",
+        "--beam",
+        "2",
+        "--limit",
+        "3",
+    ]
     assert main([*common, "--out", str(cut), "--max-words", "80"]) == 0
     assert main([*common, "--out", str(whole)]) == 0
     capsys.readouterr()
@@ -53,7 +91,7 @@ def test_evaluate_max_words_reproduces_the_trained_grid_and_default_reads_everyt
 
 def test_summarize_reads_long_text_whole_unless_max_words(run3, tmp_path, capsys):
     import c2fsum
-    from conftest import read_raw
+    from shared_data import read_raw
 
     text = " ".join(d["article"] for d in read_raw("test", 4))
     model = c2fsum.load(run3)
@@ -63,8 +101,25 @@ def test_summarize_reads_long_text_whole_unless_max_words(run3, tmp_path, capsys
     assert cut.source == whole.source[:100] and cut.attention.shape[1:] == (5, 20)
     path = tmp_path / "long.txt"
     path.write_text(text, encoding="utf-8")
-    assert main(["summarize", "--model", str(run3), "--beam", "2", "--max-len", "8", "--max-words", "100",
-                 "--attention-out", str(tmp_path / "a.json"), str(path)]) == 0
+    assert (
+        main(
+            [
+                "summarize",
+                "--model",
+                str(run3),
+                "--beam",
+                "2",
+                "--max-len",
+                "8",
+                "--max-words",
+                "100",
+                "--attention-out",
+                str(tmp_path / "a.json"),
+                str(path),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert len(json.loads((tmp_path / "a.json").read_text())[0]["source"]) == 100
     with pytest.raises(SystemExit):

@@ -46,18 +46,27 @@ def test_sentence_grid_masks_the_padding_inside_the_grid():
 
 
 def example(n_words: int, name: str = "x") -> Example:
-    return Example(id=name, words=["w"] * n_words, src=[5] * n_words, src_ext=[5] * n_words, oovs=[],
-                   tgt=[5], tgt_ext=[5], tgt_words=["w"], refs=[])
+    return Example(
+        id=name,
+        words=["w"] * n_words,
+        src=[5] * n_words,
+        src_ext=[5] * n_words,
+        oovs=[],
+        tgt=[5],
+        tgt_ext=[5],
+        tgt_words=["w"],
+        refs=[],
+    )
 
 
 def test_bucketing_by_chunk_count_pads_each_batch_to_its_own_longest_document():
-    sizes = [40, 4000, 80, 3960, 120, 4000, 40, 80]          # 1..100 chunks of 40 words
+    sizes = [40, 4000, 80, 3960, 120, 4000, 40, 80]  # 1..100 chunks of 40 words
     exs = [example(n, str(i)) for i, n in enumerate(sizes)]
     batches = bucketed_batches(len(exs), grid_lengths(exs), batch_size=2, bucket_size=4, seed=0, epoch=0)
     shapes = sorted(collate([exs[i] for i in b], chunks=0, chunk_len=40).src.shape[1] for b in batches)
     # sorted by length: {40, 40} {80, 80} {120, 3960} {4000, 4000}; short documents stay short
     assert shapes == [1, 2, 99, 100]
-    assert collate(exs, chunks=10, chunk_len=40).src.shape[1] == 10      # a bounded grid stays bounded
+    assert collate(exs, chunks=10, chunk_len=40).src.shape[1] == 10  # a bounded grid stays bounded
 
 
 def test_a_100000_word_document_is_summarized_lazily():
@@ -69,14 +78,23 @@ def test_a_100000_word_document_is_summarized_lazily():
     vocab = Vocab.build({f"w{i}": 100 - i for i in range(60)})
     g = torch.Generator().manual_seed(0)
     words = [f"w{int(i)}" for i in torch.randint(0, 60, (100_000,), generator=g)]
-    sents = [words[i:i + 25] for i in range(0, len(words), 25)]
+    sents = [words[i : i + 25] for i in range(0, len(words), 25)]
     ex = encode_example({"id": "long", "src": sents}, vocab, chunks=0, chunk_len=40, max_tgt_len=10)
     assert len(ex.words) == 100_000
     batch = collate([ex], chunks=0, chunk_len=40)
     assert batch.src.shape == (1, 2500, 40)
     torch.manual_seed(0)
-    cfg = ModelConfig(family="model3", emb_dim=8, hidden=8, enc_layers=1, dec_layers=1, dropout=0.0,
-                      chunk_filters=8, chunk_width=3, pos_dim=4)
+    cfg = ModelConfig(
+        family="model3",
+        emb_dim=8,
+        hidden=8,
+        enc_layers=1,
+        dec_layers=1,
+        dropout=0.0,
+        chunk_filters=8,
+        chunk_width=3,
+        pos_dim=4,
+    )
     model = build_model(cfg, len(vocab), max_chunks=10).eval()
     memory = model.encode(batch.src, batch.src_mask)
     hyp = greedy_decode(model, memory, max_len=6, min_len=6)[0]

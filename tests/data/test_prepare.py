@@ -23,11 +23,7 @@ def write_lines(path: Path, lines: list) -> Path:
     """Dicts as JSON lines, str/bytes as given."""
     out = []
     for line in lines:
-        out.append(
-            line
-            if isinstance(line, bytes)
-            else (line if isinstance(line, str) else json.dumps(line)).encode()
-        )
+        out.append(line if isinstance(line, bytes) else (line if isinstance(line, str) else json.dumps(line)).encode())
     path.write_bytes(b"\n".join(out) + b"\n")
     return path
 
@@ -228,9 +224,7 @@ def test_hf_json_builder_gives_the_same_output(real_inputs, tmp_path, monkeypatc
     direct = tmp_path / "direct"
     prepare(val, direct, workers=1, progress=False)
     via_hf = tmp_path / "hf"
-    prepare(
-        val, via_hf, hf="json", workers=1, progress=False, hf_kwargs={"cache_dir": str(tmp_path / "cache")}
-    )
+    prepare(val, via_hf, hf="json", workers=1, progress=False, hf_kwargs={"cache_dir": str(tmp_path / "cache")})
     assert (direct / "val.jsonl").read_bytes() == (via_hf / "val.jsonl").read_bytes()
 
 

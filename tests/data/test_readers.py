@@ -256,9 +256,7 @@ def test_parquet(tmp_path):
     import pyarrow.parquet as pq
 
     path = tmp_path / "validation-00000-of-00001.parquet"
-    pq.write_table(
-        pa.table({"article": ["A one.", "A two.", None], "highlights": ["h1", "h2 .\nh3", "h"]}), path
-    )
+    pq.write_table(pa.table({"article": ["A one.", "A two.", None], "highlights": ["h1", "h2 .\nh3", "h"]}), path)
     skips = SkipLog()
     docs = list(read_parquet(path, skips, batch_size=2))
     assert [(d.id, d.highlights) for d in docs] == [

@@ -191,6 +191,4 @@ def test_speed_of_a_650_word_article():
     start = time.perf_counter()
     preprocess_article(doc["article"])
     elapsed = time.perf_counter() - start
-    assert elapsed < 2.0, (
-        f"{elapsed:.2f} s for a {len(doc['article'].split())}-word article (expected ~0.05 s)"
-    )
+    assert elapsed < 2.0, f"{elapsed:.2f} s for a {len(doc['article'].split())}-word article (expected ~0.05 s)"

@@ -50,9 +50,7 @@ def test_save_writes_the_documented_format_and_load_round_trips(tmp_path):
     v = Vocab.build(Counter({"the": 3, "-lrb-": 1, "caf\u00e9": 1}), 10)
     path = tmp_path / "vocab.txt"
     v.save(path)
-    assert path.read_text(encoding="utf-8") == (
-        "<pad>\t0\n<unk>\t0\n<s>\t0\n</s>\t0\nthe\t3\n-lrb-\t1\ncaf\u00e9\t1\n"
-    )
+    assert path.read_text(encoding="utf-8") == ("<pad>\t0\n<unk>\t0\n<s>\t0\n</s>\t0\nthe\t3\n-lrb-\t1\ncaf\u00e9\t1\n")
     assert Vocab.load(path) == v
     assert Vocab.load(path).stoi["caf\u00e9"] == 6
 

@@ -79,13 +79,11 @@ def test_large_beam_equals_exhaustive_search(seed, n_ext, max_len, min_len, alph
     n_words = model.vocab_size + n_ext - 2  # all ids but <pad> and <s>, </s> included
     beam = n_words * (n_words - 1) ** (max_len - 1)  # holds every candidate of every step
     n_best = 4
-    got = beam_search(
-        model, memory, beam=beam, max_len=max_len, min_len=min_len, length_norm=alpha, n_best=n_best
-    )
+    got = beam_search(model, memory, beam=beam, max_len=max_len, min_len=min_len, length_norm=alpha, n_best=n_best)
     for b in range(3):
-        want = exhaustive(
-            model, memory.select(torch.tensor([b])), max_len=max_len, min_len=min_len, alpha=alpha
-        )[:n_best]
+        want = exhaustive(model, memory.select(torch.tensor([b])), max_len=max_len, min_len=min_len, alpha=alpha)[
+            :n_best
+        ]
         assert [h.tokens for h in got[b]] == [w[2] for w in want]
         assert [h.score for h in got[b]] == pytest.approx([w[1] for w in want], abs=1e-5)
         assert [h.norm_score for h in got[b]] == pytest.approx([w[0] for w in want], abs=1e-5)
@@ -246,9 +244,7 @@ def test_trigram_blocking_removes_the_repeats_of_a_cyclic_toy():
 def test_trigram_blocking_never_repeats_a_trigram(seed, beam, min_len, cyclic, scale):
     model = cyclic_toy(seed=seed, scale=scale) if cyclic else ToyRNN(seed=seed, vocab_size=7, scale=scale)
     _, _, memory = random_batch(model, seed=seed, n_ext=1)
-    for hyps in beam_search(
-        model, memory, beam=beam, max_len=15, min_len=min_len, block_trigrams=True, n_best=beam
-    ):
+    for hyps in beam_search(model, memory, beam=beam, max_len=15, min_len=min_len, block_trigrams=True, n_best=beam):
         for h in hyps:
             assert not has_repeated_trigram(h.tokens + [EOS] * h.eos)
             assert math.isfinite(h.score)

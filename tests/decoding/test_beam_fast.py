@@ -15,24 +15,34 @@ V = 30
 def _model(kind: str, seed: int):
     torch.manual_seed(seed)
     if kind.startswith("model0"):
-        kw = {"model0": {}, "model0-paulus": dict(temporal=True, intra_decoder=True, output="paulus"),
-              "model0-pointer": dict(pointer=True)}[kind]
+        kw = {
+            "model0": {},
+            "model0-paulus": dict(temporal=True, intra_decoder=True, output="paulus"),
+            "model0-pointer": dict(pointer=True),
+        }[kind]
         return Model0(vocab_size=V, emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.0, **kw).eval()
-    cfg = ModelConfig(family=kind, emb_dim=8, hidden=12, enc_layers=1, dec_layers=2, dropout=0.0,
-                      chunk_filters=10, chunk_width=3)
+    cfg = ModelConfig(
+        family=kind, emb_dim=8, hidden=12, enc_layers=1, dec_layers=2, dropout=0.0, chunk_filters=10, chunk_width=3
+    )
     return build_model(cfg, V, max_chunks=4).eval()
 
 
 @pytest.mark.parametrize("kind", ["model0", "model0-paulus", "model0-pointer", "model2", "model3"])
-@pytest.mark.parametrize("opts", [dict(beam=5, max_len=7), dict(beam=3, max_len=9, min_len=4, n_best=3),
-                                  dict(beam=4, max_len=8, length_norm=1.0, block_trigrams=True),
-                                  dict(beam=1, max_len=6)])
+@pytest.mark.parametrize(
+    "opts",
+    [
+        dict(beam=5, max_len=7),
+        dict(beam=3, max_len=9, min_len=4, n_best=3),
+        dict(beam=4, max_len=8, length_norm=1.0, block_trigrams=True),
+        dict(beam=1, max_len=6),
+    ],
+)
 def test_same_hypotheses_as_the_reference(kind, opts):
     model = _model(kind, seed=len(kind))
     src, mask = grid(4, 4, 5, [20, 13, 6, 1], seed=2)
     with torch.no_grad():
         fast = beam_search(model, model.encode(src, mask), **opts)
-        model.fast_generator = False                          # the reference: plain products everywhere
+        model.fast_generator = False  # the reference: plain products everywhere
         ref = beam_search_reference(model, model.encode(src, mask), **opts)
     assert len(fast) == len(ref) == 4
     for hs_fast, hs_ref in zip(fast, ref, strict=True):
@@ -63,4 +73,4 @@ def test_packed_generator_gives_the_plain_logits():
             pytest.skip("no oneDNN linear kernel in this torch build")
         fast, plain = gen(x, packed=packed), gen(x)
     assert torch.allclose(fast, plain, rtol=1e-5, atol=1e-5)
-    assert gen.pack(gen.output_matrix()) is None            # with gradients: never packed
+    assert gen.pack(gen.output_matrix()) is None  # with gradients: never packed

@@ -11,7 +11,7 @@ def test_extended_ids_become_the_documents_own_words():
 
 def test_replace_unk_takes_the_most_attended_source_word():
     attn = torch.zeros(2, 1, 3)
-    attn[0, 0, 2] = 1.0            # step 0 looks at source word 2
+    attn[0, 0, 2] = 1.0  # step 0 looks at source word 2
     attn[1, 0, 0] = 1.0
     words = ids_to_words([1, 1], ITOS, [], attn=attn, src_words=["a", "b", "kigali"], replace_unk=True)
     assert words == ["kigali", "a"]

@@ -24,9 +24,7 @@ def _encode(emb: nn.Embedding, src: Tensor, src_mask: Tensor, src_ext: Tensor | 
     words = emb(src) * src_mask.unsqueeze(-1)  # (B, M, N, H)
     chunk_mask = src_mask.any(-1)  # (B, M)
     chunks = words.sum(2) / src_mask.sum(-1, keepdim=True).clamp(min=1)  # (B, M, H)
-    return Memory(
-        words=words, word_mask=src_mask, chunk_mask=chunk_mask, chunks=chunks, src_ext=src_ext, n_ext=n_ext
-    )
+    return Memory(words=words, word_mask=src_mask, chunk_mask=chunk_mask, chunks=chunks, src_ext=src_ext, n_ext=n_ext)
 
 
 def _attend(scores: Tensor, mask: Tensor) -> Tensor:
@@ -91,9 +89,7 @@ class ToyRNN(Summarizer):
 
     def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
         x = self.tgt_emb(self.input_ids(prev))  # (B, H)
-        h = torch.tanh(
-            state.h[0] @ self.w_h + x @ self.w_x + state.feed @ self.w_f + 0.3 * state.c[0]
-        )  # (B, H)
+        h = torch.tanh(state.h[0] @ self.w_h + x @ self.w_x + state.feed @ self.w_f + 0.3 * state.c[0])  # (B, H)
         attn = _attend(torch.einsum("bmnh,bh->bmn", memory.words, h), memory.word_mask)  # (B, M, N)
         ctx = torch.einsum("bmn,bmnh->bh", attn, memory.words)  # (B, H)
         total = state.extra[0] + h  # running sum: makes `extra` matter
@@ -126,9 +122,7 @@ class TableToy(Summarizer):
 
     def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
         emb = src_mask.unsqueeze(-1).float()  # (B, M, N, 1)
-        return Memory(
-            words=emb, word_mask=src_mask, chunk_mask=src_mask.any(-1), src_ext=src_ext, n_ext=n_ext
-        )
+        return Memory(words=emb, word_mask=src_mask, chunk_mask=src_mask.any(-1), src_ext=src_ext, n_ext=n_ext)
 
     def init_state(self, memory: Memory) -> DecoderState:
         b = memory.words.size(0)
@@ -143,9 +137,7 @@ class TableToy(Summarizer):
         return StepOutput(logprobs=logprobs, state=new, attn=attn)
 
 
-def table_from_probs(
-    rules: dict[tuple[int, int], dict[int, float]], *, vocab_size: int = 6, n_pos: int = 4
-) -> Tensor:
+def table_from_probs(rules: dict[tuple[int, int], dict[int, float]], *, vocab_size: int = 6, n_pos: int = 4) -> Tensor:
     """A ``(P, V, V)`` log-prob table: ``rules[(t, prev)] = {word: prob}``, the rest of the mass
     spread evenly over the other words; unlisted (t, prev) are uniform."""
     probs = torch.full((n_pos, vocab_size, vocab_size), 1.0 / vocab_size, dtype=torch.float64)

@@ -31,11 +31,13 @@ def brute_force(problem) -> tuple[float, list[int]]:
     return best, best_sel
 
 
-ARTICLE = [toks("the red car hit the blue truck ."),          # red car, blue truck (+ car hit, hit the...)
-           toks("police said the red car was stolen ."),
-           toks("the blue truck driver was unhurt ."),
-           toks("a red car and a blue truck collided near the bridge on monday ."),
-           toks("weather was fine .")]
+ARTICLE = [
+    toks("the red car hit the blue truck ."),  # red car, blue truck (+ car hit, hit the...)
+    toks("police said the red car was stolen ."),
+    toks("the blue truck driver was unhurt ."),
+    toks("a red car and a blue truck collided near the bridge on monday ."),
+    toks("weather was fine ."),
+]
 
 
 def test_concepts_are_content_bigrams():
@@ -46,10 +48,14 @@ def test_hand_worked_case():
     # concepts seen at least twice: (the, red) x2, (red, car) x3, (the, blue) x2, (blue, truck) x3
     p = build_problem(ARTICLE, budget=8)
     assert dict(zip(p.concepts, p.weights.tolist(), strict=True)) == {
-        ("blue", "truck"): 3, ("red", "car"): 3, ("the", "blue"): 2, ("the", "red"): 2}
+        ("blue", "truck"): 3,
+        ("red", "car"): 3,
+        ("the", "blue"): 2,
+        ("the", "red"): 2,
+    }
     # with 8 words only sentence 0 (7 words) covers all four concepts: 3 + 3 + 2 + 2 = 10
     assert solve(p) == [0]
-    assert objective(p, [0]) == pytest.approx(10.0 - 1e-3 * 1 / 5)              # eps * (j + 1) / J
+    assert objective(p, [0]) == pytest.approx(10.0 - 1e-3 * 1 / 5)  # eps * (j + 1) / J
     # 20 words: sentence 0 plus the cheapest sentence adding nothing is worse (tie-break), so still [0]
     assert solve(build_problem(ARTICLE, budget=20)) == [0]
     # 4 words: only "weather was fine ." fits and covers nothing -> nothing chosen; the summary falls
@@ -70,14 +76,14 @@ def test_optimal_by_brute_force_on_the_hand_case(budget):
 def test_optimal_by_brute_force_on_real_articles(prepared_small):
     docs = list(read_prepared(prepared_small / "test.jsonl"))[:4]
     for doc in docs:
-        sents = doc["src"][:11]                                      # 2^11 subsets
+        sents = doc["src"][:11]  # 2^11 subsets
         for budget in (15, 25, 40):
             p = build_problem(sents, budget=budget)
             chosen = solve(p)
             best, best_sel = brute_force(p)
             assert p.lengths[chosen].sum() <= budget
             assert objective(p, chosen) == pytest.approx(best, abs=1e-9), (doc["id"], budget, chosen, best_sel)
-            assert chosen == best_sel                                # ties broken the same way
+            assert chosen == best_sel  # ties broken the same way
 
 
 def test_budget_respected_and_first_sentence_fallback(prepared_small):
@@ -91,7 +97,7 @@ def test_budget_respected_and_first_sentence_fallback(prepared_small):
 
 def test_empty_concepts_and_bad_budget():
     p = build_problem([toks("the of ."), toks("a in .")], budget=10)
-    assert p.weights.size == 0 and solve(p) == []                # nothing to cover: no sentence is worth it
+    assert p.weights.size == 0 and solve(p) == []  # nothing to cover: no sentence is worth it
     assert ilp_summary([toks("the of ."), toks("a in .")], 2) == "the of"
     assert np.array_equal(p.lengths, [3, 3])
     with pytest.raises(ValueError, match="budget: expected at least 1 word, got 0"):
@@ -101,8 +107,24 @@ def test_empty_concepts_and_bad_budget():
 @pytest.mark.parametrize("name,label", [("ilp", "ILP"), ("lead3", "LEAD-3")])
 def test_baseline_cli_writes_predictions_and_metrics(prepared_small, tmp_path, capsys, name, label):
     out = tmp_path / name
-    assert main(["-q", "baseline", name, "--data", str(prepared_small), "--split", "test", "--out", str(out),
-                 "--budget", "20"]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "baseline",
+                name,
+                "--data",
+                str(prepared_small),
+                "--split",
+                "test",
+                "--out",
+                str(out),
+                "--budget",
+                "20",
+            ]
+        )
+        == 0
+    )
     assert label in capsys.readouterr().out
     metrics = json.loads((out / "metrics.json").read_text())
     rows = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
@@ -121,5 +143,16 @@ def test_ilp_scores_like_any_system(prepared_small, tmp_path):
     a = run_baseline("ilp", prepared_small, "test", tmp_path / "a", ilp_budget=25)
     b = run_baseline("ilp", prepared_small, "test", tmp_path / "b", ilp_budget=25)
     assert a == b and a["ilp_budget"] == 25
-    assert main(["-q", "rouge", "--candidates", str(tmp_path / "a" / "predictions.jsonl"),
-                 "--references", str(tmp_path / "a" / "predictions.jsonl")]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "rouge",
+                "--candidates",
+                str(tmp_path / "a" / "predictions.jsonl"),
+                "--references",
+                str(tmp_path / "a" / "predictions.jsonl"),
+            ]
+        )
+        == 0
+    )

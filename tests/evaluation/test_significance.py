@@ -35,7 +35,7 @@ def test_hand_worked_values():
     # one document of two: each resample is {d1,d1}, {d1,d2}, {d2,d1} or {d2,d2} -> means in {1, 0, -1}
     r = paired_bootstrap([2.0, 0.0], [1.0, 1.0], samples=4000, seed=3)
     assert r["diff"] == 0.0 and r["low"] == -1.0 and r["high"] == 1.0
-    assert 0.9 < r["p_value"] <= 1.0               # P(mean <= 0) = P(mean >= 0) = 3/4 -> p = 1 (capped)
+    assert 0.9 < r["p_value"] <= 1.0  # P(mean <= 0) = P(mean >= 0) = 3/4 -> p = 1 (capped)
 
 
 def test_bad_arguments_are_named():
@@ -56,11 +56,38 @@ def test_compare_cli_end_to_end(prepared_small, tmp_path, capsys):
         b = json.loads((tmp_path / "first" / "metrics.json").read_text())[m]
         assert result[m]["mean_a"] == pytest.approx(a) and result[m]["mean_b"] == pytest.approx(b)
         assert result[m]["diff"] == pytest.approx(a - b)
-    assert main(["-q", "compare", str(tmp_path / "lead3"), str(tmp_path / "first"), "--samples", "300",
-                 "--seed", "5", "--json"]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "compare",
+                str(tmp_path / "lead3"),
+                str(tmp_path / "first"),
+                "--samples",
+                "300",
+                "--seed",
+                "5",
+                "--json",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(result))
-    assert main(["-q", "compare", str(tmp_path / "lead3" / "predictions.jsonl"), str(tmp_path / "first"),
-                 "--samples", "300", "--seed", "5"]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "compare",
+                str(tmp_path / "lead3" / "predictions.jsonl"),
+                str(tmp_path / "first"),
+                "--samples",
+                "300",
+                "--seed",
+                "5",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "rougeL" in text and f"{result['rougeL']['diff']:+.2f}" in text
 

@@ -16,15 +16,39 @@ from c2fsum.evaluation.significance import compare_systems
 from c2fsum.experiments.runner import ExperimentSettings, preset_path, run_experiment
 from c2fsum.training.trainer import Trainer
 
-SHRINK = ["model.emb_dim=16", "model.hidden=24", "model.chunk_filters=8", "data.vocab_size=2000",
-          "train.batch_size=8", "data.val_holdout=0", "data.max_tgt_len=10", "train.eval_every=0",
-          "decode.max_len=12"]
+SHRINK = [
+    "model.emb_dim=16",
+    "model.hidden=24",
+    "model.chunk_filters=8",
+    "data.vocab_size=2000",
+    "train.batch_size=8",
+    "data.val_holdout=0",
+    "data.max_tgt_len=10",
+    "train.eval_every=0",
+    "decode.max_len=12",
+]
 PRESETS = ["model0-cpu", "model3-cpu"]
 
 
 def experiment_argv(data: Path, out: Path, presets=PRESETS, steps: int = 3) -> list[str]:
-    return ["-q", "experiment", "--data", str(data), "--presets", ",".join(presets), "--out", str(out),
-            "--epochs", "1", "--max-steps", str(steps), "--eval-limit", "4", "--set", *SHRINK]
+    return [
+        "-q",
+        "experiment",
+        "--data",
+        str(data),
+        "--presets",
+        ",".join(presets),
+        "--out",
+        str(out),
+        "--epochs",
+        "1",
+        "--max-steps",
+        str(steps),
+        "--eval-limit",
+        "4",
+        "--set",
+        *SHRINK,
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +89,11 @@ def test_results_table_holds_the_metrics_files(exp):
         m = json.loads((exp / "eval" / key / "metrics.json").read_text())
         assert m["n_docs"] == 4
         assert (r["PPL"], r["ROUGE-1"], r["ROUGE-2"], r["ROUGE-L"]) == (
-            fmt(m["ppl"]), fmt(m["rouge1"]), fmt(m["rouge2"]), fmt(m["rougeL"])), key
+            fmt(m["ppl"]),
+            fmt(m["rouge1"]),
+            fmt(m["rouge2"]),
+            fmt(m["rougeL"]),
+        ), key
     entropy = markdown_table(md, "## Coarse attention entropy (thesis Table 6.2)")
     assert [r["Model"] for r in entropy] == PRESETS
     for r in entropy:
@@ -86,7 +114,7 @@ def test_report_shows_summaries_figures_configs_environment(exp):
     md, html = (exp / "report.md").read_text(), (exp / "report.html").read_text()
     first_id = json.loads((exp / "eval" / "first" / "predictions.jsonl").read_text().splitlines()[0])["id"]
     assert f"### Document {first_id}" in md and f"Document {first_id}" in html
-    for key in ["first", "lead3", "ilp", *PRESETS]:                  # every system's output on that document
+    for key in ["first", "lead3", "ilp", *PRESETS]:  # every system's output on that document
         row = json.loads((exp / "eval" / key / "predictions.jsonl").read_text().splitlines()[0])
         assert row["candidate"].replace("\n", " ") in md
     for key in PRESETS:
@@ -95,7 +123,7 @@ def test_report_shows_summaries_figures_configs_environment(exp):
         cfg = json.loads((exp / "runs" / key / "config.json").read_text())
         assert cfg["model"]["hidden"] == 24 and f"Resolved config of {key}" in html
     assert (exp / "figures" / "curves.png").read_bytes()[:4] == b"\x89PNG"
-    assert html.count('src="data:image/png;base64,') == 1 + len(PRESETS)     # curves + one heatmap per model
+    assert html.count('src="data:image/png;base64,') == 1 + len(PRESETS)  # curves + one heatmap per model
     assert "<table>" in html and "| torch |" in md and "devices used for training | cpu" in md
 
 
@@ -122,8 +150,9 @@ def test_rerun_keeps_finished_work_and_rebuilds_the_report(exp, prepared_small, 
 
 def test_interrupted_run_resumes_to_the_uninterrupted_weights(prepared_small, tmp_path):
     def settings(steps):
-        return ExperimentSettings(data=str(prepared_small), presets=["model0-cpu"], epochs=1, max_steps=steps,
-                                  overrides=SHRINK, eval_limit=2)
+        return ExperimentSettings(
+            data=str(prepared_small), presets=["model0-cpu"], epochs=1, max_steps=steps, overrides=SHRINK, eval_limit=2
+        )
 
     run_experiment(settings(4), tmp_path / "straight", progress=False, report=False)
     # an interrupted run: stopped at step 2 without finished.json
@@ -152,19 +181,28 @@ def test_bad_arguments_fail_before_any_work(prepared_small, tmp_path, capsys):
     out = tmp_path / "exp"
     assert main(experiment_argv(prepared_small, out, presets=["model0-cpu", "no-such-preset"])) == 2
     assert "unknown preset 'no-such-preset'" in capsys.readouterr().err and not out.exists()
-    assert main(["-q", "experiment", "--data", str(prepared_small), "--presets", "model0-cpu", "--out",
-                 str(out)]) == 2
+    assert main(["-q", "experiment", "--data", str(prepared_small), "--presets", "model0-cpu", "--out", str(out)]) == 2
     assert "give a training budget" in capsys.readouterr().err
-    assert main(["-q", "experiment", "--data", str(tmp_path), "--presets", "model0-cpu", "--out", str(out),
-                 "--epochs", "1"]) == 2
+    assert (
+        main(
+            ["-q", "experiment", "--data", str(tmp_path), "--presets", "model0-cpu", "--out", str(out), "--epochs", "1"]
+        )
+        == 2
+    )
     assert re.search(r"no vocab.txt", capsys.readouterr().err)
 
 
 def test_orderings_mark_ties_at_the_tables_precision():
     from c2fsum.reports.experiment import orderings
 
-    rows = [{"model": "A", "rouge1": 10.0, "rouge2": 0.0, "rougeL": 5.001},
-            {"model": "B", "rouge1": 12.0, "rouge2": 0.0, "rougeL": 4.999, "entropy": 1.5},
-            {"model": "C", "rouge1": 11.0, "rouge2": 1.0, "rougeL": 1.0, "entropy": 0.5}]
-    assert orderings(rows) == {"ROUGE-1": "B > C > A", "ROUGE-2": "C > A = B", "ROUGE-L": "A = B > C",
-                               "Entropy (lowest first)": "C < B"}
+    rows = [
+        {"model": "A", "rouge1": 10.0, "rouge2": 0.0, "rougeL": 5.001},
+        {"model": "B", "rouge1": 12.0, "rouge2": 0.0, "rougeL": 4.999, "entropy": 1.5},
+        {"model": "C", "rouge1": 11.0, "rouge2": 1.0, "rougeL": 1.0, "entropy": 0.5},
+    ]
+    assert orderings(rows) == {
+        "ROUGE-1": "B > C > A",
+        "ROUGE-2": "C > A = B",
+        "ROUGE-L": "A = B > C",
+        "Entropy (lowest first)": "C < B",
+    }

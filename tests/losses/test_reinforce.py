@@ -27,19 +27,20 @@ def _estimates(theta, rewards, n, baseline, seed):
     """Per-sample REINFORCE gradient estimates of d E[r] / d theta through reinforce_loss."""
     torch.manual_seed(seed)
     pi = torch.softmax(theta, -1)
-    c = torch.multinomial(pi.detach().expand(n, -1), 1).squeeze(-1)          # (n,)
+    c = torch.multinomial(pi.detach().expand(n, -1), 1).squeeze(-1)  # (n,)
     th = theta.detach().clone().requires_grad_(True)
-    R = rewards[c].unsqueeze(-1)                                             # (n, 1)
+    R = rewards[c].unsqueeze(-1)  # (n, 1)
     mask = torch.ones(n, 1, dtype=torch.bool)
     onehot = torch.nn.functional.one_hot(c, theta.numel()).to(theta.dtype)
-    grads = (R - baseline) * (onehot - pi.detach())                          # (R_i - b) d log pi_ci, closed form
+    grads = (R - baseline) * (onehot - pi.detach())  # (R_i - b) d log pi_ci, closed form
     # autograd through reinforce_loss agrees: on the whole batch, and (small n) sample by sample
     loss = reinforce_loss(torch.log_softmax(th, -1)[c].unsqueeze(-1), R, baseline, mask, 1.0)
     (g,) = torch.autograd.grad(-loss, th)
     assert torch.allclose(g, grads.sum(0), atol=1e-6 * n)
     for i in range(n if n <= 50 else 0):
-        li = reinforce_loss(torch.log_softmax(th, -1)[c[i:i + 1]].unsqueeze(-1), R[i:i + 1], baseline,
-                            mask[i:i + 1], 1.0)
+        li = reinforce_loss(
+            torch.log_softmax(th, -1)[c[i : i + 1]].unsqueeze(-1), R[i : i + 1], baseline, mask[i : i + 1], 1.0
+        )
         (gi,) = torch.autograd.grad(-li, th)
         assert torch.allclose(gi, grads[i])
     return grads
@@ -50,7 +51,7 @@ def test_reinforce_estimator_is_unbiased_and_baseline_lowers_variance():
     rewards = torch.tensor([10.0, 11.0, 13.0], dtype=torch.float64)  # large offset: baselines matter
     pi = torch.softmax(theta, -1)
     J = (pi * rewards).sum()
-    exact = pi * (rewards - J)                                        # d E[r] / d theta
+    exact = pi * (rewards - J)  # d E[r] / d theta
     # small case checked sample by sample through autograd
     small = _estimates(theta, rewards, 20, torch.zeros(1, dtype=torch.float64), seed=0)
     assert small.shape == (20, 3)
@@ -66,6 +67,6 @@ def test_reinforce_estimator_is_unbiased_and_baseline_lowers_variance():
     assert abs(float(base) - float(J)) < 0.3
     with_b = _estimates(theta, rewards, n, base, seed=3)
     for est in (plain, with_b):
-        mean, se = est.mean(0), est.std(0) / n ** 0.5
+        mean, se = est.mean(0), est.std(0) / n**0.5
         assert ((mean - exact).abs() < 5 * se + 1e-4).all(), (mean, exact, se)
     assert (with_b.var(0) < plain.var(0) / 10).all()

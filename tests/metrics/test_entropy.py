@@ -11,10 +11,14 @@ from c2fsum.metrics.entropy import EntropyMeter, attention_entropy, chunk_distri
 
 
 def test_entropy_goldens():
-    dist = torch.tensor([[0.25, 0.25, 0.25, 0.25],     # uniform over 4 chunks: ln 4
-                         [0.0, 1.0, 0.0, 0.0],         # one-hot: 0
-                         [0.5, 0.5, 0.0, 0.0],         # two chunks: ln 2 (0 log 0 = 0)
-                         [0.5, 0.25, 0.25, 0.0]])      # 0.5 ln 2 + 2 * 0.25 ln 4 = 1.5 ln 2
+    dist = torch.tensor(
+        [
+            [0.25, 0.25, 0.25, 0.25],  # uniform over 4 chunks: ln 4
+            [0.0, 1.0, 0.0, 0.0],  # one-hot: 0
+            [0.5, 0.5, 0.0, 0.0],  # two chunks: ln 2 (0 log 0 = 0)
+            [0.5, 0.25, 0.25, 0.0],
+        ]
+    )  # 0.5 ln 2 + 2 * 0.25 ln 4 = 1.5 ln 2
     got = attention_entropy(dist)
     want = torch.tensor([math.log(4), 0.0, math.log(2), 1.5 * math.log(2)])
     assert got.shape == (4,)
@@ -36,8 +40,7 @@ def test_uniform_reference_is_ln_m():
 
 def test_word_attention_summed_per_chunk():
     # T=2, M=3, N=2: step 0 puts 0.1+0.3 on chunk 0, 0.6 on chunk 2; step 1 all on chunk 1
-    attn = torch.tensor([[[0.1, 0.3], [0.0, 0.0], [0.2, 0.4]],
-                         [[0.0, 0.0], [0.5, 0.5], [0.0, 0.0]]])
+    attn = torch.tensor([[[0.1, 0.3], [0.0, 0.0], [0.2, 0.4]], [[0.0, 0.0], [0.5, 0.5], [0.0, 0.0]]])
     dist = chunk_distribution(attn)
     assert torch.allclose(dist, torch.tensor([[0.4, 0.0, 0.6], [0.0, 1.0, 0.0]]))
     ent = attention_entropy(dist)
@@ -46,7 +49,7 @@ def test_word_attention_summed_per_chunk():
 
 
 def test_coarse_attention_wins_over_word_attention():
-    attn = torch.full((2, 4, 3), 1 / 12)                     # word attention: uniform
+    attn = torch.full((2, 4, 3), 1 / 12)  # word attention: uniform
     coarse = torch.tensor([[1.0, 0, 0, 0], [0.5, 0.5, 0, 0]])
     dist = chunk_distribution(attn, coarse)
     assert torch.equal(dist, coarse)
@@ -74,10 +77,10 @@ def test_meter_averages_over_every_word():
 
 def test_meter_drops_padding_chunks():
     meter = EntropyMeter()
-    coarse = torch.tensor([[0.5, 0.5, 0.0, 0.0]])            # 2 real chunks padded to M=4
+    coarse = torch.tensor([[0.5, 0.5, 0.0, 0.0]])  # 2 real chunks padded to M=4
     meter.add(torch.zeros(1, 4, 3), coarse, n_chunks=2)
     assert meter.mean == pytest.approx(math.log(2))
-    assert meter.uniform_mean == pytest.approx(math.log(2))    # uniform over the document's chunks
+    assert meter.uniform_mean == pytest.approx(math.log(2))  # uniform over the document's chunks
     with pytest.raises(ValueError, match="mass 0.5 on chunks past n_chunks=1"):
         meter.add(torch.zeros(1, 4, 3), coarse, n_chunks=1)
     with pytest.raises(ValueError, match="n_chunks must be between 1 and M=4, got 5"):

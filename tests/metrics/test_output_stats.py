@@ -10,8 +10,8 @@ def test_repeated_trigrams_golden():
 
 def test_output_stats_shares():
     s = OutputStats()
-    s.add([5, 6, 7, 5, 6, 7], vocab_size=10)      # 1 of 4 trigrams repeated, no copies
-    s.add([5, 12, 6], vocab_size=10)              # 1 copied word of 3
+    s.add([5, 6, 7, 5, 6, 7], vocab_size=10)  # 1 of 4 trigrams repeated, no copies
+    s.add([5, 12, 6], vocab_size=10)  # 1 copied word of 3
     out = s.summary()
     assert out["repeated_trigrams"] == 100 * 1 / 5
     assert out["docs_with_repeated_trigram"] == 50.0

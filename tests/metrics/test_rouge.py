@@ -32,10 +32,7 @@ ALL_KEYS = METRICS + CONCAT_METRICS
 
 def _perl_ok() -> bool:
     try:
-        return (
-            subprocess.run(["perl", "-MXML::Parser", "-MDB_File", "-e", "1"], capture_output=True).returncode
-            == 0
-        )
+        return subprocess.run(["perl", "-MXML::Parser", "-MDB_File", "-e", "1"], capture_output=True).returncode == 0
     except FileNotFoundError:
         return False
 
@@ -323,9 +320,7 @@ def _perl_morph_stems(words: list[str], data_dir: Path, work: Path) -> list[str]
     porter = script[script.index("local %step2list;") :]
     driver = work / "stem.pl"
     db = data_dir / "WordNet-2.0.exc.db"
-    header = (
-        f"use DB_File; use Fcntl;\ntie %exceptiondb, 'DB_File', '{db}', O_RDONLY, 0440, $DB_HASH or die;\n"
-    )
+    header = f"use DB_File; use Fcntl;\ntie %exceptiondb, 'DB_File', '{db}', O_RDONLY, 0440, $DB_HASH or die;\n"
     loop = 'while (my $w = <STDIN>) { chomp $w; print((length($w) > 3 ? MorphStem($w) : $w), "\\n"); }\n'
     driver.write_text(header + porter + "\n" + morph + "initialise();\n" + loop, encoding="latin-1")
     proc = subprocess.run(
@@ -397,9 +392,7 @@ def test_python_scores_equal_official_per_document(rouge_cache, agreement_docs):
 
 def test_score_corpus_official_flag(rouge_cache, monkeypatch):
     monkeypatch.setattr(rouge, "_default_cache_dir", lambda: rouge_cache)
-    out = score_corpus(
-        ["the cat sat on the mat"], [["the cat lay on the mat", "a dog sat on a log"]], official=True
-    )
+    out = score_corpus(["the cat sat on the mat"], [["the cat lay on the mat", "a dog sat on a log"]], official=True)
     assert out["per_doc"] == [
         {
             "rouge1": 0.83333,

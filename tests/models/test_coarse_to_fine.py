@@ -9,13 +9,31 @@ from grids import grid
 
 def tiny(family="model2", seed=0, **kw):
     torch.manual_seed(seed)
-    cfg = ModelConfig(family=family, emb_dim=8, hidden=12, enc_layers=1, dec_layers=2, dropout=0.0,
-                      chunk_filters=10, chunk_width=3, **kw)
+    cfg = ModelConfig(
+        family=family,
+        emb_dim=8,
+        hidden=12,
+        enc_layers=1,
+        dec_layers=2,
+        dropout=0.0,
+        chunk_filters=10,
+        chunk_width=3,
+        **kw,
+    )
     return build_model(cfg, 30, max_chunks=4).eval()
 
 
-@pytest.mark.parametrize("family,kw", [("model1", {}), ("model2", {}), ("model2", {"chunk_encoder": "bow"}),
-                                       ("model2", {"pos_dim": 5}), ("model3", {}), ("model3", {"samples": 2})])
+@pytest.mark.parametrize(
+    "family,kw",
+    [
+        ("model1", {}),
+        ("model2", {}),
+        ("model2", {"chunk_encoder": "bow"}),
+        ("model2", {"pos_dim": 5}),
+        ("model3", {}),
+        ("model3", {"samples": 2}),
+    ],
+)
 def test_shapes_sums_and_padding(family, kw):
     m = tiny(family, **kw)
     src, mask = grid(3, 4, 5, [20, 13, 3])
@@ -29,7 +47,7 @@ def test_shapes_sums_and_padding(family, kw):
         if family != "model1":
             assert out.coarse.shape == (3, 6, 4)
             assert torch.allclose(out.coarse.sum(-1), torch.ones(3, 6), atol=1e-5)
-            assert (out.coarse[2, :, 1:] == 0).all()        # document 2 has one chunk
+            assert (out.coarse[2, :, 1:] == 0).all()  # document 2 has one chunk
         if family == "model3" and training:
             assert out.policy.shape == (3, 6) and (out.policy <= 0).all()
         else:
@@ -41,9 +59,9 @@ def test_model1_resets_the_lstm_at_chunk_boundaries():
     src, mask = grid(1, 3, 5, [15])
     mem = m.encode(src, mask)
     src2 = src.clone()
-    src2[0, 0] = torch.randint(4, 30, (5,))          # change chunk 0 only
+    src2[0, 0] = torch.randint(4, 30, (5,))  # change chunk 0 only
     mem2 = m.encode(src2, mask)
-    assert torch.allclose(mem.words[0, 1:], mem2.words[0, 1:])     # other chunks unaffected
+    assert torch.allclose(mem.words[0, 1:], mem2.words[0, 1:])  # other chunks unaffected
     assert not torch.allclose(mem.words[0, 0], mem2.words[0, 0])
 
 
@@ -59,7 +77,7 @@ def test_hierarchical_weights_are_product_of_coarse_and_fine():
 
 def test_model3_test_time_is_argmax_and_reads_only_that_chunk():
     m = tiny("model3")
-    m.lazy = False          # the eager path's argmax (the lazy one is tested in test_lazy_fine.py)
+    m.lazy = False  # the eager path's argmax (the lazy one is tested in test_lazy_fine.py)
     src, mask = grid(2, 4, 5, [20, 14])
     mem = m.encode(src, mask)
     st = m.init_state(mem)
@@ -77,6 +95,7 @@ def test_model3_test_time_is_argmax_and_reads_only_that_chunk():
     alpha_s = att.coarse_weights(top, ck, mem.chunk_mask)
     q = att.W_w(top).unsqueeze(1)
     from c2fsum.modules.attention import masked_softmax
+
     alpha_w = masked_softmax(torch.bmm(q, keys_t).view(2, 4, 5), mem.word_mask)
     onehot = torch.nn.functional.one_hot(alpha_s.argmax(-1), 4).float()
     alpha = onehot.unsqueeze(-1) * alpha_w
@@ -93,7 +112,7 @@ def test_model3_training_draws_samples():
     for _ in range(60):
         o = m.step(mem, st, torch.tensor([2]))
         picks.add(int(o.attn.sum(-1).argmax()))
-    assert len(picks) > 1        # not always the argmax
+    assert len(picks) > 1  # not always the argmax
 
 
 def test_multi_k_approaches_the_soft_weights():
@@ -111,7 +130,8 @@ def test_multi_k_approaches_the_soft_weights():
     w, logp = sample_chunks(alpha, 3)
     n1 = int(round(float(w[0, 0]) * 3))
     from math import comb, log
-    assert abs(float(logp) - log(comb(3, n1) * 0.2 ** n1 * 0.8 ** (3 - n1))) < 1e-5
+
+    assert abs(float(logp) - log(comb(3, n1) * 0.2**n1 * 0.8 ** (3 - n1))) < 1e-5
 
 
 def test_multi_k_context_approaches_model2_context():
@@ -120,7 +140,7 @@ def test_multi_k_context_approaches_model2_context():
     hard.load_state_dict(soft.state_dict())
     src, mask = grid(1, 4, 5, [20])
     tgt = torch.randint(4, 30, (1, 3))
-    hard.train()   # sampling; dropout is 0 so only the attention differs
+    hard.train()  # sampling; dropout is 0 so only the attention differs
     a = soft(src, mask, tgt).attn
     b = hard(src, mask, tgt).attn
     assert (a - b).abs().max() < 0.02
@@ -130,10 +150,23 @@ def test_bow_embeddings_are_fixed_and_lr_groups(prepared_small, tmp_path):
     from c2fsum.config import load_config
     from c2fsum.training.trainer import Trainer
 
-    cfg = load_config(None, ["model.family=model2", "model.chunk_encoder=bow", "model.pos_dim=5", "model.emb_dim=8",
-                             "model.hidden=12", "model.enc_layers=1", "model.dec_layers=1",
-                             "data.chunks=3", "data.chunk_len=10", "train.batch_size=8", "train.max_steps=3",
-                             "data.vocab_size=500"])
+    cfg = load_config(
+        None,
+        [
+            "model.family=model2",
+            "model.chunk_encoder=bow",
+            "model.pos_dim=5",
+            "model.emb_dim=8",
+            "model.hidden=12",
+            "model.enc_layers=1",
+            "model.dec_layers=1",
+            "data.chunks=3",
+            "data.chunk_len=10",
+            "train.batch_size=8",
+            "train.max_steps=3",
+            "data.vocab_size=500",
+        ],
+    )
     t = Trainer(cfg, prepared_small, tmp_path / "run", progress=False)
     before = t.model.chunk_encoder.body.emb.weight.clone()
     enc_before = t.model.encoder.rnn.weight_hh_l0.clone()

@@ -13,13 +13,14 @@ from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.models import build_model
 from grids import grid
 
-LENGTHS = [70, 23, 41]          # 3 documents over a 9 x 8 grid: 9, 3 and 6 chunks (last ones partial)
+LENGTHS = [70, 23, 41]  # 3 documents over a 9 x 8 grid: 9, 3 and 6 chunks (last ones partial)
 
 
 def tiny(seed=0, **kw):
     torch.manual_seed(seed)
-    opts = dict(family="model3", emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.0,
-                chunk_filters=10, chunk_width=3)
+    opts = dict(
+        family="model3", emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.0, chunk_filters=10, chunk_width=3
+    )
     opts.update(kw)
     return build_model(ModelConfig(**opts), 30, max_chunks=9).eval()
 
@@ -32,8 +33,9 @@ def encode_both(m, src, mask):
     return eager, lazy
 
 
-@pytest.mark.parametrize("kw", [{}, {"chunk_encoder": "bow", "pos_dim": 3}, {"bidirectional": True},
-                                {"intra_decoder": True, "samples": 2}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"chunk_encoder": "bow", "pos_dim": 3}, {"bidirectional": True}, {"intra_decoder": True, "samples": 2}]
+)
 def test_eager_and_lazy_steps_agree(kw):
     m = tiny(**kw)
     src, mask = grid(3, 9, 8, LENGTHS)
@@ -86,7 +88,7 @@ def test_only_picked_chunks_are_encoded():
     greedy_decode(m, mem, max_len=5, min_len=5)
     cache = mem.lazy
     assert 1 <= cache.n_slots <= 6
-    assert cache.encoded[0, 59]                 # the last chunk: the decoder's initial state
+    assert cache.encoded[0, 59]  # the last chunk: the decoder's initial state
     assert cache.fraction_encoded() == pytest.approx(cache.n_slots / 60)
 
 

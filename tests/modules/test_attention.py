@@ -50,7 +50,7 @@ def test_attention_matches_formula():
     values, keys_t = att.prepare(words)
     ctx, alpha, _ = att(q, values, keys_t, mask)
     b = 1
-    beta = values[b] @ (att.W.weight @ q[b])            # beta_i = h_i^T W h_dec
+    beta = values[b] @ (att.W.weight @ q[b])  # beta_i = h_i^T W h_dec
     a = torch.softmax(beta, 0)
     assert torch.allclose(alpha[b], a) and torch.allclose(ctx[b], a @ values[b])
 
@@ -73,7 +73,7 @@ def test_intra_temporal_attention_penalizes_attending_again():
     att = BilinearAttention(query_dim=2, key_dim=2, temporal=True).double()
     with torch.no_grad():
         att.W.weight.copy_(torch.eye(2, dtype=torch.float64))
-    values = torch.tensor([[[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]], dtype=torch.float64)   # (1, 3, 2)
+    values = torch.tensor([[[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]], dtype=torch.float64)  # (1, 3, 2)
     keys_t = values.transpose(1, 2).contiguous()
     mask = torch.tensor([[True, True, False]])
     # t = 1: the query prefers word 0 (e = [3, 0]); the plain softmax
@@ -81,12 +81,13 @@ def test_intra_temporal_attention_penalizes_attending_again():
     assert torch.allclose(a1, torch.softmax(torch.tensor([[3.0, 0.0, -1e9]], dtype=torch.float64), -1))
     # t = 2: a query scoring both words equally (e = [1, 1]): e'_2i = exp(1) / exp(e_1i)
     _, a2, past2 = att(torch.tensor([[1.0, 1.0]], dtype=torch.float64), values, keys_t, mask, past)
-    e_prime = torch.tensor([torch.e / torch.e ** 3, torch.e / 1.0], dtype=torch.float64)
+    e_prime = torch.tensor([torch.e / torch.e**3, torch.e / 1.0], dtype=torch.float64)
     assert torch.allclose(a2[0, :2], e_prime / e_prime.sum())
     assert a2[0, 0] < 0.5 < a2[0, 1] and a2[0, 2] == 0
     # the log-denominator accumulates sum_{j<=t} exp(e_ji)
-    assert torch.allclose(past2[0, :2], torch.log(torch.tensor([torch.e ** 3 + torch.e, 1 + torch.e],
-                                                               dtype=torch.float64)))
+    assert torch.allclose(
+        past2[0, :2], torch.log(torch.tensor([torch.e**3 + torch.e, 1 + torch.e], dtype=torch.float64))
+    )
     # without temporal normalization the same query splits evenly
     plain = BilinearAttention(query_dim=2, key_dim=2, temporal=False).double()
     plain.W.load_state_dict(att.W.state_dict())

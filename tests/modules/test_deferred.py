@@ -17,7 +17,7 @@ def _recurrence(m: torch.Tensor, deferred: bool, T: int = 5) -> torch.Tensor:
     mt = StepMatrix(m.transpose(1, 2).contiguous()) if deferred else None
     loss = m.new_zeros(())
     for t in range(T):
-        y = sm.left_mul(a) if deferred else torch.bmm(a, m)                      # (B, 1, Y)
+        y = sm.left_mul(a) if deferred else torch.bmm(a, m)  # (B, 1, Y)
         a = torch.tanh(mt.left_mul(y) if deferred else torch.bmm(y, m.transpose(1, 2)))
         loss = loss + (a * (t + 1)).sum()
     return loss
@@ -47,16 +47,22 @@ def test_step_matrix_without_gradients_is_a_plain_bmm():
 def _grads(model: Model0, deferred: bool, src, mask, tgt_in, tgt_out, tgt_mask):
     model.deferred_grads = deferred
     model.zero_grad(set_to_none=True)
-    torch.manual_seed(7)                                           # same dropout masks
+    torch.manual_seed(7)  # same dropout masks
     lp, _ = model(src, mask, tgt_in)
     loss = token_nll(lp, tgt_out, tgt_mask) / src.size(0)
     loss.backward()
     return loss.detach(), {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
 
 
-@pytest.mark.parametrize("kw", [dict(), dict(temporal=True, per_chunk=True, enc_layers=1, dec_layers=1),
-                                dict(input_feed=False, dec_layers=3, enc_layers=1),
-                                dict(pointer=True, intra_decoder=True, output="paulus", share_embeddings=True)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(),
+        dict(temporal=True, per_chunk=True, enc_layers=1, dec_layers=1),
+        dict(input_feed=False, dec_layers=3, enc_layers=1),
+        dict(pointer=True, intra_decoder=True, output="paulus", share_embeddings=True),
+    ],
+)
 def test_model0_training_step_same_loss_and_gradients(kw):
     torch.manual_seed(0)
     args = dict(vocab_size=40, emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.3)
@@ -71,7 +77,7 @@ def test_model0_training_step_same_loss_and_gradients(kw):
     fast_loss, fast = _grads(model, True, src, mask, tgt_in, tgt_out, tgt_mask)
     assert torch.equal(plain_loss, fast_loss)
     assert plain.keys() == fast.keys() and "encoder.rnn.weight_ih_l0" in plain
-    assert all(s.deferred for s in model.encode(src, mask).cache[2])    # the fast path really ran
+    assert all(s.deferred for s in model.encode(src, mask).cache[2])  # the fast path really ran
     for name in plain:
         assert torch.allclose(plain[name], fast[name], rtol=1e-10, atol=1e-12), name
 
@@ -83,7 +89,7 @@ def test_encoder_without_padding_skips_packing_with_the_same_results(kw):
     torch.manual_seed(0)
     enc = LSTMWordEncoder(emb_dim=6, hidden=8, layers=2, dropout=0.0, **kw).double()
     emb = torch.randn(3, 2, 5, 6, dtype=torch.float64)
-    mask = torch.ones(3, 2, 5, dtype=torch.bool)                   # every grid full: no padding
+    mask = torch.ones(3, 2, 5, dtype=torch.bool)  # every grid full: no padding
     outs = []
     for always_pack in (True, False):
         enc.always_pack = always_pack

@@ -61,14 +61,15 @@ def test_attention_heatmap_writes_a_png(tmp_path):
     T, M = 12, 6
     attn = torch.softmax(torch.randn(T, M, generator=torch.Generator().manual_seed(0)), -1)
     words = "the house passed a $ 5 million bill on tuesday . </s>".split()
-    chunk_words = ("( cnn ) the house passed a $ 5 million bill on tuesday to fund the agency , "
-                   "officials said . </s> ").split() * 2
+    chunk_words = (
+        "( cnn ) the house passed a $ 5 million bill on tuesday to fund the agency , officials said . </s> "
+    ).split() * 2
     labels = chunk_labels_from_words(chunk_words, chunk_len=10, n_chunks=M)
     assert len(labels) == M and labels[0].startswith("[0] ( cnn )") and labels[-1] == "[5] (padding)"
     out = attention_heatmap(attn, labels, words, tmp_path / "sub" / "heat.png", title="doc 1 | $ mass")
     assert out == tmp_path / "sub" / "heat.png"
     h, w = assert_png(out)
-    assert w > h                                    # one column per word, plus the row labels
+    assert w > h  # one column per word, plus the row labels
 
 
 def test_attention_heatmap_checks_shapes(tmp_path):
@@ -98,8 +99,10 @@ def test_training_curves_write_a_png(tmp_path):
 
 
 def test_training_curves_skip_and_count_bad_lines(tmp_path, caplog):
-    run = write_metrics(tmp_path / "run", extra_lines=("{not json", '{"split": "val", "step": 5}', "[1, 2]",
-                                                       '{"split": "train", "step": 3, "ppl": -1}'))
+    run = write_metrics(
+        tmp_path / "run",
+        extra_lines=("{not json", '{"split": "val", "step": 5}', "[1, 2]", '{"split": "train", "step": 3, "ppl": -1}'),
+    )
     with caplog.at_level(logging.WARNING, logger="c2fsum.reports.plots"):
         log = read_metrics_log(run)
         training_curves([run], tmp_path / "c.png")
@@ -136,9 +139,21 @@ def test_cli_curves(tmp_path, capsys):
 
 
 # -- one document of a trained run -----------------------------------------------------------
-TINY = ["model.emb_dim=8", "model.hidden=12", "model.enc_layers=1", "model.dec_layers=1", "data.chunks=4",
-        "data.chunk_len=10", "train.max_steps=2", "train.batch_size=4", "data.vocab_size=300",
-        "model.family=model2", "model.chunk_filters=8", "decode.max_len=12", "data.max_tgt_len=20"]
+TINY = [
+    "model.emb_dim=8",
+    "model.hidden=12",
+    "model.enc_layers=1",
+    "model.dec_layers=1",
+    "data.chunks=4",
+    "data.chunk_len=10",
+    "train.max_steps=2",
+    "train.batch_size=4",
+    "data.vocab_size=300",
+    "model.family=model2",
+    "model.chunk_filters=8",
+    "decode.max_len=12",
+    "data.max_tgt_len=20",
+]
 
 
 @pytest.fixture(scope="module")
@@ -161,8 +176,25 @@ def test_heatmap_for_document(tiny_run, tmp_path):
     doc_id = next(iter(read_prepared(prepared_small / "test.jsonl")))["id"]
     out = heatmap_for_document(run, prepared_small, doc_id, tmp_path / "doc.png", beam=2)
     assert_png(out)
-    assert plot_cli(["plot", "attention", "--model", str(run), "--data", str(prepared_small),
-                     "--doc", str(doc_id), "--out", str(tmp_path / "cli.png"), "--beam", "1"]) == 0
+    assert (
+        plot_cli(
+            [
+                "plot",
+                "attention",
+                "--model",
+                str(run),
+                "--data",
+                str(prepared_small),
+                "--doc",
+                str(doc_id),
+                "--out",
+                str(tmp_path / "cli.png"),
+                "--beam",
+                "1",
+            ]
+        )
+        == 0
+    )
     assert_png(tmp_path / "cli.png")
     with pytest.raises(ValueError, match=r"test.jsonl: no document with id 'no-such-doc'"):
         heatmap_for_document(run, prepared_small, "no-such-doc", tmp_path / "x.png")

@@ -8,10 +8,23 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TINY = ["model.emb_dim=16", "model.hidden=24", "model.chunk_filters=16", "data.chunks=4", "data.chunk_len=20",
-        "train.batch_size=8", "data.vocab_size=3000", "data.val_holdout=0", "train.log_every=5",
-        "train.eval_every=1000", "train.max_steps=12",
-        "decode.beam=2", "decode.block_trigrams=true", "decode.min_len=6", "decode.max_len=14"]
+TINY = [
+    "model.emb_dim=16",
+    "model.hidden=24",
+    "model.chunk_filters=16",
+    "data.chunks=4",
+    "data.chunk_len=20",
+    "train.batch_size=8",
+    "data.vocab_size=3000",
+    "data.val_holdout=0",
+    "train.log_every=5",
+    "train.eval_every=1000",
+    "train.max_steps=12",
+    "decode.beam=2",
+    "decode.block_trigrams=true",
+    "decode.min_len=6",
+    "decode.max_len=14",
+]
 
 
 @pytest.fixture(scope="session")

@@ -31,8 +31,9 @@ def client(pipeline):
 
 def post(client, body, **kw):
     """POST a JSON body (``json.dumps`` escapes lone surrogates, which httpx refuses to encode)."""
-    return client.post("/summarize", content=json.dumps(body).encode(), headers={"content-type": "application/json"},
-                       **kw)
+    return client.post(
+        "/summarize", content=json.dumps(body).encode(), headers={"content-type": "application/json"}, **kw
+    )
 
 
 def test_health_names_the_model_and_its_grid(client, served_run):
@@ -53,7 +54,7 @@ def test_summary_chunks_and_attention_of_a_real_article(client, articles):
     assert out["summary"].split() == tokens
     # the chunks are the first 4 x 20 words of the tokenized article, without the </s> markers
     words = make_grid(preprocess_article(text), 4, 20).words
-    assert chunks == [" ".join(w for w in words[i:i + 20] if w != "</s>") for i in range(0, 80, 20)]
+    assert chunks == [" ".join(w for w in words[i : i + 20] if w != "</s>") for i in range(0, 80, 20)]
     # one row per summary word, one weight per chunk, each row a distribution
     assert len(att) == len(tokens) and all(len(row) == 4 for row in att)
     assert all(abs(sum(row) - 1) < 1e-3 for row in att)
@@ -75,11 +76,14 @@ def test_the_api_returns_what_the_pipeline_returns(client, pipeline, articles):
 
 
 def test_a_short_text_has_fewer_chunks(client):
-    r = post(client, {"text": "The bridge will close for three months. Drivers should use the tunnel.",
-                      "beam": 1, "max_length": 8})
+    r = post(
+        client,
+        {"text": "The bridge will close for three months. Drivers should use the tunnel.", "beam": 1, "max_length": 8},
+    )
     out = r.json()
-    assert r.status_code == 200 and out["chunks"] == ["the bridge will close for three months . drivers should use the "
-                                                      "tunnel ."]
+    assert r.status_code == 200 and out["chunks"] == [
+        "the bridge will close for three months . drivers should use the tunnel ."
+    ]
     assert all(row == [pytest.approx(1.0, abs=1e-4)] for row in out["attention"])
 
 
@@ -109,31 +113,37 @@ def test_concurrent_requests_each_get_their_own_summary(client, pipeline, articl
     assert all(results[i] == (200, expected[i % 3]) for i in range(9))
 
 
-@pytest.mark.parametrize(("body", "status", "message"), [
-    ({}, 422, "text: Field required"),
-    ({"text": 5}, 422, "text: Input should be a valid string (got 5)"),
-    ({"text": "   \n\t "}, 422, "text: empty or only whitespace"),
-    ({"text": "a b c", "beam": 0}, 422, "beam: Input should be greater than or equal to 1 (got 0)"),
-    ({"text": "a b c", "beam": 9}, 422, "beam: 9 is larger than this server allows (4)"),
-    ({"text": "a b c", "max_length": 31}, 422, "max_length: 31 is larger than this server allows (30)"),
-    ({"text": "a b c", "max_length": 5, "min_length": 6}, 422, "min_length: 6 is larger than max_length (5)"),
-    ({"text": "a b c", "block_trigrams": "maybe"}, 422, "block_trigrams: Input should be a valid boolean"),
-    ({"text": "a b c", "beams": 2}, 422, "beams: Extra inputs are not permitted"),
-    ({"text": "\ud800 x"}, 422, "text: not valid Unicode (unpaired surrogate U+D800 at character 0)"),
-    ({"text": "x" * 6001}, 413, "text: 6001 characters; this server accepts at most 6000"),
-])
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ({}, 422, "text: Field required"),
+        ({"text": 5}, 422, "text: Input should be a valid string (got 5)"),
+        ({"text": "   \n\t "}, 422, "text: empty or only whitespace"),
+        ({"text": "a b c", "beam": 0}, 422, "beam: Input should be greater than or equal to 1 (got 0)"),
+        ({"text": "a b c", "beam": 9}, 422, "beam: 9 is larger than this server allows (4)"),
+        ({"text": "a b c", "max_length": 31}, 422, "max_length: 31 is larger than this server allows (30)"),
+        ({"text": "a b c", "max_length": 5, "min_length": 6}, 422, "min_length: 6 is larger than max_length (5)"),
+        ({"text": "a b c", "block_trigrams": "maybe"}, 422, "block_trigrams: Input should be a valid boolean"),
+        ({"text": "a b c", "beams": 2}, 422, "beams: Extra inputs are not permitted"),
+        ({"text": "\ud800 x"}, 422, "text: not valid Unicode (unpaired surrogate U+D800 at character 0)"),
+        ({"text": "x" * 6001}, 413, "text: 6001 characters; this server accepts at most 6000"),
+    ],
+)
 def test_bad_requests_get_a_clear_4xx(client, body, status, message):
     r = post(client, body)
     assert r.status_code == status
     assert r.json()["detail"].startswith(message), r.json()
 
 
-@pytest.mark.parametrize(("content", "ctype", "message"), [
-    (b'{"text": "unclosed', "application/json", "the request body is not valid JSON"),
-    (b"[1, 2]", "application/json", 'the request body must be a JSON object like {"text": "..."}, got list'),
-    (b"\xff\xfe\x00binary", "application/octet-stream", "the request body must be JSON"),
-    (b"", "application/json", 'the request body is empty; send a JSON object like {"text": "..."}'),
-])
+@pytest.mark.parametrize(
+    ("content", "ctype", "message"),
+    [
+        (b'{"text": "unclosed', "application/json", "the request body is not valid JSON"),
+        (b"[1, 2]", "application/json", 'the request body must be a JSON object like {"text": "..."}, got list'),
+        (b"\xff\xfe\x00binary", "application/octet-stream", "the request body must be JSON"),
+        (b"", "application/json", 'the request body is empty; send a JSON object like {"text": "..."}'),
+    ],
+)
 def test_malformed_bodies_get_422(client, content, ctype, message):
     r = client.post("/summarize", content=content, headers={"content-type": ctype})
     assert r.status_code == 422 and r.json()["detail"].startswith(message), r.text
@@ -183,6 +193,7 @@ def test_a_full_queue_gets_503_with_retry_after(pipeline, monkeypatch):
     settings = ServeSettings(max_queue=1, max_batch=1, batch_wait=0.0)
     statuses: list[int] = []
     with TestClient(create_app(pipeline, settings=settings)) as c:
+
         def worker():
             statuses.append(post(c, {"text": "The bridge will close.", "beam": 1, "max_length": 5}).status_code)
 
@@ -215,5 +226,5 @@ def test_the_page_and_its_assets_are_served(client):
     for ref in ('id="article"', 'id="summary"', 'id="chunks"', 'id="heatmap"', "/static/app.js", "/static/style.css"):
         assert ref in page.text
     js = client.get("/static/app.js")
-    assert js.status_code == 200 and "fetch(\"/summarize\"" in js.text
+    assert js.status_code == 200 and 'fetch("/summarize"' in js.text
     assert client.get("/static/style.css").status_code == 200

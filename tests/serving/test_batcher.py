@@ -59,8 +59,10 @@ def test_concurrent_requests_are_batched_and_grouped_by_options():
     assert out == [f"x{i}|beam={3 if i % 2 else 1}" for i in range(8)]  # each request gets its own answer
     assert fake.calls[0] == (["x0"], GREEDY)
     # the 7 that waited meanwhile are decoded in one batch per option set, in arrival order
-    assert sorted(fake.calls[1:], key=lambda c: c[1].beam) == [(["x2", "x4", "x6"], GREEDY),
-                                                               (["x1", "x3", "x5", "x7"], BEAM3)]
+    assert sorted(fake.calls[1:], key=lambda c: c[1].beam) == [
+        (["x2", "x4", "x6"], GREEDY),
+        (["x1", "x3", "x5", "x7"], BEAM3),
+    ]
 
 
 def test_batches_never_exceed_max_batch():
@@ -111,7 +113,10 @@ def test_full_queue_refuses_at_once():
         return await asyncio.gather(busy, *queued)
 
     assert asyncio.run(_with_batcher(fake, body, max_batch=8, max_queue=2, batch_wait=0.0)) == [
-        "running|beam=1", "q0|beam=1", "q1|beam=1"]
+        "running|beam=1",
+        "q0|beam=1",
+        "q1|beam=1",
+    ]
 
 
 def test_timeout_answers_and_the_abandoned_request_is_not_decoded():

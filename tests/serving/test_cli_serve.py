@@ -15,8 +15,25 @@ def test_serve_builds_the_app_with_the_given_limits(served_run, monkeypatch, cap
         seen["app"], seen["kw"] = app, kw
 
     monkeypatch.setattr(uvicorn, "run", fake_run)
-    assert main(["-q", "serve", "--model", str(served_run), "--port", "8123", "--max-chars", "50",
-                 "--max-queue", "3", "--timeout", "7"]) == 0
+    assert (
+        main(
+            [
+                "-q",
+                "serve",
+                "--model",
+                str(served_run),
+                "--port",
+                "8123",
+                "--max-chars",
+                "50",
+                "--max-queue",
+                "3",
+                "--timeout",
+                "7",
+            ]
+        )
+        == 0
+    )
     assert seen["kw"] == {"host": "127.0.0.1", "port": 8123, "log_level": "warning"}
     assert "http://127.0.0.1:8123/" in capsys.readouterr().out
     s = seen["app"].state.settings

@@ -52,22 +52,27 @@ def test_any_unicode_text(client, text):
 
 
 @FAST
-@given(text=st.text(st.characters(categories=["Cc", "Cf", "Cs", "Zs", "Zl", "Zp", "Mn", "Co"]), min_size=1,
-                    max_size=80))
+@given(
+    text=st.text(st.characters(categories=["Cc", "Cf", "Cs", "Zs", "Zl", "Zp", "Mn", "Co"]), min_size=1, max_size=80)
+)
 def test_control_format_surrogate_and_space_characters_only(client, text):
     _check(_post(client, json.dumps({"text": text, "beam": 1, "max_length": 6}).encode()))
 
 
 @FAST
-@given(raw=st.binary(max_size=300), ctype=st.sampled_from(["application/json", "application/octet-stream",
-                                                            "text/plain", ""]))
+@given(
+    raw=st.binary(max_size=300),
+    ctype=st.sampled_from(["application/json", "application/octet-stream", "text/plain", ""]),
+)
 def test_arbitrary_bytes_as_the_body(client, raw, ctype):
     _check(_post(client, raw, ctype), allowed=(200, 400, 413, 422))
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                    max_leaves=12)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
 
 
 @FAST
@@ -79,8 +84,13 @@ def test_arbitrary_json_values_as_the_body(client, value):
 @FAST
 @given(beam=JSON, max_length=JSON, block=JSON, min_length=JSON)
 def test_arbitrary_option_values(client, beam, max_length, block, min_length):
-    body = {"text": "The bridge will close for three months.", "beam": beam, "max_length": max_length,
-            "block_trigrams": block, "min_length": min_length}
+    body = {
+        "text": "The bridge will close for three months.",
+        "beam": beam,
+        "max_length": max_length,
+        "block_trigrams": block,
+        "min_length": min_length,
+    }
     _check(_post(client, json.dumps(body).encode()))
 
 

@@ -32,16 +32,26 @@ CHROMEDRIVER = shutil.which("chromedriver")
 
 @pytest.fixture(scope="module")
 def browser():
-    needs = (("selenium (pip install -e '.[dev]')", webdriver is not None), ("chromium", CHROMIUM),
-             ("chromedriver (chromium-driver)", CHROMEDRIVER))
+    needs = (
+        ("selenium (pip install -e '.[dev]')", webdriver is not None),
+        ("chromium", CHROMIUM),
+        ("chromedriver (chromium-driver)", CHROMEDRIVER),
+    )
     missing = [name for name, ok in needs if not ok]
     if missing:
-        pytest.skip(f"no headless browser: {', '.join(missing)} not installed; `make test` installs them "
-                    f"(.ci/install-browser.sh: apt-get install chromium chromium-driver)")
+        pytest.skip(
+            f"no headless browser: {', '.join(missing)} not installed; `make test` installs them "
+            f"(.ci/install-browser.sh: apt-get install chromium chromium-driver)"
+        )
     opts = Options()
     opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1280,1400"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1280,1400",
+    ):
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
     yield driver
@@ -82,8 +92,9 @@ def test_page_summarizes_a_real_article_and_highlights_what_each_word_read(brows
     WebDriverWait(browser, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#summary .word"))
 
     # what the page shows is what the API answers for the same request
-    api = httpx.post(live.url + "/summarize", json={"text": text, "beam": 2, "max_length": 12,
-                                                     "block_trigrams": True}, timeout=60).json()
+    api = httpx.post(
+        live.url + "/summarize", json={"text": text, "beam": 2, "max_length": 12, "block_trigrams": True}, timeout=60
+    ).json()
     words = browser.find_elements(By.CSS_SELECTOR, "#summary .word")
     assert [w.text for w in words] == api["tokens"] and len(words) >= 6
     chunks = browser.find_elements(By.CSS_SELECTOR, "#chunks li")

@@ -27,10 +27,13 @@ def main(data: str, out: str, jobs_file: str) -> None:
         trainer = Trainer(cfg, data, Path(out) / job["name"], resume=job.get("resume", False), progress=False)
         summary = trainer.fit()
         r = trainer.dist.rank
-        save_file({k: v.contiguous() for k, v in trainer.model.state_dict().items()},
-                  str(Path(out) / f"{job['name']}.rank{r}.safetensors"))
-        (Path(out) / f"{job['name']}.rank{r}.json").write_text(json.dumps(
-            {"world": trainer.dist.world, "baseline": trainer.baseline.state(), "summary": summary}))
+        save_file(
+            {k: v.contiguous() for k, v in trainer.model.state_dict().items()},
+            str(Path(out) / f"{job['name']}.rank{r}.safetensors"),
+        )
+        (Path(out) / f"{job['name']}.rank{r}.json").write_text(
+            json.dumps({"world": trainer.dist.world, "baseline": trainer.baseline.state(), "summary": summary})
+        )
     if trainer is not None:
         shutdown(trainer.dist)
 

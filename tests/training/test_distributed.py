@@ -27,8 +27,18 @@ from c2fsum.training.trainer import Trainer, TrainingError
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).with_name("distributed_worker.py")
-TINY = ["model.emb_dim=16", "model.hidden=24", "model.enc_layers=1", "model.dec_layers=1", "data.chunks=4",
-        "data.chunk_len=20", "data.max_tgt_len=20", "train.log_every=1", "train.seed=7", "data.vocab_size=2000"]
+TINY = [
+    "model.emb_dim=16",
+    "model.hidden=24",
+    "model.enc_layers=1",
+    "model.dec_layers=1",
+    "data.chunks=4",
+    "data.chunk_len=20",
+    "data.max_tgt_len=20",
+    "train.log_every=1",
+    "train.seed=7",
+    "data.vocab_size=2000",
+]
 # dropout 0: the two runs then compute the same function; SGD lr 1 (the paper's recipe)
 EXACT = [*TINY, "model.dropout=0", "train.batch_size=20"]
 # 40 training documents: batch 20 -> 2 steps per epoch; 6 steps cross three epoch ends (validation, lr decision)
@@ -44,8 +54,12 @@ TOL = 2e-5
 
 
 def _env(**extra: str) -> dict[str, str]:
-    return dict(os.environ, OMP_NUM_THREADS="1",
-                PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]), **extra)
+    return dict(
+        os.environ,
+        OMP_NUM_THREADS="1",
+        PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
+        **extra,
+    )
 
 
 def _launch(cmd: list[str]) -> subprocess.CompletedProcess:
@@ -62,10 +76,22 @@ def _free_port() -> int:
 
 def _spawn_ranks(cmd: list[str], world: int = 2) -> None:
     """Start ``world`` processes of ``cmd`` with the environment torchrun would give them."""
-    common = {"WORLD_SIZE": str(world), "LOCAL_WORLD_SIZE": str(world), "MASTER_ADDR": "127.0.0.1",
-              "MASTER_PORT": str(_free_port())}
-    procs = [subprocess.Popen(cmd, env=_env(**common, RANK=str(r), LOCAL_RANK=str(r)), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for r in range(world)]
+    common = {
+        "WORLD_SIZE": str(world),
+        "LOCAL_WORLD_SIZE": str(world),
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": str(_free_port()),
+    }
+    procs = [
+        subprocess.Popen(
+            cmd,
+            env=_env(**common, RANK=str(r), LOCAL_RANK=str(r)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for r in range(world)
+    ]
     try:
         errs = [p.communicate(timeout=600)[1] for p in procs]
     finally:
@@ -79,12 +105,32 @@ def _spawn_ranks(cmd: list[str], world: int = 2) -> None:
 @pytest.fixture(scope="module")
 def two_ranks(prepared_small, tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
-    cli = _launch([sys.executable, "-m", "c2fsum", "-q", "train", "--nproc", "2", "--config", M3_PRESET,
-                   "--data", str(prepared_small), "--out", str(out / "m3_part"), "--max-steps", "3",
-                   "--set", *M3])
+    cli = _launch(
+        [
+            sys.executable,
+            "-m",
+            "c2fsum",
+            "-q",
+            "train",
+            "--nproc",
+            "2",
+            "--config",
+            M3_PRESET,
+            "--data",
+            str(prepared_small),
+            "--out",
+            str(out / "m3_part"),
+            "--max-steps",
+            "3",
+            "--set",
+            *M3,
+        ]
+    )
     jobs = [{"name": name, "set": sets} for name, sets in JOBS.items()]
-    jobs += [{"name": "m3", "config": M3_PRESET, "set": [*M3, "train.max_steps=5"]},
-             {"name": "m3_part", "config": M3_PRESET, "set": [*M3, "train.max_steps=5"], "resume": True}]
+    jobs += [
+        {"name": "m3", "config": M3_PRESET, "set": [*M3, "train.max_steps=5"]},
+        {"name": "m3_part", "config": M3_PRESET, "set": [*M3, "train.max_steps=5"], "resume": True},
+    ]
     (out / "jobs.json").write_text(json.dumps(jobs))
     _spawn_ranks([sys.executable, str(WORKER), str(prepared_small), str(out), str(out / "jobs.json")])
     return out, cli.stdout
@@ -111,13 +157,14 @@ def test_two_processes_reach_the_parameters_of_one(two_ranks, prepared_small, tm
     one = _one_process(name, prepared_small, tmp_path)
     ref = {k: v.detach() for k, v in one.model.state_dict().items()}
     ranks = [load_file(str(out / f"{name}.rank{r}.safetensors")) for r in (0, 1)]
-    assert _max_diff(ranks[0], ranks[1]) == 0.0                     # DDP keeps the replicas identical
+    assert _max_diff(ranks[0], ranks[1]) == 0.0  # DDP keeps the replicas identical
     diff = _max_diff(ref, ranks[0])
     print(f"{name}: max |1 process - 2 processes| = {diff:.3g}")
     assert diff < TOL
     # the parameters moved well beyond that tolerance, so the comparison means something
-    init = Trainer(load_config(None, [*JOBS[name], "train.max_steps=0"]), prepared_small, tmp_path / "init",
-                   progress=False).model.state_dict()
+    init = Trainer(
+        load_config(None, [*JOBS[name], "train.max_steps=0"]), prepared_small, tmp_path / "init", progress=False
+    ).model.state_dict()
     assert _max_diff(init, ref) > 100 * TOL
     # rank 0 logged what one process logs: the global training perplexity, validation over all ranks
     two, single = _rows(out / name, "train"), _rows(tmp_path / name, "train")
@@ -145,17 +192,18 @@ def test_a_two_process_run_resumes_exactly(two_ranks):
     bit for bit: MODEL 3 with dropout samples chunks on each rank, so every rank's generators
     must come back from the checkpoint."""
     out, cli_stdout = two_ranks
-    assert cli_stdout.count('"stop"') == 1                           # one summary: rank 0 only
+    assert cli_stdout.count('"stop"') == 1  # one summary: rank 0 only
     full, resumed = (load_file(str(out / f"{n}.rank{r}.safetensors")) for n in ("m3", "m3_part") for r in (0,))
     assert _max_diff(full, resumed) == 0.0
     for r in (0, 1):
         a = json.loads((out / f"m3.rank{r}.json").read_text())["baseline"]
         assert a == json.loads((out / f"m3_part.rank{r}.json").read_text())["baseline"]
-    assert [r["step"] for r in _rows(out / "m3_part", "train")] == [1, 2, 3, 4, 5]     # no row twice
+    assert [r["step"] for r in _rows(out / "m3_part", "train")] == [1, 2, 3, 4, 5]  # no row twice
     assert _rows(out / "m3_part", "train") == [
         {**r, "tgt_tokens_per_s": s["tgt_tokens_per_s"]}
-        for r, s in zip(_rows(out / "m3", "train"), _rows(out / "m3_part", "train"), strict=True)]
-    assert not list(out.glob("m3_part/**/*rank1*"))                 # rank 1 wrote nothing into the run
+        for r, s in zip(_rows(out / "m3", "train"), _rows(out / "m3_part", "train"), strict=True)
+    ]
+    assert not list(out.glob("m3_part/**/*rank1*"))  # rank 1 wrote nothing into the run
 
 
 # -- one process -------------------------------------------------------------------------------
@@ -197,7 +245,7 @@ def test_bf16_autocast_trains_close_to_float32(prepared_small, tmp_path):
     b = Trainer(load_config(None, [*sets, "train.amp=bf16"]), prepared_small, tmp_path / "b", progress=False)
     b.fit()
     diff = _max_diff(a.model.state_dict(), b.model.state_dict())
-    assert 0.0 < diff < 0.05                     # autocast was on (bf16 rounding) and training still agrees
+    assert 0.0 < diff < 0.05  # autocast was on (bf16 rounding) and training still agrees
     assert all(torch.isfinite(v).all() for v in b.model.state_dict().values())
 
 
@@ -212,5 +260,17 @@ def test_nproc_becomes_a_torchrun_command():
     from c2fsum.cli.launch import torchrun_command
 
     cmd = torchrun_command(4, ["-q", "train", "--nproc", "4", "--config", "c.yaml", "--nproc=4", "--out", "r"])
-    assert cmd[1:] == ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=4", "-m", "c2fsum",
-                       "-q", "train", "--config", "c.yaml", "--out", "r"]
+    assert cmd[1:] == [
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc_per_node=4",
+        "-m",
+        "c2fsum",
+        "-q",
+        "train",
+        "--config",
+        "c.yaml",
+        "--out",
+        "r",
+    ]

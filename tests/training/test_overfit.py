@@ -18,12 +18,30 @@ def test_tiny_model_overfits_20_documents(family, prepared_small, tmp_path):
     (data / "train.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (data / "val.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     shutil.copy(prepared_small / "vocab.txt", data / "vocab.txt")
-    cfg = load_config(None, [
-        f"model.family={family}", "model.chunk_filters=32", "model.chunk_width=3",
-        "model.emb_dim=32", "model.hidden=64", "model.enc_layers=1", "model.dec_layers=1",
-        "model.dropout=0.0", "data.chunks=2", "data.chunk_len=20", "data.max_tgt_len=12",
-        "train.optimizer=sgd", "train.lr=1.0", "train.batch_size=10", "train.epochs=400",
-        "train.max_steps=600", "train.seed=3", "train.log_every=50", "train.lr_decay=1.0"])
+    cfg = load_config(
+        None,
+        [
+            f"model.family={family}",
+            "model.chunk_filters=32",
+            "model.chunk_width=3",
+            "model.emb_dim=32",
+            "model.hidden=64",
+            "model.enc_layers=1",
+            "model.dec_layers=1",
+            "model.dropout=0.0",
+            "data.chunks=2",
+            "data.chunk_len=20",
+            "data.max_tgt_len=12",
+            "train.optimizer=sgd",
+            "train.lr=1.0",
+            "train.batch_size=10",
+            "train.epochs=400",
+            "train.max_steps=600",
+            "train.seed=3",
+            "train.log_every=50",
+            "train.lr_decay=1.0",
+        ],
+    )
     t = Trainer(cfg, data, tmp_path / "run", progress=False)
     t.fit()
     ppl, _, _ = perplexity(t.model, t.train_ex, cfg, torch.device("cpu"))

@@ -8,9 +8,19 @@ from c2fsum.config import load_config
 from c2fsum.training.checkpoint import load_checkpoint
 from c2fsum.training.trainer import Trainer, TrainingError
 
-TINY = ["model.emb_dim=16", "model.hidden=24", "model.enc_layers=1", "model.dec_layers=1",
-        "data.chunks=4", "data.chunk_len=20", "data.max_tgt_len=20", "train.batch_size=4",
-        "train.log_every=1", "train.seed=7", "data.vocab_size=2000"]
+TINY = [
+    "model.emb_dim=16",
+    "model.hidden=24",
+    "model.enc_layers=1",
+    "model.dec_layers=1",
+    "data.chunks=4",
+    "data.chunk_len=20",
+    "data.max_tgt_len=20",
+    "train.batch_size=4",
+    "train.log_every=1",
+    "train.seed=7",
+    "data.vocab_size=2000",
+]
 
 
 def tiny_cfg(*extra):
@@ -24,8 +34,7 @@ def test_resumed_training_equals_uninterrupted(prepared_small, tmp_path):
     full.fit()
     part = Trainer(tiny_cfg("train.max_steps=4", bs), prepared_small, tmp_path / "part", progress=False)
     part.fit()
-    resumed = Trainer(tiny_cfg("train.max_steps=7", bs), prepared_small, tmp_path / "part", resume=True,
-                      progress=False)
+    resumed = Trainer(tiny_cfg("train.max_steps=7", bs), prepared_small, tmp_path / "part", resume=True, progress=False)
     summary = resumed.fit()
     assert summary["steps"] == 7
     a = load_file(str(tmp_path / "full" / "last" / "model.safetensors"))
@@ -33,10 +42,13 @@ def test_resumed_training_equals_uninterrupted(prepared_small, tmp_path):
     assert a.keys() == b.keys()
     for k in a:
         assert torch.equal(a[k], b[k]), k
+
     # the log of the resumed run reads like the uninterrupted one
     def train_rows(p):
-        return [(r["step"], round(r["ppl"], 6)) for r in map(json.loads, open(p / "metrics.jsonl"))
-                if r["split"] == "train"]
+        return [
+            (r["step"], round(r["ppl"], 6)) for r in map(json.loads, open(p / "metrics.jsonl")) if r["split"] == "train"
+        ]
+
     assert train_rows(tmp_path / "full") == train_rows(tmp_path / "part")
 
 
@@ -54,7 +66,7 @@ def test_checkpoint_rebuilds_the_model(prepared_small, tmp_path):
     loaded = load_checkpoint(tmp_path / "r", which="last")
     for k, v in t.model.state_dict().items():
         assert torch.equal(v, loaded.model.state_dict()[k])
-    assert len(loaded.vocab) == t.model.vocab_size == 2000 + 4       # data.vocab_size words + specials
+    assert len(loaded.vocab) == t.model.vocab_size == 2000 + 4  # data.vocab_size words + specials
     files = sorted(p.name for p in (tmp_path / "r" / "last").iterdir())
     assert "model.safetensors" in files and "config.json" in files and "vocab.txt" in files
     assert not any(p.suffix in (".pt", ".pkl", ".bin") for p in (tmp_path / "r").rglob("*"))
@@ -83,15 +95,23 @@ def test_val_holdout_moves_validation_documents_into_training(prepared_small):
 
 
 def test_mixed_objective_trains_from_an_ml_model(prepared_small, tmp_path):
-    paulus = ["model.bidirectional=true", "model.temporal=true", "model.intra_decoder=true", "model.pointer=true",
-              "model.share_embeddings=true", "model.output=paulus", "train.optimizer=adam", "train.lr=0.001"]
+    paulus = [
+        "model.bidirectional=true",
+        "model.temporal=true",
+        "model.intra_decoder=true",
+        "model.pointer=true",
+        "model.share_embeddings=true",
+        "model.output=paulus",
+        "train.optimizer=adam",
+        "train.lr=0.001",
+    ]
     ml = Trainer(tiny_cfg("train.max_steps=2", *paulus), prepared_small, tmp_path / "ml", progress=False)
     ml.fit()
     rl_cfg = tiny_cfg("train.max_steps=2", *paulus, "train.objective=mixed", f"train.init_from={tmp_path / 'ml'}")
     rl = Trainer(rl_cfg, prepared_small, tmp_path / "rl", progress=False)
     start = {k: v.clone() for k, v in rl.model.state_dict().items()}
     best_ml = load_checkpoint(tmp_path / "ml").model.state_dict()
-    assert all(torch.equal(start[k], best_ml[k]) for k in start)        # init_from copied the weights
+    assert all(torch.equal(start[k], best_ml[k]) for k in start)  # init_from copied the weights
     rl.fit()
     rows = [json.loads(x) for x in open(tmp_path / "rl" / "metrics.jsonl")]
     train = [r for r in rows if r["split"] == "train"]
@@ -102,16 +122,24 @@ def test_mixed_objective_trains_from_an_ml_model(prepared_small, tmp_path):
 def test_init_from_refuses_a_different_architecture(prepared_small, tmp_path):
     Trainer(tiny_cfg("train.max_steps=1"), prepared_small, tmp_path / "a", progress=False).fit()
     with pytest.raises(TrainingError, match="does not match"):
-        Trainer(tiny_cfg("model.hidden=32", f"train.init_from={tmp_path / 'a'}"), prepared_small, tmp_path / "b",
-                progress=False)
+        Trainer(
+            tiny_cfg("model.hidden=32", f"train.init_from={tmp_path / 'a'}"),
+            prepared_small,
+            tmp_path / "b",
+            progress=False,
+        )
 
 
 def test_best_checkpoint_by_validation_rouge(prepared_small, tmp_path):
-    t = Trainer(tiny_cfg("train.max_steps=2", "train.best_metric=rougeL", "train.rouge_val_docs=4",
-                         "decode.max_len=5"), prepared_small, tmp_path / "r", progress=False)
+    t = Trainer(
+        tiny_cfg("train.max_steps=2", "train.best_metric=rougeL", "train.rouge_val_docs=4", "decode.max_len=5"),
+        prepared_small,
+        tmp_path / "r",
+        progress=False,
+    )
     t.fit()
     val = [json.loads(x) for x in open(tmp_path / "r" / "metrics.jsonl") if '"val"' in x]
     assert val and all(0.0 <= r["rougeL"] <= 100.0 for r in val)
     assert t.schedule.best == max(r["rougeL"] for r in val)
     assert (tmp_path / "r" / "best" / "model.safetensors").exists()
-    assert any((tmp_path / "r" / "tb").iterdir())          # TensorBoard event file
+    assert any((tmp_path / "r" / "tb").iterdir())  # TensorBoard event file

@@ -23,16 +23,21 @@ def cmd_compare(a: argparse.Namespace) -> int:
     name_a, name_b = Path(a.a).name or "A", Path(a.b).name or "B"
     if name_a == name_b:
         name_a, name_b = "A", "B"
-    print(f"A = {result['a']}\nB = {result['b']}\n{result['n_docs']} documents, {a.samples} bootstrap samples, "
-          f"seed {a.seed}")
+    print(
+        f"A = {result['a']}\nB = {result['b']}\n{result['n_docs']} documents, {a.samples} bootstrap samples, "
+        f"seed {a.seed}"
+    )
     print(format_comparison(result, name_a, name_b))
     return 0
 
 
 def add_compare_parser(subparsers) -> argparse.ArgumentParser:
-    s = subparsers.add_parser("compare", help="paired bootstrap CIs of ROUGE differences between two systems",
-                              description="Is system A better than B? Paired bootstrap over the test documents "
-                                          "(Koehn 2004) of the ROUGE-1/2/L difference A - B.")
+    s = subparsers.add_parser(
+        "compare",
+        help="paired bootstrap CIs of ROUGE differences between two systems",
+        description="Is system A better than B? Paired bootstrap over the test documents "
+        "(Koehn 2004) of the ROUGE-1/2/L difference A - B.",
+    )
     s.add_argument("a", metavar="A", help="evaluation directory or predictions.jsonl of system A")
     s.add_argument("b", metavar="B", help="evaluation directory or predictions.jsonl of system B")
     s.add_argument("--samples", type=int, default=1000, help="bootstrap resamples (1000)")

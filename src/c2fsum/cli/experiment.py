@@ -45,10 +45,20 @@ def cmd_experiment(a: argparse.Namespace) -> int:
         return 0
     if a.data is None or a.presets is None:
         raise ValueError("experiment: --data and --presets are required (unless --report-only)")
-    settings = ExperimentSettings(data=a.data, presets=a.presets, budget_minutes=a.budget_minutes or 0.0,
-                                  epochs=a.epochs or 0, max_steps=a.max_steps or 0, overrides=list(a.set or []),
-                                  threads=a.threads, split=a.split, eval_limit=a.eval_limit or 0, beam=a.beam,
-                                  device=a.device, seed=a.seed)
+    settings = ExperimentSettings(
+        data=a.data,
+        presets=a.presets,
+        budget_minutes=a.budget_minutes or 0.0,
+        epochs=a.epochs or 0,
+        max_steps=a.max_steps or 0,
+        overrides=list(a.set or []),
+        threads=a.threads,
+        split=a.split,
+        eval_limit=a.eval_limit or 0,
+        beam=a.beam,
+        device=a.device,
+        seed=a.seed,
+    )
     result = run_experiment(settings, a.out, progress=not a.quiet, doc_ids=a.docs)
     _print_tables(a.out)
     for f in result["failures"]:
@@ -58,28 +68,40 @@ def cmd_experiment(a: argparse.Namespace) -> int:
 
 
 def add_experiment_parser(subparsers) -> argparse.ArgumentParser:
-    s = subparsers.add_parser("experiment", help="train presets under one budget, evaluate, write a report",
-                              description="Train each preset under the same budget (resumable), evaluate each "
-                                          "and the FIRST / LEAD-3 / ILP baselines on the test split, and write "
-                                          "report.html and report.md (thesis Tables 6.1-6.2, Figures 6.1-6.12).")
+    s = subparsers.add_parser(
+        "experiment",
+        help="train presets under one budget, evaluate, write a report",
+        description="Train each preset under the same budget (resumable), evaluate each "
+        "and the FIRST / LEAD-3 / ILP baselines on the test split, and write "
+        "report.html and report.md (thesis Tables 6.1-6.2, Figures 6.1-6.12).",
+    )
     s.add_argument("--data", metavar="DATA_DIR", help="output of `c2fsum prepare`")
-    s.add_argument("--presets", type=_presets, metavar="P1,P2,...",
-                   help="preset names (configs/NAME.yaml) or config files, comma-separated")
+    s.add_argument(
+        "--presets",
+        type=_presets,
+        metavar="P1,P2,...",
+        help="preset names (configs/NAME.yaml) or config files, comma-separated",
+    )
     s.add_argument("--out", required=True, metavar="EXP_DIR", help="experiment directory (runs, eval, report)")
     budget = s.add_mutually_exclusive_group()
     budget.add_argument("--budget-minutes", type=float, metavar="N", help="training minutes per preset")
     budget.add_argument("--epochs", type=int, metavar="N", help="training epochs per preset")
     s.add_argument("--max-steps", type=int, metavar="N", help="also stop each run after N steps (tests)")
-    s.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE",
-                   help="config overrides applied to every preset")
+    s.add_argument(
+        "--set", nargs="+", action="extend", metavar="KEY=VALUE", help="config overrides applied to every preset"
+    )
     s.add_argument("--threads", type=int, default=1, help="torch threads per run (1)")
     s.add_argument("--split", default="test", help="evaluation split (test)")
     s.add_argument("--eval-limit", type=int, metavar="N", help="evaluate the first N documents only")
     s.add_argument("--beam", type=int, metavar="K", help="beam size (config default)")
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     s.add_argument("--seed", type=int, help="random seed of every run")
-    s.add_argument("--docs", type=_presets, metavar="ID,ID,...",
-                   help="test documents shown side by side (default: the first 3); heatmaps use the first")
+    s.add_argument(
+        "--docs",
+        type=_presets,
+        metavar="ID,ID,...",
+        help="test documents shown side by side (default: the first 3); heatmaps use the first",
+    )
     s.add_argument("--report-only", action="store_true", help="only rebuild the report of --out")
     s.set_defaults(func=cmd_experiment)
     return s

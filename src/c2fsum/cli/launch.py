@@ -27,8 +27,16 @@ def without_nproc(argv: list[str]) -> list[str]:
 
 def torchrun_command(nproc: int, argv: list[str]) -> list[str]:
     """The torchrun command line that trains ``argv`` (a ``train`` command) on ``nproc`` processes."""
-    return [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={nproc}",
-            "-m", "c2fsum", *without_nproc(argv)]
+    return [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        f"--nproc_per_node={nproc}",
+        "-m",
+        "c2fsum",
+        *without_nproc(argv),
+    ]
 
 
 def launch(nproc: int, argv: list[str]) -> int:

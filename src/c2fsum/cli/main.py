@@ -1,15 +1,15 @@
 """The ``c2fsum`` command (argparse). Nothing in the package imports this module.
 
-    c2fsum prepare   --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights]
-    c2fsum train     --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
-                     [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
-    c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--attention-out FILE] [--max-words W] [FILE|-]
-    c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N] [--max-words W]
-    c2fsum baseline  first|lead3|ilp --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
-    c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N   (cli/experiment.py)
-    c2fsum compare   A B [--samples N] [--seed S]                                         (cli/compare.py)
-    c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official]
-    c2fsum serve     --model RUN_DIR [--host 127.0.0.1] [--port 8000]
+c2fsum prepare   --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights]
+c2fsum train     --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
+                 [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
+c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--attention-out FILE] [--max-words W] [FILE|-]
+c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N] [--max-words W]
+c2fsum baseline  first|lead3|ilp --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
+c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N   (cli/experiment.py)
+c2fsum compare   A B [--samples N] [--seed S]                                         (cli/compare.py)
+c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official]
+c2fsum serve     --model RUN_DIR [--host 127.0.0.1] [--port 8000]
 """
 
 from __future__ import annotations
@@ -44,9 +44,16 @@ def cmd_prepare(a: argparse.Namespace) -> int:
     for p in inputs:
         if not Path(p).exists():
             raise CLIError(f"prepare: --input {p}: no such file or directory")
-    stats = prepare(inputs if len(inputs) != 1 else inputs[0], a.output, vocab_size=a.vocab_size,
-                    all_highlights=a.all_highlights, workers=a.workers, progress=not a.quiet,
-                    url_lists=a.url_lists, hf=a.hf)
+    stats = prepare(
+        inputs if len(inputs) != 1 else inputs[0],
+        a.output,
+        vocab_size=a.vocab_size,
+        all_highlights=a.all_highlights,
+        workers=a.workers,
+        progress=not a.quiet,
+        url_lists=a.url_lists,
+        hf=a.hf,
+    )
     print(format_stats_table(stats))
     print(f"prepared data written to {a.output}")
     return 0
@@ -55,7 +62,7 @@ def cmd_prepare(a: argparse.Namespace) -> int:
 def cmd_train(a: argparse.Namespace) -> int:
     import os
 
-    if a.nproc and a.nproc > 1 and "WORLD_SIZE" not in os.environ:      # not yet under torchrun
+    if a.nproc and a.nproc > 1 and "WORLD_SIZE" not in os.environ:  # not yet under torchrun
         from c2fsum.cli.launch import launch
 
         return launch(a.nproc, a.argv)
@@ -107,9 +114,15 @@ def cmd_summarize(a: argparse.Namespace) -> int:
     if not docs or not any(d.strip() for d in docs):
         raise CLIError(f"summarize: {a.file}: empty input")
     model = c2fsum.load(a.model, device=a.device)
-    summaries = model.summarize(docs, beam=a.beam, block_trigrams=True if a.block_trigrams else None,
-                                replace_unk=True if a.replace_unk else None, max_len=a.max_len,
-                                min_len=a.min_len, max_words=a.max_words)
+    summaries = model.summarize(
+        docs,
+        beam=a.beam,
+        block_trigrams=True if a.block_trigrams else None,
+        replace_unk=True if a.replace_unk else None,
+        max_len=a.max_len,
+        min_len=a.min_len,
+        max_words=a.max_words,
+    )
     for s in summaries:
         print(s.text.replace("\n", " ") if a.lines else s.text)
         if not a.lines and len(summaries) > 1:
@@ -125,10 +138,20 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
     from c2fsum.evaluation.evaluate import evaluate
     from c2fsum.reports.tables import results_table
 
-    metrics = evaluate(a.model, a.data, a.split, a.out, beam=a.beam, limit=a.limit or 0,
-                       block_trigrams=True if a.block_trigrams else None,
-                       replace_unk=True if a.replace_unk else None, device=a.device, official=a.official,
-                       progress=not a.quiet, max_words=a.max_words)
+    metrics = evaluate(
+        a.model,
+        a.data,
+        a.split,
+        a.out,
+        beam=a.beam,
+        limit=a.limit or 0,
+        block_trigrams=True if a.block_trigrams else None,
+        replace_unk=True if a.replace_unk else None,
+        device=a.device,
+        official=a.official,
+        progress=not a.quiet,
+        max_words=a.max_words,
+    )
     print(results_table([metrics]))
     print(f"predictions and metrics written to {a.out}")
     return 0
@@ -138,8 +161,7 @@ def cmd_baseline(a: argparse.Namespace) -> int:
     from c2fsum.evaluation.baselines import run_baseline
     from c2fsum.reports.tables import results_table
 
-    metrics = run_baseline(a.name, a.data, a.split, a.out, limit=a.limit or 0, official=a.official,
-                           ilp_budget=a.budget)
+    metrics = run_baseline(a.name, a.data, a.split, a.out, limit=a.limit or 0, official=a.official, ilp_budget=a.budget)
     print(results_table([metrics]))
     print(f"predictions and metrics written to {a.out}")
     return 0
@@ -180,13 +202,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser("prepare", help="tokenize CNN/DailyMail, build the vocabulary and statistics")
-    s.add_argument("--input", action="append", metavar="PATH",
-                   help="folder of .story files or of train/val/test files, or one split file "
-                        "(.jsonl, .jsonl.gz, .csv, .parquet); repeatable")
+    s.add_argument(
+        "--input",
+        action="append",
+        metavar="PATH",
+        help="folder of .story files or of train/val/test files, or one split file "
+        "(.jsonl, .jsonl.gz, .csv, .parquet); repeatable",
+    )
     s.add_argument("--output", required=True, metavar="DATA_DIR", help="where to write the prepared data")
     s.add_argument("--vocab-size", type=_positive_int, default=50000, help="most frequent words kept (50000)")
-    s.add_argument("--all-highlights", action="store_true",
-                   help="target = all highlights joined (default: the first highlight)")
+    s.add_argument(
+        "--all-highlights", action="store_true", help="target = all highlights joined (default: the first highlight)"
+    )
     s.add_argument("--url-lists", metavar="DIR", help="all_{train,val,test}.txt to split .story files")
     s.add_argument("--hf", metavar="NAME", help="load a Hugging Face dataset, e.g. cnn_dailymail (internet)")
     s.add_argument("--workers", type=_positive_int, default=2, help="processes (2)")
@@ -198,13 +225,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (checkpoints, logs)")
     s.add_argument("--max-steps", type=int, help="stop after N optimizer steps in all")
     s.add_argument("--max-minutes", type=float, help="stop after M minutes of training")
-    s.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE",
-                   help="override config fields, e.g. --set model.hidden=256 train.lr=0.5")
+    s.add_argument(
+        "--set",
+        nargs="+",
+        action="extend",
+        metavar="KEY=VALUE",
+        help="override config fields, e.g. --set model.hidden=256 train.lr=0.5",
+    )
     s.add_argument("--resume", action="store_true", help="continue the run in RUN_DIR where it stopped")
     s.add_argument("--device", choices=["cpu", "cuda"], help="device (default: config, cpu)")
     s.add_argument("--seed", type=int, help="random seed")
-    s.add_argument("--nproc", type=_positive_int, metavar="N",
-                   help="train on N local processes through torchrun (docs/distributed.md)")
+    s.add_argument(
+        "--nproc",
+        type=_positive_int,
+        metavar="N",
+        help="train on N local processes through torchrun (docs/distributed.md)",
+    )
     s.set_defaults(func=cmd_train)
 
     s = sub.add_parser("summarize", help="summarize raw text from a file or stdin")
@@ -217,8 +253,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--min-len", type=int, help="minimum summary length in tokens")
     s.add_argument("--max-len", type=int, help="maximum summary length in tokens")
     s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")
-    s.add_argument("--max-words", type=_positive_int, metavar="W",
-                   help="read only the first W words of each article (default: the whole article)")
+    s.add_argument(
+        "--max-words",
+        type=_positive_int,
+        metavar="W",
+        help="read only the first W words of each article (default: the whole article)",
+    )
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     s.set_defaults(func=cmd_summarize)
 
@@ -232,14 +272,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--block-trigrams", action="store_true")
     s.add_argument("--replace-unk", action="store_true")
     s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
-    s.add_argument("--max-words", type=_positive_int, metavar="W",
-                   help="read only the first W words of each document (default: the whole document; "
-                        "400 with the 10x40 grid reproduces the paper)")
+    s.add_argument(
+        "--max-words",
+        type=_positive_int,
+        metavar="W",
+        help="read only the first W words of each document (default: the whole document; "
+        "400 with the 10x40 grid reproduces the paper)",
+    )
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     s.set_defaults(func=cmd_evaluate)
 
-    s = sub.add_parser("baseline", help="extractive baselines: FIRST (first sentence), LEAD-3, ILP (bigram "
-                                        "coverage under a word budget)")
+    s = sub.add_parser(
+        "baseline",
+        help="extractive baselines: FIRST (first sentence), LEAD-3, ILP (bigram coverage under a word budget)",
+    )
     s.add_argument("name", choices=["first", "lead3", "ilp"])
     s.add_argument("--budget", type=_positive_int, default=25, help="ilp: summary length budget in words (25)")
     s.add_argument("--data", required=True, metavar="DATA_DIR")
@@ -277,8 +323,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     a = parser.parse_args(argv)
     a.argv = list(sys.argv[1:] if argv is None else argv)
-    logging.basicConfig(level=logging.WARNING if a.quiet else logging.INFO,
-                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.WARNING if a.quiet else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
     from c2fsum.errors import USER_ERRORS
 
     try:
@@ -287,8 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"c2fsum: error: {e}", file=sys.stderr)
         return 2
     except USER_ERRORS as e:
-        print(f"c2fsum {a.command}: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
-              file=sys.stderr)
+        print(f"c2fsum {a.command}: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("c2fsum: interrupted", file=sys.stderr)

@@ -50,8 +50,9 @@ def cmd_plot_curves(a: argparse.Namespace) -> int:
     if a.labels is not None:
         labels = [x.strip() for x in a.labels.split(",")]
         if len(labels) != len(a.runs):
-            raise ValueError(f"--labels: expected {len(a.runs)} comma-separated names (one per run), "
-                             f"got {len(labels)}: {a.labels!r}")
+            raise ValueError(
+                f"--labels: expected {len(a.runs)} comma-separated names (one per run), got {len(labels)}: {a.labels!r}"
+            )
     path = training_curves([Path(r) for r in a.runs], out, labels=labels)
     print(f"training curves of {len(a.runs)} run(s) written to {path}")
     return 0
@@ -59,13 +60,19 @@ def cmd_plot_curves(a: argparse.Namespace) -> int:
 
 def add_plot_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``plot attention`` and ``plot curves`` to the ``c2fsum`` subcommands; returns ``plot``."""
-    p = subparsers.add_parser("plot", help="figures: attention heatmaps, training curves (PNG)",
-                              description="Draw figures from run directories and prepared data.")
+    p = subparsers.add_parser(
+        "plot",
+        help="figures: attention heatmaps, training curves (PNG)",
+        description="Draw figures from run directories and prepared data.",
+    )
     sub = p.add_subparsers(dest="plot_command", required=True, metavar="FIGURE")
 
-    s = sub.add_parser("attention", help="chunk attention of one decoded document (thesis Figs. 6.5-6.12)",
-                       description="Decode one document with a trained run and draw, for every summary "
-                                   "word, the attention on each source chunk.")
+    s = sub.add_parser(
+        "attention",
+        help="chunk attention of one decoded document (thesis Figs. 6.5-6.12)",
+        description="Decode one document with a trained run and draw, for every summary "
+        "word, the attention on each source chunk.",
+    )
     s.add_argument("--model", required=True, metavar="RUN_DIR", help="run directory (its best checkpoint)")
     s.add_argument("--data", required=True, metavar="DATA_DIR", help="output of `c2fsum prepare`")
     s.add_argument("--doc", required=True, metavar="ID", help="id of the document in the split")
@@ -75,12 +82,18 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="device (cpu)")
     s.set_defaults(func=cmd_plot_attention)
 
-    s = sub.add_parser("curves", help="training and validation perplexity of runs (thesis Fig. 6.1)",
-                       description="Plot train (dashed) and validation (solid) perplexity against step, "
-                                   "log scale, one color per run, from each run's metrics.jsonl.")
+    s = sub.add_parser(
+        "curves",
+        help="training and validation perplexity of runs (thesis Fig. 6.1)",
+        description="Plot train (dashed) and validation (solid) perplexity against step, "
+        "log scale, one color per run, from each run's metrics.jsonl.",
+    )
     s.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories written by `c2fsum train`")
     s.add_argument("--out", required=True, metavar="FILE.png", help="the PNG to write")
-    s.add_argument("--labels", metavar="A,B,...", help="legend names, comma-separated, one per run "
-                                                       "(default: the directories' names)")
+    s.add_argument(
+        "--labels",
+        metavar="A,B,...",
+        help="legend names, comma-separated, one per run (default: the directories' names)",
+    )
     s.set_defaults(func=cmd_plot_curves)
     return p

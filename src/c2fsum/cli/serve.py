@@ -1,7 +1,7 @@
 """``c2fsum serve``: the HTTP API and the attention page, run by uvicorn.
 
-    c2fsum serve --model RUN_DIR [--host 127.0.0.1] [--port 8000] [--device cpu|cuda]
-                 [--max-chars N] [--max-batch K] [--max-queue Q] [--timeout S] [--threads T]
+c2fsum serve --model RUN_DIR [--host 127.0.0.1] [--port 8000] [--device cpu|cuda]
+             [--max-chars N] [--max-batch K] [--max-queue Q] [--timeout S] [--threads T]
 """
 
 from __future__ import annotations
@@ -20,8 +20,13 @@ def cmd_serve(a: argparse.Namespace) -> int:
         raise FileNotFoundError(f"--model {a.model}: no such directory")
     if a.threads:
         torch.set_num_threads(a.threads)
-    settings = ServeSettings(max_chars=a.max_chars, max_body_bytes=max(a.max_chars * 8, 65536) + 4096,
-                             max_batch=a.max_batch, max_queue=a.max_queue, timeout=a.timeout)
+    settings = ServeSettings(
+        max_chars=a.max_chars,
+        max_body_bytes=max(a.max_chars * 8, 65536) + 4096,
+        max_batch=a.max_batch,
+        max_queue=a.max_queue,
+        timeout=a.timeout,
+    )
     app = create_app(a.model, settings=settings, device=a.device)
     print(f"c2fsum: serving {a.model} on http://{a.host}:{a.port}/ (API docs at /docs)", flush=True)
     uvicorn.run(app, host=a.host, port=a.port, log_level="warning" if a.quiet else "info")

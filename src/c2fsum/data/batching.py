@@ -50,8 +50,16 @@ class Example:
         return max(1, -(-len(self.src) // chunk_len))
 
 
-def encode_example(doc: dict, vocab: Vocab, *, chunks: int, chunk_len: int,
-                   max_tgt_len: int, chunking: str = "fixed", max_words: int = 0) -> Example:
+def encode_example(
+    doc: dict,
+    vocab: Vocab,
+    *,
+    chunks: int,
+    chunk_len: int,
+    max_tgt_len: int,
+    chunking: str = "fixed",
+    max_words: int = 0,
+) -> Example:
     """Encode a prepared document ``{"id", "src", "tgt", "refs"}`` with ``vocab``.
 
     ``chunks=0`` keeps the whole document (as many chunks as it needs); ``chunking`` and
@@ -72,10 +80,21 @@ def encode_example(doc: dict, vocab: Vocab, *, chunks: int, chunk_len: int,
             src_ext.append(i)
     tgt_words = list(doc.get("tgt") or [])[:max_tgt_len]
     tgt = vocab.encode(tgt_words)
-    tgt_ext = [len(vocab) + oov_index[w] if i == vocab.unk_id and w in oov_index else i
-               for w, i in zip(tgt_words, tgt, strict=True)]
-    return Example(id=str(doc["id"]), words=grid.words, src=src, src_ext=src_ext, oovs=oovs,
-                   tgt=tgt, tgt_ext=tgt_ext, tgt_words=tgt_words, refs=list(doc.get("refs") or []))
+    tgt_ext = [
+        len(vocab) + oov_index[w] if i == vocab.unk_id and w in oov_index else i
+        for w, i in zip(tgt_words, tgt, strict=True)
+    ]
+    return Example(
+        id=str(doc["id"]),
+        words=grid.words,
+        src=src,
+        src_ext=src_ext,
+        oovs=oovs,
+        tgt=tgt,
+        tgt_ext=tgt_ext,
+        tgt_words=tgt_words,
+        refs=list(doc.get("refs") or []),
+    )
 
 
 @dataclass
@@ -103,13 +122,18 @@ class Batch:
         return int(self.tgt_mask.sum())
 
     def to(self, device: torch.device | str) -> Batch:
-        moved = {f.name: (getattr(self, f.name).to(device) if isinstance(getattr(self, f.name), Tensor)
-                          else getattr(self, f.name)) for f in fields(self)}
+        moved = {
+            f.name: (
+                getattr(self, f.name).to(device) if isinstance(getattr(self, f.name), Tensor) else getattr(self, f.name)
+            )
+            for f in fields(self)
+        }
         return Batch(**moved)
 
 
-def collate(examples: Sequence[Example], *, chunks: int, chunk_len: int,
-            bos_id: int = 2, eos_id: int = 3, pad_id: int = 0) -> Batch:
+def collate(
+    examples: Sequence[Example], *, chunks: int, chunk_len: int, bos_id: int = 2, eos_id: int = 3, pad_id: int = 0
+) -> Batch:
     """Pad ``examples`` into a :class:`Batch` (grid trimmed to the batch's largest M).
 
     ``chunks=0``: no upper bound on M (the examples were encoded with ``chunks=0``); otherwise
@@ -121,7 +145,7 @@ def collate(examples: Sequence[Example], *, chunks: int, chunk_len: int,
     if chunks:
         rows = min(rows, chunks)
     src, mask, ext = [], [], []
-    cells = rows * chunk_len       # an example encoded for a larger grid keeps its first M chunks
+    cells = rows * chunk_len  # an example encoded for a larger grid keeps its first M chunks
     for e in examples:
         s, m = grid_tensor(e.src[:cells], rows, chunk_len, pad_id)
         x, _ = grid_tensor(e.src_ext[:cells], rows, chunk_len, pad_id)
@@ -137,15 +161,24 @@ def collate(examples: Sequence[Example], *, chunks: int, chunk_len: int,
         n = len(e.tgt)
         tgt_in[b, 0] = bos_id
         if n:
-            tgt_in[b, 1:n + 1] = torch.tensor(e.tgt, dtype=torch.long)
+            tgt_in[b, 1 : n + 1] = torch.tensor(e.tgt, dtype=torch.long)
             tgt_out[b, :n] = torch.tensor(e.tgt, dtype=torch.long)
             tgt_ext[b, :n] = torch.tensor(e.tgt_ext, dtype=torch.long)
         tgt_out[b, n] = eos_id
         tgt_ext[b, n] = eos_id
     tgt_mask = tgt_out != pad_id
-    return Batch(ids=[e.id for e in examples], src=torch.stack(src), src_mask=torch.stack(mask),
-                 src_ext=torch.stack(ext), tgt_in=tgt_in, tgt_out=tgt_out, tgt_ext=tgt_ext,
-                 tgt_mask=tgt_mask, n_ext=max(len(e.oovs) for e in examples), examples=list(examples))
+    return Batch(
+        ids=[e.id for e in examples],
+        src=torch.stack(src),
+        src_mask=torch.stack(mask),
+        src_ext=torch.stack(ext),
+        tgt_in=tgt_in,
+        tgt_out=tgt_out,
+        tgt_ext=tgt_ext,
+        tgt_mask=tgt_mask,
+        n_ext=max(len(e.oovs) for e in examples),
+        examples=list(examples),
+    )
 
 
 def grid_lengths(examples: Sequence[Example]) -> list[int]:
@@ -153,8 +186,16 @@ def grid_lengths(examples: Sequence[Example]) -> list[int]:
     return [len(e.src) for e in examples]
 
 
-def bucketed_batches(n_examples: int, lengths: Sequence[int], *, batch_size: int, bucket_size: int,
-                     seed: int, epoch: int, shuffle: bool = True) -> list[list[int]]:
+def bucketed_batches(
+    n_examples: int,
+    lengths: Sequence[int],
+    *,
+    batch_size: int,
+    bucket_size: int,
+    seed: int,
+    epoch: int,
+    shuffle: bool = True,
+) -> list[list[int]]:
     """Indices of each batch of one epoch, deterministic in ``(seed, epoch)``.
 
     Examples are shuffled, cut into pools of ``batch_size * bucket_size``, sorted by
@@ -164,20 +205,21 @@ def bucketed_batches(n_examples: int, lengths: Sequence[int], *, batch_size: int
     order = list(range(n_examples))
     if not shuffle:
         order.sort(key=lambda i: (lengths[i], i))
-        return [order[i:i + batch_size] for i in range(0, n_examples, batch_size)]
+        return [order[i : i + batch_size] for i in range(0, n_examples, batch_size)]
     rng = random.Random(seed * 1_000_003 + epoch)
     rng.shuffle(order)
     pool = max(1, batch_size * bucket_size)
     batches: list[list[int]] = []
     for start in range(0, n_examples, pool):
-        chunk = sorted(order[start:start + pool], key=lambda i: (lengths[i], i))
-        batches.extend(chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size))
+        chunk = sorted(order[start : start + pool], key=lambda i: (lengths[i], i))
+        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
     rng.shuffle(batches)
     return batches
 
 
-def iterate_batches(examples: Sequence[Example], index_batches: Sequence[Sequence[int]], *,
-                    chunks: int, chunk_len: int) -> Iterator[Batch]:
+def iterate_batches(
+    examples: Sequence[Example], index_batches: Sequence[Sequence[int]], *, chunks: int, chunk_len: int
+) -> Iterator[Batch]:
     for idx in index_batches:
         yield collate([examples[i] for i in idx], chunks=chunks, chunk_len=chunk_len)
 

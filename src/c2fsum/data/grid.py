@@ -59,7 +59,7 @@ class Grid:
     def rows(self) -> list[list[str]]:
         """The cells split into chunks (only the non-empty ones)."""
         n = self.chunk_len
-        return [self.words[i:i + n] for i in range(0, len(self.words), n)]
+        return [self.words[i : i + n] for i in range(0, len(self.words), n)]
 
     @property
     def n_rows(self) -> int:
@@ -94,7 +94,7 @@ def pack_sentences(sentences: list[list[str]], chunk_len: int) -> list[list[str]
     rows: list[list[str]] = []
     cur: list[str] = []
     for s in sentences:
-        pieces = [s[i:i + chunk_len] for i in range(0, len(s), chunk_len)] or [[]]
+        pieces = [s[i : i + chunk_len] for i in range(0, len(s), chunk_len)] or [[]]
         for piece in pieces:
             if not piece:
                 continue
@@ -107,8 +107,9 @@ def pack_sentences(sentences: list[list[str]], chunk_len: int) -> list[list[str]
     return rows
 
 
-def make_grid(sentences: list[list[str]], chunks: int, chunk_len: int, *, chunking: str = "fixed",
-              max_words: int = 0) -> Grid:
+def make_grid(
+    sentences: list[list[str]], chunks: int, chunk_len: int, *, chunking: str = "fixed", max_words: int = 0
+) -> Grid:
     """Lay a document out as a grid; see the module docstring.
 
     Args:
@@ -119,8 +120,10 @@ def make_grid(sentences: list[list[str]], chunks: int, chunk_len: int, *, chunki
         max_words: cut the document to its first ``max_words`` words first (0: no cut).
     """
     if chunks < 0 or chunk_len < 1:
-        raise ValueError(f"grid shape: expected chunks >= 0 (0: unbounded) and chunk_len >= 1, "
-                         f"got chunks={chunks}, chunk_len={chunk_len}")
+        raise ValueError(
+            f"grid shape: expected chunks >= 0 (0: unbounded) and chunk_len >= 1, "
+            f"got chunks={chunks}, chunk_len={chunk_len}"
+        )
     if max_words < 0:
         raise ValueError(f"data.max_words: expected >= 0 (0: no cut), got {max_words}")
     if chunking not in CHUNKINGS:

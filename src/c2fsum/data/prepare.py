@@ -101,7 +101,7 @@ def _process_chunk(task: tuple[list[RawDocument], bool, bool]) -> _Chunk:
         line = json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
         try:
             line.encode("utf-8")
-        except UnicodeEncodeError as e:      # a lone surrogate, e.g. from a JSON "\udc80" escape
+        except UnicodeEncodeError as e:  # a lone surrogate, e.g. from a JSON "\udc80" escape
             out.results.append(("skipped", "not_utf8", doc.where, f"unpaired surrogate {e.object[e.start]!r}"))
             continue
         out.results.append(("ok", line, n_words, n_sents, len(rec["tgt"]), len(rec["refs"]), rec["id"]))
@@ -238,9 +238,7 @@ def prepare(
         raise DataError(f"{where}: no train/val/test input found")
     vocab_splits = ["train"] if "train" in sources else list(sources)
     if "train" not in sources:
-        log.warning(
-            "no train split among the inputs: the vocabulary is built from %s", ", ".join(vocab_splits)
-        )
+        log.warning("no train split among the inputs: the vocabulary is built from %s", ", ".join(vocab_splits))
 
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -281,8 +279,7 @@ def prepare(
             skipped.update(s["skipped"])
             dropped.update(s["dropped"])
         raise DataError(
-            f"{where}: no usable document (skipped: {dict(skipped) or 'none'}, "
-            f"dropped: {dict(dropped) or 'none'})"
+            f"{where}: no usable document (skipped: {dict(skipped) or 'none'}, dropped: {dict(dropped) or 'none'})"
         )
 
     for split in SPLITS:
@@ -339,9 +336,7 @@ def _describe_inputs(inputs: Any, hf: str | None) -> str:
     return ", ".join(str(p) for p in inputs or [])
 
 
-def _resolve_sources(
-    inputs, *, hf, hf_config, hf_kwargs, url_lists, story_split, skips
-) -> dict[str, list[Source]]:
+def _resolve_sources(inputs, *, hf, hf_config, hf_kwargs, url_lists, story_split, skips) -> dict[str, list[Source]]:
     if hf is None:
         if inputs is None or (not isinstance(inputs, (str, Path)) and len(inputs) == 0):
             raise DataError("no input paths given (and no hf dataset name)")
@@ -386,9 +381,7 @@ def _prepare_split(
     try:
         with (
             open(tmp, "w", encoding="utf-8", newline="\n") as f,
-            tqdm(
-                desc=f"prepare {split}", unit="doc", file=sys.stderr, disable=not progress, dynamic_ncols=True
-            ) as bar,
+            tqdm(desc=f"prepare {split}", unit="doc", file=sys.stderr, disable=not progress, dynamic_ncols=True) as bar,
         ):
             for chunk in _ordered_map(_process_chunk, tasks, pool, max_pending=max_pending):
                 for result in chunk.results:
@@ -470,9 +463,7 @@ def format_stats_table(stats: Mapping[str, Any]) -> str:
         notes.append("inputs skipped: " + ", ".join(f"{k}={v:,}" for k, v in stats["skipped_inputs"].items()))
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = [
-        "  ".join(
-            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        )
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
         for r in rows
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))

@@ -171,8 +171,9 @@ def _is_missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def object_to_document(record: Any, where: str, skips: SkipLog, *, reason: str = "bad_json",
-                       expected: str = "a JSON object") -> RawDocument | None:
+def object_to_document(
+    record: Any, where: str, skips: SkipLog, *, reason: str = "bad_json", expected: str = "a JSON object"
+) -> RawDocument | None:
     """:func:`record_to_document` for a value that should be a mapping; anything else is a skip."""
     if not isinstance(record, Mapping):
         skips.skip(reason, where, f"expected {expected}, got {type(record).__name__}")
@@ -514,8 +515,9 @@ class Source:
                     yield doc
         elif self.kind == "hf":
             for row, record in enumerate(self.dataset, start=1):
-                doc = object_to_document(record, f"{self.label} row {row}", skips, reason="bad_value",
-                                         expected="a mapping")
+                doc = object_to_document(
+                    record, f"{self.label} row {row}", skips, reason="bad_value", expected="a mapping"
+                )
                 if doc is not None:
                     yield doc
         else:  # pragma: no cover - constructed only here
@@ -630,9 +632,7 @@ def _assign_stories(
         by_id[doc_id] = p
     if url_lists is None:
         ids = list(by_id)
-        sources.setdefault(story_split, []).append(
-            Source("stories", story_split, [by_id[i] for i in ids], ids=ids)
-        )
+        sources.setdefault(story_split, []).append(Source("stories", story_split, [by_id[i] for i in ids], ids=ids))
         return
     lists = find_url_lists(url_lists)
     used: set[str] = set()
@@ -676,8 +676,7 @@ def hf_sources(
         import datasets
     except ImportError as e:
         raise DataError(
-            f"--hf {name}: the 'datasets' package is not installed "
-            "(pip install 'c2fsum[hf]' or pip install datasets)"
+            f"--hf {name}: the 'datasets' package is not installed (pip install 'c2fsum[hf]' or pip install datasets)"
         ) from e
     generic = name in ("json", "csv", "parquet", "arrow", "text")
     if generic and not data_files:

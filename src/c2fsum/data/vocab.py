@@ -100,7 +100,7 @@ class Vocab:
             if "\t" in w or "\n" in w or "\r" in w or not w:
                 raise VocabError(f"word {w!r} cannot be written to {path} (empty or has tab/newline)")
             lines.append(f"{w}\t{c}\n")
-        atomic_write_text(path, "".join(lines))        # no partial file on a full disk
+        atomic_write_text(path, "".join(lines))  # no partial file on a full disk
 
     @classmethod
     def load(cls, path: str | Path) -> Vocab:

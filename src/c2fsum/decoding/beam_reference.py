@@ -153,4 +153,3 @@ def beam_search_reference(
             blocker.advance(hist_parent[-1], hist_token[-1])
 
     return _read_back(finished, n_best, hist_parent, hist_token, hist_attn, hist_coarse)
-

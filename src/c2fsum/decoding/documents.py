@@ -31,11 +31,21 @@ class Decoded:
 
 
 @torch.no_grad()
-def decode_examples(model: Summarizer, vocab: Vocab, examples: list[Example], cfg: Config, *,
-                    device: torch.device | str = "cpu", beam: int | None = None,
-                    block_trigrams: bool | None = None, replace_unk: bool | None = None,
-                    max_len: int | None = None, min_len: int | None = None, batch_size: int | None = None,
-                    progress: bool = False) -> list[Decoded]:
+def decode_examples(
+    model: Summarizer,
+    vocab: Vocab,
+    examples: list[Example],
+    cfg: Config,
+    *,
+    device: torch.device | str = "cpu",
+    beam: int | None = None,
+    block_trigrams: bool | None = None,
+    replace_unk: bool | None = None,
+    max_len: int | None = None,
+    min_len: int | None = None,
+    batch_size: int | None = None,
+    progress: bool = False,
+) -> list[Decoded]:
     """Beam search (greedy when ``beam`` is 1) over ``examples``, in their order."""
     dc = cfg.decode
     beam = dc.beam if beam is None else beam
@@ -48,17 +58,28 @@ def decode_examples(model: Summarizer, vocab: Vocab, examples: list[Example], cf
     out: list[Decoded] = []
     bar = tqdm(total=len(examples), disable=not progress, desc="decode", unit="doc", dynamic_ncols=True)
     for start in range(0, len(examples), bs):
-        chunk = examples[start:start + bs]
+        chunk = examples[start : start + bs]
         batch = collate(chunk, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
         memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
         if beam <= 1:
             hyps = greedy_decode(model, memory, max_len=max_len, min_len=min_len, block_trigrams=block)
         else:
-            hyps = [h[0] for h in beam_search(model, memory, beam=beam, max_len=max_len, min_len=min_len,
-                                              length_norm=dc.length_norm, block_trigrams=block)]
+            hyps = [
+                h[0]
+                for h in beam_search(
+                    model,
+                    memory,
+                    beam=beam,
+                    max_len=max_len,
+                    min_len=min_len,
+                    length_norm=dc.length_norm,
+                    block_trigrams=block,
+                )
+            ]
         for ex, hyp in zip(chunk, hyps, strict=True):
-            words = ids_to_words(hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words,
-                                 replace_unk=rep_unk)
+            words = ids_to_words(
+                hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=rep_unk
+            )
             out.append(Decoded(example=ex, hypothesis=hyp, words=words))
         bar.update(len(chunk))
     bar.close()

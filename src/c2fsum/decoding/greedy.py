@@ -51,9 +51,7 @@ def greedy_decode(
     check_lengths(max_len=max_len, min_len=min_len)
     device = memory.words.device
     n_docs = memory.words.size(0)
-    constrain = StepConstraints(
-        pad_id=model.pad_id, bos_id=model.bos_id, eos_id=model.eos_id, min_len=min_len
-    )
+    constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=model.eos_id, min_len=min_len)
     blocker = TrigramBlocker(n_docs) if block_trigrams else None
 
     state = model.init_state(memory)

@@ -7,9 +7,16 @@ from torch import Tensor
 SENTENCE_END = frozenset({".", "!", "?"})
 
 
-def ids_to_words(tokens: list[int], itos: list[str], oovs: list[str], *, unk: str = "<unk>",
-                 attn: Tensor | None = None, src_words: list[str] | None = None,
-                 replace_unk: bool = False) -> list[str]:
+def ids_to_words(
+    tokens: list[int],
+    itos: list[str],
+    oovs: list[str],
+    *,
+    unk: str = "<unk>",
+    attn: Tensor | None = None,
+    src_words: list[str] | None = None,
+    replace_unk: bool = False,
+) -> list[str]:
     """Map ids in V' to words; ids >= V are the document's own words ``oovs[id - V]``.
 
     With ``replace_unk``, each generated ``<unk>`` becomes the source word it attends to most

@@ -77,9 +77,7 @@ def sample(
         raise ValueError(f"temperature must be > 0, got {temperature}")
     device = memory.words.device
     n_docs = memory.words.size(0)
-    constrain = StepConstraints(
-        pad_id=model.pad_id, bos_id=model.bos_id, eos_id=model.eos_id, min_len=min_len
-    )
+    constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=model.eos_id, min_len=min_len)
     state = model.init_state(memory)
     prev = torch.full((n_docs,), model.bos_id, dtype=torch.long, device=device)
     alive = torch.ones(n_docs, dtype=torch.bool, device=device)

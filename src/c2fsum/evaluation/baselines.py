@@ -34,8 +34,16 @@ def baseline_summary(name: str, src_sentences: list[list[str]], *, ilp_budget: i
     raise ValueError(f"unknown baseline {name!r}, expected one of {', '.join(BASELINES)}")
 
 
-def run_baseline(name: str, data_dir: str | Path, split: str, out_dir: str | Path, *, limit: int = 0,
-                 official: bool = False, ilp_budget: int = ILP_BUDGET) -> dict:
+def run_baseline(
+    name: str,
+    data_dir: str | Path,
+    split: str,
+    out_dir: str | Path,
+    *,
+    limit: int = 0,
+    official: bool = False,
+    ilp_budget: int = ILP_BUDGET,
+) -> dict:
     """Write ``predictions.jsonl`` and ``metrics.json`` of a baseline on a prepared split."""
     if name not in BASELINES:
         raise ValueError(f"unknown baseline {name!r}, expected one of {', '.join(BASELINES)}")
@@ -44,13 +52,23 @@ def run_baseline(name: str, data_dir: str | Path, split: str, out_dir: str | Pat
         raise FileNotFoundError(f"{path}: no such split (run `c2fsum prepare` first)")
     rows = []
     for doc in read_prepared(path):
-        rows.append({"id": doc["id"], "candidate": baseline_summary(name, doc["src"], ilp_budget=ilp_budget),
-                     "references": [" ".join(r) for r in doc["refs"]]})
+        rows.append(
+            {
+                "id": doc["id"],
+                "candidate": baseline_summary(name, doc["src"], ilp_budget=ilp_budget),
+                "references": [" ".join(r) for r in doc["refs"]],
+            }
+        )
         if limit and len(rows) >= limit:
             break
     scores = score_corpus([r["candidate"] for r in rows], [r["references"] for r in rows], official=official)
-    metrics = {"ppl": None, **{k: v for k, v in scores.items() if k != "per_doc"}, "model": DISPLAY[name],
-               "split": split, "n_docs": len(rows)}
+    metrics = {
+        "ppl": None,
+        **{k: v for k, v in scores.items() if k != "per_doc"},
+        "model": DISPLAY[name],
+        "split": split,
+        "n_docs": len(rows),
+    }
     if name == "ilp":
         metrics["ilp_budget"] = ilp_budget
     out = Path(out_dir)

@@ -34,17 +34,24 @@ def reference_texts(example: Example) -> list[str]:
     return [" ".join(r) for r in example.refs]
 
 
-def load_split_examples(data_dir: str | Path, split: str, vocab: Vocab, cfg: Config, limit: int = 0
-                        ) -> list[Example]:
+def load_split_examples(data_dir: str | Path, split: str, vocab: Vocab, cfg: Config, limit: int = 0) -> list[Example]:
     path = Path(data_dir) / f"{split}.jsonl"
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such split (run `c2fsum prepare` first)")
     docs: Iterable[dict] = read_prepared(path)
     examples = []
     for d in docs:
-        examples.append(encode_example(d, vocab, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len,
-                                       max_tgt_len=cfg.data.max_tgt_len, chunking=cfg.data.chunking,
-                                       max_words=cfg.data.max_words))
+        examples.append(
+            encode_example(
+                d,
+                vocab,
+                chunks=cfg.data.chunks,
+                chunk_len=cfg.data.chunk_len,
+                max_tgt_len=cfg.data.max_tgt_len,
+                chunking=cfg.data.chunking,
+                max_words=cfg.data.max_words,
+            )
+        )
         if limit and len(examples) >= limit:
             break
     if not examples:
@@ -52,10 +59,21 @@ def load_split_examples(data_dir: str | Path, split: str, vocab: Vocab, cfg: Con
     return examples
 
 
-def evaluate(model_dir: str | Path, data_dir: str | Path, split: str, out_dir: str | Path, *,
-             beam: int | None = None, limit: int = 0, block_trigrams: bool | None = None,
-             replace_unk: bool | None = None, device: str = "cpu", official: bool = False,
-             progress: bool = True, max_words: int | None = None) -> dict:
+def evaluate(
+    model_dir: str | Path,
+    data_dir: str | Path,
+    split: str,
+    out_dir: str | Path,
+    *,
+    beam: int | None = None,
+    limit: int = 0,
+    block_trigrams: bool | None = None,
+    replace_unk: bool | None = None,
+    device: str = "cpu",
+    official: bool = False,
+    progress: bool = True,
+    max_words: int | None = None,
+) -> dict:
     """Score a run directory (its best checkpoint) on ``split``; returns the metrics dict.
 
     Documents are read whole (as many chunks as they need) unless ``max_words`` cuts them.
@@ -65,8 +83,17 @@ def evaluate(model_dir: str | Path, data_dir: str | Path, split: str, out_dir: s
     cfg = replace(cfg, data=inference_grid(cfg.data, max_words))
     examples = load_split_examples(data_dir, split, vocab, cfg, limit)
     ppl, _, _ = perplexity(model, examples, cfg, torch.device(device))
-    decoded = decode_examples(model, vocab, examples, cfg, device=device, beam=beam,
-                              block_trigrams=block_trigrams, replace_unk=replace_unk, progress=progress)
+    decoded = decode_examples(
+        model,
+        vocab,
+        examples,
+        cfg,
+        device=device,
+        beam=beam,
+        block_trigrams=block_trigrams,
+        replace_unk=replace_unk,
+        progress=progress,
+    )
     candidates = [d.text for d in decoded]
     references = [reference_texts(d.example) for d in decoded]
     scores = score_corpus(candidates, references, official=official)
@@ -76,17 +103,28 @@ def evaluate(model_dir: str | Path, data_dir: str | Path, split: str, out_dir: s
         stats.add(d.hypothesis.tokens, len(vocab))
         n_chunks = max(1, -(-len(d.example.words) // cfg.data.chunk_len))
         entropy.add(d.hypothesis.attn, d.hypothesis.coarse, n_chunks=min(n_chunks, d.hypothesis.attn.size(1)))
-    metrics = {"ppl": ppl, **{k: v for k, v in scores.items() if k != "per_doc"}, **stats.summary(),
-               "entropy": entropy.mean, "entropy_uniform": entropy.uniform_mean,
-               "model": cfg.name or cfg.model.family, "split": split, "n_docs": len(decoded),
-               "max_words": cfg.data.max_words,
-               "beam": beam if beam is not None else cfg.decode.beam,
-               "block_trigrams": bool(cfg.decode.block_trigrams if block_trigrams is None else block_trigrams),
-               "checkpoint": str(loaded.path)}
+    metrics = {
+        "ppl": ppl,
+        **{k: v for k, v in scores.items() if k != "per_doc"},
+        **stats.summary(),
+        "entropy": entropy.mean,
+        "entropy_uniform": entropy.uniform_mean,
+        "model": cfg.name or cfg.model.family,
+        "split": split,
+        "n_docs": len(decoded),
+        "max_words": cfg.data.max_words,
+        "beam": beam if beam is not None else cfg.decode.beam,
+        "block_trigrams": bool(cfg.decode.block_trigrams if block_trigrams is None else block_trigrams),
+        "checkpoint": str(loaded.path),
+    }
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    write_jsonl(out / "predictions.jsonl",
-                ({"id": d.example.id, "candidate": c, "references": r, "score": d.hypothesis.score}
-                 for d, c, r in zip(decoded, candidates, references, strict=True)))
+    write_jsonl(
+        out / "predictions.jsonl",
+        (
+            {"id": d.example.id, "candidate": c, "references": r, "score": d.hypothesis.score}
+            for d, c, r in zip(decoded, candidates, references, strict=True)
+        ),
+    )
     write_json(out / "metrics.json", metrics)
     return metrics

@@ -29,13 +29,15 @@ import numpy as np
 __all__ = ["IlpProblem", "build_problem", "ilp_summary", "objective", "solve"]
 
 SENTENCE_MARKS = frozenset({"<s>", "</s>"})
-STOPWORDS = frozenset("""a about above after again against all also am an and any are as at be because been
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been
 before being below between both but by can could did do does doing down during each few for from further had
 has have having he her here hers herself him himself his how i if in into is it its itself just me more most
 my myself no nor not now of off on once only or other our ours out over own said same she should so some such
 than that the their theirs them themselves then there these they this those through to too under until up
 very was we were what when where which while who whom why will with would you your yours 's 't 're 've 'll 'd
-n't""".split())
+n't""".split()
+)
 TIE_BREAK = 1e-3
 """``eps``: below any concept weight (>= 1), so it only ever decides between equal coverage."""
 
@@ -116,7 +118,7 @@ def solve(problem: IlpProblem) -> list[int]:
     cost = np.concatenate([-problem.weights, TIE_BREAK * np.arange(1, J + 1) / J])
     rows = [coo_matrix(np.concatenate([np.zeros(K), problem.lengths]).reshape(1, -1))]
     lo, hi = [-np.inf], [float(problem.budget)]
-    ki, kj = np.nonzero(problem.occurs)                     # s_j - c_i <= 0 per occurrence
+    ki, kj = np.nonzero(problem.occurs)  # s_j - c_i <= 0 per occurrence
     if len(ki):
         n = len(ki)
         r = np.concatenate([np.arange(n), np.arange(n)])
@@ -125,15 +127,19 @@ def solve(problem: IlpProblem) -> list[int]:
         rows.append(coo_matrix((v, (r, c)), shape=(n, K + J)))
         lo += [-np.inf] * n
         hi += [0.0] * n
-    if K:                                                    # sum_{j in occ(i)} s_j - c_i >= 0
+    if K:  # sum_{j in occ(i)} s_j - c_i >= 0
         cover = np.hstack([-np.eye(K), problem.occurs.astype(np.float64)])
         rows.append(coo_matrix(cover))
         lo += [0.0] * K
         hi += [np.inf] * K
     A = vstack(rows).tocsr()
     upper = np.concatenate([np.ones(K), fits.astype(np.float64)])
-    res = milp(cost, constraints=LinearConstraint(A, np.array(lo), np.array(hi)),
-               integrality=np.ones(K + J), bounds=Bounds(np.zeros(K + J), upper))
+    res = milp(
+        cost,
+        constraints=LinearConstraint(A, np.array(lo), np.array(hi)),
+        integrality=np.ones(K + J),
+        bounds=Bounds(np.zeros(K + J), upper),
+    )
     if res.x is None:
         raise RuntimeError(f"ILP solver failed: {res.message}")
     return [j for j in range(J) if res.x[K + j] > 0.5]

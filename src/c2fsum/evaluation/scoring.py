@@ -127,14 +127,11 @@ def rouge_files(candidates_path: str | Path, references_path: str | Path, offici
     """
     cand_read = read_jsonl_with_errors(candidates_path)
     ref_read = read_jsonl_with_errors(references_path)
-    candidates = _read_by_id(
-        cand_read, _candidate_field, "field 'candidate': expected a string or a list of strings"
-    )
+    candidates = _read_by_id(cand_read, _candidate_field, "field 'candidate': expected a string or a list of strings")
     references = _read_by_id(
         ref_read,
         _references_field,
-        "field 'references' (or 'highlights'): expected a non-empty list of strings "
-        "or a newline-separated string",
+        "field 'references' (or 'highlights'): expected a non-empty list of strings or a newline-separated string",
     )
     if not candidates:
         raise ValueError(f"{cand_read.path}: no valid candidate lines ({len(cand_read.errors)} skipped)")
@@ -148,9 +145,7 @@ def rouge_files(candidates_path: str | Path, references_path: str | Path, offici
     if unused:
         log.info("%s: %d reference ids have no candidate (not scored)", ref_read.path, unused)
     ids = list(candidates)
-    scores = score_corpus(
-        [candidates[i] for i in ids], [references[i] for i in ids], official=official, ids=ids
-    )
+    scores = score_corpus([candidates[i] for i in ids], [references[i] for i in ids], official=official, ids=ids)
     skipped = cand_read.errors + ref_read.errors
     return {**scores, "n_skipped": len(skipped), "skipped": skipped}
 

@@ -20,8 +20,9 @@ __all__ = ["compare_systems", "paired_bootstrap", "predictions_path"]
 COMPARED = ("rouge1", "rouge2", "rougeL")
 
 
-def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, samples: int = 1000, seed: int = 0,
-                     confidence: float = 0.95) -> dict:
+def paired_bootstrap(
+    a: Sequence[float], b: Sequence[float], *, samples: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> dict:
     """Bootstrap the mean of ``a - b`` over paired per-document scores.
 
     Args:
@@ -44,16 +45,25 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, samples: int = 1
         raise ValueError(f"samples: expected at least 1, got {samples}")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence: expected a value in (0, 1), got {confidence}")
-    d = x - y                                                                     # (D,)
+    d = x - y  # (D,)
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(d), size=(samples, len(d)))                        # (S, D)
-    diffs = d[idx].mean(axis=1)                                                   # (S,)
+    idx = rng.integers(0, len(d), size=(samples, len(d)))  # (S, D)
+    diffs = d[idx].mean(axis=1)  # (S,)
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(diffs, [alpha, 1.0 - alpha])
     p = min(1.0, 2.0 * min(float((diffs <= 0).mean()), float((diffs >= 0).mean())))
-    return {"mean_a": float(x.mean()), "mean_b": float(y.mean()), "diff": float(d.mean()), "low": float(low),
-            "high": float(high), "p_value": p, "samples": samples, "seed": seed, "confidence": confidence,
-            "n_docs": len(d)}
+    return {
+        "mean_a": float(x.mean()),
+        "mean_b": float(y.mean()),
+        "diff": float(d.mean()),
+        "low": float(low),
+        "high": float(high),
+        "p_value": p,
+        "samples": samples,
+        "seed": seed,
+        "confidence": confidence,
+        "n_docs": len(d),
+    }
 
 
 def predictions_path(system: str | Path) -> Path:
@@ -65,8 +75,15 @@ def predictions_path(system: str | Path) -> Path:
     return path
 
 
-def compare_systems(system_a: str | Path, system_b: str | Path, *, samples: int = 1000, seed: int = 0,
-                    confidence: float = 0.95, metrics: Sequence[str] = COMPARED) -> dict:
+def compare_systems(
+    system_a: str | Path,
+    system_b: str | Path,
+    *,
+    samples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    metrics: Sequence[str] = COMPARED,
+) -> dict:
     """Paired bootstrap of ROUGE (x100) between two prediction files on the same documents.
 
     Each file holds ``{"id", "candidate", "references"}`` lines (``evaluate`` and ``baseline``
@@ -80,13 +97,20 @@ def compare_systems(system_a: str | Path, system_b: str | Path, *, samples: int 
     for x, y, px, py in ((ra, rb, pa, pb), (rb, ra, pb, pa)):
         missing = [i for i in x if i not in y]
         if missing:
-            raise ValueError(f"{py}: {len(missing)} document ids of {px} are missing (first: {missing[0]!r}); "
-                             "compare systems evaluated on the same documents")
+            raise ValueError(
+                f"{py}: {len(missing)} document ids of {px} are missing (first: {missing[0]!r}); "
+                "compare systems evaluated on the same documents"
+            )
     ids = list(ra)
     out = {"a": str(pa), "b": str(pb), "n_docs": len(ids), "n_skipped": sa["n_skipped"] + sb["n_skipped"]}
     for m in metrics:
-        r = paired_bootstrap([100.0 * ra[i][m] for i in ids], [100.0 * rb[i][m] for i in ids], samples=samples,
-                             seed=seed, confidence=confidence)
+        r = paired_bootstrap(
+            [100.0 * ra[i][m] for i in ids],
+            [100.0 * rb[i][m] for i in ids],
+            samples=samples,
+            seed=seed,
+            confidence=confidence,
+        )
         out[m] = r
     return out
 
@@ -95,10 +119,22 @@ def format_comparison(result: dict, name_a: str = "A", name_b: str = "B") -> str
     """A text table: one row per metric with both means, the difference, its interval and p."""
     conf = next(v["confidence"] for k, v in result.items() if isinstance(v, dict))
     head = ["metric", name_a, name_b, f"{name_a} - {name_b}", f"{conf:.0%} CI", "p"]
-    rows = [[m, f"{r['mean_a']:.2f}", f"{r['mean_b']:.2f}", f"{r['diff']:+.2f}", f"[{r['low']:+.2f}, {r['high']:+.2f}]",
-             f"{r['p_value']:.3f}"] for m, r in result.items() if isinstance(r, dict)]
+    rows = [
+        [
+            m,
+            f"{r['mean_a']:.2f}",
+            f"{r['mean_b']:.2f}",
+            f"{r['diff']:+.2f}",
+            f"[{r['low']:+.2f}, {r['high']:+.2f}]",
+            f"{r['p_value']:.3f}",
+        ]
+        for m, r in result.items()
+        if isinstance(r, dict)
+    ]
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=True)]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
-             for r in (head, *rows)]
+    lines = [
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+        for r in (head, *rows)
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)

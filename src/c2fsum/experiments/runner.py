@@ -91,8 +91,9 @@ def preset_path(preset: str, search: list[Path] | None = None) -> Path:
             cand = d / f"{preset}{suffix}"
             if cand.is_file():
                 return cand
-    raise ExperimentError(f"--presets: unknown preset {preset!r} (looked for {preset}.yaml in "
-                          f"{', '.join(str(d) for d in dirs)})")
+    raise ExperimentError(
+        f"--presets: unknown preset {preset!r} (looked for {preset}.yaml in {', '.join(str(d) for d in dirs)})"
+    )
 
 
 def preset_name(preset: str) -> str:
@@ -107,11 +108,22 @@ def _check_settings(exp_dir: Path, settings: ExperimentSettings) -> None:
     mine = asdict(settings)
     if path.exists():
         saved = json.loads(path.read_text(encoding="utf-8"))
-        for key in ("data", "budget_minutes", "epochs", "max_steps", "overrides", "split", "eval_limit", "beam",
-                    "seed"):
+        for key in (
+            "data",
+            "budget_minutes",
+            "epochs",
+            "max_steps",
+            "overrides",
+            "split",
+            "eval_limit",
+            "beam",
+            "seed",
+        ):
             if saved.get(key) != mine[key]:
-                raise ExperimentError(f"{path}: this experiment was run with {key}={saved.get(key)!r}, got "
-                                      f"{mine[key]!r}; use the same settings to resume or another --out")
+                raise ExperimentError(
+                    f"{path}: this experiment was run with {key}={saved.get(key)!r}, got "
+                    f"{mine[key]!r}; use the same settings to resume or another --out"
+                )
         # presets may be added to an experiment; keep the union in order
         mine["presets"] = list(dict.fromkeys([*saved.get("presets", []), *settings.presets]))
     write_json(path, mine)
@@ -158,8 +170,16 @@ def evaluate_preset(settings: ExperimentSettings, run_dir: Path, eval_dir: Path,
     if metrics_path.exists():
         return json.loads(metrics_path.read_text(encoding="utf-8"))
     t0 = time.monotonic()
-    metrics = evaluate(run_dir, settings.data, settings.split, eval_dir, beam=settings.beam,
-                       limit=settings.eval_limit, device=settings.device, progress=progress)
+    metrics = evaluate(
+        run_dir,
+        settings.data,
+        settings.split,
+        eval_dir,
+        beam=settings.beam,
+        limit=settings.eval_limit,
+        device=settings.device,
+        progress=progress,
+    )
     write_json(eval_dir / "timing.json", {"eval_s": round(time.monotonic() - t0, 1)})
     return metrics
 
@@ -182,8 +202,14 @@ def run_baselines(settings: ExperimentSettings, exp_dir: Path) -> dict[str, dict
     return out
 
 
-def run_experiment(settings: ExperimentSettings, exp_dir: str | Path, *, progress: bool = True,
-                   report: bool = True, doc_ids: list[str] | None = None) -> dict:
+def run_experiment(
+    settings: ExperimentSettings,
+    exp_dir: str | Path,
+    *,
+    progress: bool = True,
+    report: bool = True,
+    doc_ids: list[str] | None = None,
+) -> dict:
     """Train and evaluate every preset, run the baselines, then build the report.
 
     Returns ``{"runs": {preset: metrics}, "baselines": {...}, "failures": [...], "report": path}``.
@@ -194,14 +220,14 @@ def run_experiment(settings: ExperimentSettings, exp_dir: str | Path, *, progres
     if settings.budget_minutes <= 0 and settings.epochs <= 0 and settings.max_steps <= 0:
         raise ExperimentError("give a training budget: --budget-minutes N or --epochs N")
     data = Path(settings.data).resolve()
-    settings = replace(settings, data=str(data))       # the same directory however a rerun spells it
+    settings = replace(settings, data=str(data))  # the same directory however a rerun spells it
     for f in ("vocab.txt", "train.jsonl", "val.jsonl", f"{settings.split}.jsonl"):
         if not (data / f).is_file():
             raise FileNotFoundError(f"--data {data}: no {f} (run `c2fsum prepare` first)")
     names = [preset_name(p) for p in settings.presets]
     if len(set(names)) != len(names):
         raise ExperimentError(f"--presets: a preset is named twice: {','.join(names)}")
-    for p in settings.presets:       # fail early on a typo, before hours of training
+    for p in settings.presets:  # fail early on a typo, before hours of training
         preset_path(p)
     exp_dir.mkdir(parents=True, exist_ok=True)
     _check_settings(exp_dir, settings)

@@ -13,7 +13,7 @@ def token_nll(logprobs: Tensor, target: Tensor, mask: Tensor) -> Tensor:
     Returns:
         scalar: sum over real tokens of -log p(y_t).
     """
-    picked = logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)   # (B, T)
+    picked = logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)  # (B, T)
     return -(picked * mask.to(picked.dtype)).sum()
 
 

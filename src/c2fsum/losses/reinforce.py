@@ -29,7 +29,7 @@ def discounted_returns(rewards: Tensor, mask: Tensor, gamma: float) -> Tensor:
 
     thesis eq. 4.15: the reward influenced by the choice at step t.
     """
-    r = require_finite("REINFORCE rewards", rewards.masked_fill(~mask.bool(), 0.0))   # padding may hold -inf
+    r = require_finite("REINFORCE rewards", rewards.masked_fill(~mask.bool(), 0.0))  # padding may hold -inf
     out = torch.zeros_like(r)
     acc = torch.zeros_like(r[:, 0])
     for t in range(r.size(1) - 1, -1, -1):
@@ -80,8 +80,7 @@ class MovingAverageBaseline:
         return self.values.tolist()
 
 
-def reinforce_loss(policy_logprob: Tensor, returns: Tensor, baseline: Tensor, mask: Tensor,
-                   scale: float) -> Tensor:
+def reinforce_loss(policy_logprob: Tensor, returns: Tensor, baseline: Tensor, mask: Tensor, scale: float) -> Tensor:
     """Surrogate loss ``-scale * sum_t (R_t - b_t) log pi_t`` (summed over the batch).
 
     Args:

@@ -41,10 +41,12 @@ def chunk_distribution(attn: Tensor, coarse: Tensor | None = None) -> Tensor:
         raise ValueError(f"attn: expected shape (T, M, N), got {tuple(attn.shape)}")
     if coarse is not None:
         if tuple(coarse.shape) != tuple(attn.shape[:-1]):
-            raise ValueError(f"coarse: expected shape {tuple(attn.shape[:-1])} to match attn "
-                             f"{tuple(attn.shape)}, got {tuple(coarse.shape)}")
+            raise ValueError(
+                f"coarse: expected shape {tuple(attn.shape[:-1])} to match attn "
+                f"{tuple(attn.shape)}, got {tuple(coarse.shape)}"
+            )
         return coarse.float()
-    return attn.float().sum(-1)                                                      # (T, M)
+    return attn.float().sum(-1)  # (T, M)
 
 
 def attention_entropy(dist: Tensor) -> Tensor:
@@ -57,7 +59,7 @@ def attention_entropy(dist: Tensor) -> Tensor:
         raise ValueError(f"dist: expected shape (T, M), got {tuple(dist.shape)}")
     if dist.numel() and float(dist.min()) < 0:
         raise ValueError(f"dist: attention weights must be >= 0, got a minimum of {float(dist.min()):.3g}")
-    return torch.special.entr(dist.float()).sum(-1)                                  # (T,)
+    return torch.special.entr(dist.float()).sum(-1)  # (T,)
 
 
 def uniform_reference(n_chunks: int) -> float:
@@ -87,8 +89,9 @@ class EntropyMeter:
         self.count = 0
         """Number of words (decoding steps) added."""
 
-    def add(self, hypothesis_attn: Tensor, hypothesis_coarse: Tensor | None = None,
-            n_chunks: int | None = None) -> Tensor:
+    def add(
+        self, hypothesis_attn: Tensor, hypothesis_coarse: Tensor | None = None, n_chunks: int | None = None
+    ) -> Tensor:
         """Add one hypothesis; returns its per-word entropies ``(T,)``.
 
         Args:
@@ -98,7 +101,7 @@ class EntropyMeter:
                 it are dropped (a batch pads every grid to its largest M); they must hold no
                 attention. Default: all M chunks.
         """
-        dist = chunk_distribution(hypothesis_attn, hypothesis_coarse)                 # (T, M)
+        dist = chunk_distribution(hypothesis_attn, hypothesis_coarse)  # (T, M)
         if dist.dim() != 2:
             raise ValueError(f"hypothesis_attn: expected shape (T, M, N), got {tuple(hypothesis_attn.shape)}")
         M = dist.size(1)
@@ -107,10 +110,11 @@ class EntropyMeter:
                 raise ValueError(f"n_chunks must be between 1 and M={M}, got {n_chunks}")
             pad_mass = float(dist[:, n_chunks:].sum(-1).max()) if n_chunks < M and dist.size(0) else 0.0
             if pad_mass > PADDING_TOLERANCE:
-                raise ValueError(f"attention puts mass {pad_mass:.3g} on chunks past n_chunks={n_chunks}, "
-                                 f"expected 0 (padding)")
+                raise ValueError(
+                    f"attention puts mass {pad_mass:.3g} on chunks past n_chunks={n_chunks}, expected 0 (padding)"
+                )
             dist = dist[:, :n_chunks]
-        ent = attention_entropy(dist)                                                 # (T,)
+        ent = attention_entropy(dist)  # (T,)
         self.total += float(ent.double().sum())
         self.uniform_total += uniform_reference(n_chunks or M) * ent.numel()
         self.count += ent.numel()

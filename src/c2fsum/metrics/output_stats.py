@@ -11,7 +11,7 @@ def repeated_trigrams(tokens: Sequence) -> tuple[int, int]:
     repeats = 0
     n = max(len(tokens) - 2, 0)
     for i in range(n):
-        tri = tuple(tokens[i:i + 3])
+        tri = tuple(tokens[i : i + 3])
         if tri in seen:
             repeats += 1
         seen.add(tri)
@@ -39,6 +39,8 @@ class OutputStats:
     def summary(self) -> dict[str, float]:
         """Percentages: ``repeated_trigrams`` (of all output trigrams), ``docs_with_repeated_trigram``,
         ``copied_oov`` (of all output words)."""
-        return {"repeated_trigrams": 100.0 * self.repeats / max(self.trigrams, 1),
-                "docs_with_repeated_trigram": 100.0 * self.docs_with_repeat / max(self.docs, 1),
-                "copied_oov": 100.0 * self.copied / max(self.tokens, 1)}
+        return {
+            "repeated_trigrams": 100.0 * self.repeats / max(self.trigrams, 1),
+            "docs_with_repeated_trigram": 100.0 * self.docs_with_repeat / max(self.docs, 1),
+            "copied_oov": 100.0 * self.copied / max(self.tokens, 1),
+        }

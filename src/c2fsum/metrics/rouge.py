@@ -376,9 +376,7 @@ while (my ($k, $v) = each %h) { print "$k\t$v\n"; }
 
 def read_exception_db(db_path: str | Path) -> dict[str, str]:
     """Contents of a ``WordNet-2.0.exc.db`` as read by Perl's DB_File."""
-    proc = subprocess.run(
-        ["perl", "-e", _DUMP_DB_PL, str(db_path)], capture_output=True, text=True, encoding="latin-1"
-    )
+    proc = subprocess.run(["perl", "-e", _DUMP_DB_PL, str(db_path)], capture_output=True, text=True, encoding="latin-1")
     if proc.returncode != 0:
         raise OfficialRougeUnavailable(f"{db_path}: cannot read WordNet exception DB: {proc.stderr.strip()}")
     return dict(line.split("\t", 1) for line in proc.stdout.splitlines())
@@ -395,9 +393,7 @@ def _build_exception_db(exc_dir: Path, db_path: Path, work: Path) -> None:
         one = work / name.removesuffix(".exc")
         one.mkdir()
         shutil.copy(exc_dir / name, one / name)
-        proc = subprocess.run(
-            ["perl", str(script), ".", "exc", str(db_path)], cwd=one, capture_output=True, text=True
-        )
+        proc = subprocess.run(["perl", str(script), ".", "exc", str(db_path)], cwd=one, capture_output=True, text=True)
         if proc.returncode != 0:
             raise OfficialRougeUnavailable(f"{script}: failed on {name}: {proc.stderr.strip()}")
 
@@ -535,8 +531,7 @@ def official_scores(
     missing = [eid for eid, _, _ in evals if len(scores.get(eid, {})) != len(METRICS)]
     if missing:
         raise RuntimeError(
-            f"ROUGE-1.5.5.pl printed no scores for {len(missing)} of {len(evals)} "
-            f"evaluations (first: {missing[0]})"
+            f"ROUGE-1.5.5.pl printed no scores for {len(missing)} of {len(evals)} evaluations (first: {missing[0]})"
         )
     per_doc = []
     for i, refs in enumerate(references):

@@ -67,8 +67,14 @@ class Memory:
 
     def select(self, idx: Tensor) -> Memory:
         """Rows ``idx`` (``(B2,)`` long) of every batch-first field, e.g. to expand to beams."""
-        return replace(self, **{f.name: _select(getattr(self, f.name), idx) for f in fields(self)
-                                if f.name not in ("n_ext", "shared", "lazy")})
+        return replace(
+            self,
+            **{
+                f.name: _select(getattr(self, f.name), idx)
+                for f in fields(self)
+                if f.name not in ("n_ext", "shared", "lazy")
+            },
+        )
 
 
 @dataclass
@@ -88,8 +94,12 @@ class DecoderState:
     extra: tuple | None = None
 
     def select(self, idx: Tensor) -> DecoderState:
-        return DecoderState(h=self.h.index_select(1, idx), c=self.c.index_select(1, idx),
-                            feed=self.feed.index_select(0, idx), extra=_select(self.extra, idx))
+        return DecoderState(
+            h=self.h.index_select(1, idx),
+            c=self.c.index_select(1, idx),
+            feed=self.feed.index_select(0, idx),
+            extra=_select(self.extra, idx),
+        )
 
 
 @dataclass
@@ -144,8 +154,7 @@ class Summarizer(nn.Module):
     bos_id: int = 2
     eos_id: int = 3
 
-    def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None,
-               n_ext: int = 0) -> Memory:
+    def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
         """Read a batch of grids ``src`` ``(B, M, N)`` (vocabulary ids, pad = 0)."""
         raise NotImplementedError
 
@@ -160,8 +169,9 @@ class Summarizer(nn.Module):
         """Map extended-vocabulary ids (copied words) to <unk> for the embedding lookup."""
         return prev.masked_fill(prev >= self.vocab_size, self.unk_id)
 
-    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor,
-                src_ext: Tensor | None = None, n_ext: int = 0) -> ForwardOutput:
+    def forward(
+        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, src_ext: Tensor | None = None, n_ext: int = 0
+    ) -> ForwardOutput:
         """Teacher-forced pass.
 
         Args:

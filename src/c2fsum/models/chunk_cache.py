@@ -74,11 +74,11 @@ class ChunkCache:
         c = chunks.reshape(-1)
         missing = self.slot[d, c] < 0
         if bool(missing.any()):
-            pairs = torch.unique(torch.stack([d[missing], c[missing]], 1), dim=0)     # (U, 2)
+            pairs = torch.unique(torch.stack([d[missing], c[missing]], 1), dim=0)  # (U, 2)
             self.encode(pairs[:, 0], pairs[:, 1])
         if self._store is None:
             self._store = self.blocks[0] if len(self.blocks) == 1 else torch.cat(self.blocks, 0)
-        states = self._store.index_select(0, self.slot[d, c])                      # (R*k, N, H)
+        states = self._store.index_select(0, self.slot[d, c])  # (R*k, N, H)
         return states.view(R, k, *states.shape[1:])
 
     @property

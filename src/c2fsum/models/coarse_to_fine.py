@@ -41,21 +41,49 @@ class CoarseToFine(Model0):
     hard model attend softly for that minibatch.
     """
 
-    def __init__(self, *, vocab_size: int, emb_dim: int = 300, hidden: int = 500, enc_layers: int = 2,
-                 dec_layers: int = 2, dropout: float = 0.3, input_feed: bool = True, init_range: float = 0.1,
-                 chunk_encoder: str = "cnn", chunk_filters: int = 600, chunk_width: int = 6,
-                 pos_dim: int = 0, max_chunks: int = 10, coarse: str = "soft", samples: int = 1,
-                 lazy_fine: bool = False, chunk_slice: int = 256, **components):
+    def __init__(
+        self,
+        *,
+        vocab_size: int,
+        emb_dim: int = 300,
+        hidden: int = 500,
+        enc_layers: int = 2,
+        dec_layers: int = 2,
+        dropout: float = 0.3,
+        input_feed: bool = True,
+        init_range: float = 0.1,
+        chunk_encoder: str = "cnn",
+        chunk_filters: int = 600,
+        chunk_width: int = 6,
+        pos_dim: int = 0,
+        max_chunks: int = 10,
+        coarse: str = "soft",
+        samples: int = 1,
+        lazy_fine: bool = False,
+        chunk_slice: int = 256,
+        **components,
+    ):
         """``components``: the Paulus et al. options of :class:`Model0` that combine with
         hierarchical attention (bidirectional, intra_decoder, pointer, share_embeddings, output).
         ``lazy_fine``: also encode lazily in training (hard attention); ``chunk_slice``: chunks
         read at a time by the chunk encoder on the lazy path."""
         if components.get("temporal"):
-            raise ValueError("model.temporal: intra-temporal attention is defined for flat attention "
-                             "(model0, model1), not for coarse-to-fine attention")
-        super().__init__(vocab_size=vocab_size, emb_dim=emb_dim, hidden=hidden, enc_layers=enc_layers,
-                         dec_layers=dec_layers, dropout=dropout, input_feed=input_feed,
-                         init_range=init_range, per_chunk=True, **components)
+            raise ValueError(
+                "model.temporal: intra-temporal attention is defined for flat attention "
+                "(model0, model1), not for coarse-to-fine attention"
+            )
+        super().__init__(
+            vocab_size=vocab_size,
+            emb_dim=emb_dim,
+            hidden=hidden,
+            enc_layers=enc_layers,
+            dec_layers=dec_layers,
+            dropout=dropout,
+            input_feed=input_feed,
+            init_range=init_range,
+            per_chunk=True,
+            **components,
+        )
         if coarse not in COARSE_MODES:
             raise ValueError(f"model.coarse: got {coarse!r}, expected one of {COARSE_MODES}")
         self.coarse = coarse
@@ -66,12 +94,22 @@ class CoarseToFine(Model0):
         self.lazy_fine = lazy_fine
         self.chunk_slice = chunk_slice
         self._teacher_forcing = False
-        self.chunk_encoder = ChunkEncoder(kind=chunk_encoder, vocab_size=vocab_size, emb_dim=emb_dim,
-                                          max_chunks=max_chunks, filters=chunk_filters, width=chunk_width,
-                                          pos_dim=pos_dim, init_range=init_range)
+        self.chunk_encoder = ChunkEncoder(
+            kind=chunk_encoder,
+            vocab_size=vocab_size,
+            emb_dim=emb_dim,
+            max_chunks=max_chunks,
+            filters=chunk_filters,
+            width=chunk_width,
+            pos_dim=pos_dim,
+            init_range=init_range,
+        )
         del self.attention
-        self.attention = CoarseToFineAttention(query_dim=hidden, word_dim=hidden,  # type: ignore[assignment]
-                                               chunk_dim=self.chunk_encoder.out_dim)
+        self.attention = CoarseToFineAttention(
+            query_dim=hidden,
+            word_dim=hidden,  # type: ignore[assignment]
+            chunk_dim=self.chunk_encoder.out_dim,
+        )
         for name, p in self.named_parameters():
             if p.requires_grad and (name.startswith("attention.") or name.startswith("chunk_encoder.")):
                 p.data.uniform_(-init_range, init_range)
@@ -87,37 +125,53 @@ class CoarseToFine(Model0):
             src_ext = src
         if self.lazy_active():
             return self.encode_lazy(src, src_mask, src_ext, n_ext)
-        emb = self.src_emb(src)                                         # (B, M, N, E)
-        words, (h, c) = self.encoder(emb, src_mask)                     # (B, M, N, H) per chunk
-        chunks = self.chunk_encoder(src, emb, src_mask)                 # (B, M, Hc)
-        chunk_mask = src_mask.any(-1)                                   # (B, M)
+        emb = self.src_emb(src)  # (B, M, N, E)
+        words, (h, c) = self.encoder(emb, src_mask)  # (B, M, N, H) per chunk
+        chunks = self.chunk_encoder(src, emb, src_mask)  # (B, M, Hc)
+        chunk_mask = src_mask.any(-1)  # (B, M)
         _, keys_t, chunk_keys_t = CoarseToFineAttention.prepare(words, chunks)
-        return Memory(words=words, word_mask=src_mask, chunk_mask=chunk_mask, chunks=chunks, src_ext=src_ext,
-                      n_ext=n_ext, final=(h.transpose(0, 1), c.transpose(0, 1)),
-                      cache=(keys_t, chunk_keys_t))
+        return Memory(
+            words=words,
+            word_mask=src_mask,
+            chunk_mask=chunk_mask,
+            chunks=chunks,
+            src_ext=src_ext,
+            n_ext=n_ext,
+            final=(h.transpose(0, 1), c.transpose(0, 1)),
+            cache=(keys_t, chunk_keys_t),
+        )
 
     def encode_lazy(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
         """Chunk vectors ``(B, M, Hc)`` for all chunks; word states only for each document's last
         non-empty chunk (the decoder's initial state). ``words`` is a ``(B, M, N, 0)`` placeholder."""
         B, M, N = src.shape
         chunks = self.chunk_encoder(src, None, src_mask, embed=self.src_emb, slice_chunks=self.chunk_slice)
-        chunk_mask = src_mask.any(-1)                                   # (B, M)
+        chunk_mask = src_mask.any(-1)  # (B, M)
         cache = ChunkCache(self._encode_rows, src, src_mask)
         cache.sparse_attn = not self._teacher_forcing and not self.copies
-        last = chunk_mask.long().cumsum(-1).argmax(-1)                  # (B,) last non-empty chunk
-        _, (h, c) = cache.encode(torch.arange(B, device=src.device), last)   # (L, B, H)
-        return Memory(words=self.src_emb.weight.new_zeros(B, M, N, 0), word_mask=src_mask, chunk_mask=chunk_mask,
-                      chunks=chunks, src_ext=src_ext, n_ext=n_ext, final=(h.transpose(0, 1), c.transpose(0, 1)),
-                      cache=(None, chunks.transpose(1, 2).contiguous()),
-                      doc=torch.arange(B, device=src.device), lazy=cache)
+        last = chunk_mask.long().cumsum(-1).argmax(-1)  # (B,) last non-empty chunk
+        _, (h, c) = cache.encode(torch.arange(B, device=src.device), last)  # (L, B, H)
+        return Memory(
+            words=self.src_emb.weight.new_zeros(B, M, N, 0),
+            word_mask=src_mask,
+            chunk_mask=chunk_mask,
+            chunks=chunks,
+            src_ext=src_ext,
+            n_ext=n_ext,
+            final=(h.transpose(0, 1), c.transpose(0, 1)),
+            cache=(None, chunks.transpose(1, 2).contiguous()),
+            doc=torch.arange(B, device=src.device),
+            lazy=cache,
+        )
 
     def _encode_rows(self, ids: Tensor, mask: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         """U chunks ``(U, N)`` through the per-chunk LSTM: states ``(U, N, H)``, final ``(L, U, H)`` each."""
-        states, final = self.encoder(self.src_emb(ids).unsqueeze(1), mask.unsqueeze(1))   # (U, 1, N, H)
+        states, final = self.encoder(self.src_emb(ids).unsqueeze(1), mask.unsqueeze(1))  # (U, 1, N, H)
         return states.squeeze(1), final
 
-    def forward(self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, src_ext: Tensor | None = None,
-                n_ext: int = 0) -> ForwardOutput:
+    def forward(
+        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, src_ext: Tensor | None = None, n_ext: int = 0
+    ) -> ForwardOutput:
         """Teacher forcing (see :meth:`Model0.forward`); attention comes back dense on the lazy path too."""
         self._teacher_forcing = True
         try:
@@ -130,16 +184,32 @@ class CoarseToFine(Model0):
             return "soft"
         return "sample" if self.training else "argmax"
 
-    def attend_source(self, top: Tensor, memory: Memory, past: Tensor | None
-                      ) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None, Tensor | None]:
+    def attend_source(
+        self, top: Tensor, memory: Memory, past: Tensor | None
+    ) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None, Tensor | None]:
         keys_t, chunk_keys_t = memory.cache  # type: ignore[misc]  # set by encode()
         if memory.lazy is not None:
             cache, doc = memory.lazy, memory.doc
-            o = self.attention.forward_lazy(top, chunk_keys_t, memory.chunk_mask, memory.word_mask,
-                                            lambda choice: cache.read(doc, choice), mode=self.attention_mode(),
-                                            samples=self.samples, sparse=cache.sparse_attn)
+            o = self.attention.forward_lazy(
+                top,
+                chunk_keys_t,
+                memory.chunk_mask,
+                memory.word_mask,
+                lambda choice: cache.read(doc, choice),
+                mode=self.attention_mode(),
+                samples=self.samples,
+                sparse=cache.sparse_attn,
+            )
             return o.ctx, o.attn, o.coarse, o.policy, None
-        values = memory.words.flatten(1, 2)                             # (B, S, H), a view
-        o = self.attention(top, values, keys_t, chunk_keys_t, memory.word_mask, memory.chunk_mask,
-                           mode=self.attention_mode(), samples=self.samples)
+        values = memory.words.flatten(1, 2)  # (B, S, H), a view
+        o = self.attention(
+            top,
+            values,
+            keys_t,
+            chunk_keys_t,
+            memory.word_mask,
+            memory.chunk_mask,
+            mode=self.attention_mode(),
+            samples=self.samples,
+        )
         return o.ctx, o.attn, o.coarse, o.policy, None

@@ -58,8 +58,14 @@ class BilinearAttention(nn.Module):
         the same results, but their gradients are formed once per batch instead of once per step."""
         return StepMatrix(values, m_t=keys_t), StepMatrix(keys_t, m_t=values)
 
-    def forward(self, query: Tensor, values: Tensor | StepMatrix, keys_t: Tensor | StepMatrix, mask: Tensor,
-                past: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor | None]:
+    def forward(
+        self,
+        query: Tensor,
+        values: Tensor | StepMatrix,
+        keys_t: Tensor | StepMatrix,
+        mask: Tensor,
+        past: Tensor | None = None,
+    ) -> tuple[Tensor, Tensor, Tensor | None]:
         """One step.
 
         Args:
@@ -74,18 +80,18 @@ class BilinearAttention(nn.Module):
             (None unless temporal); ``(B, R, .)`` each with R queries.
         """
         grouped = query.dim() == 3
-        q = self.W(query) if grouped else self.W(query).unsqueeze(1)    # (B, R, H), R = 1 by default
-        e = _left_mul(q, keys_t)                                # (B, R, S)  e_ti
+        q = self.W(query) if grouped else self.W(query).unsqueeze(1)  # (B, R, H), R = 1 by default
+        e = _left_mul(q, keys_t)  # (B, R, S)  e_ti
         e = e if grouped else e.squeeze(1)
         new_past = None
         if self.temporal:
-            e = e.masked_fill(~mask, -1e4)                      # padding stays finite in the log-sum
-            scores = e if past is None else e - past            # log e'_ti
+            e = e.masked_fill(~mask, -1e4)  # padding stays finite in the log-sum
+            scores = e if past is None else e - past  # log e'_ti
             new_past = e if past is None else torch.logaddexp(past, e)
         else:
             scores = e
-        alpha = masked_softmax(scores, mask)                    # (B, S)
-        ctx = _left_mul(alpha if grouped else alpha.unsqueeze(1), values)   # (B, R, H)  c~
+        alpha = masked_softmax(scores, mask)  # (B, S)
+        ctx = _left_mul(alpha if grouped else alpha.unsqueeze(1), values)  # (B, R, H)  c~
         ctx = ctx if grouped else ctx.squeeze(1)
         return ctx, alpha, new_past
 

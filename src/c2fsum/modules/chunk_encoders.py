@@ -34,12 +34,12 @@ class CNNChunkEncoder(nn.Module):
     def forward(self, emb: Tensor, mask: Tensor) -> Tensor:
         """emb ``(B, M, N, E)``, mask ``(B, M, N)`` -> ``(B, M, F)``; zero for empty chunks."""
         B, M, N, E = emb.shape
-        x = emb.reshape(B * M, N, E).transpose(1, 2)                 # (B*M, E, N)
+        x = emb.reshape(B * M, N, E).transpose(1, 2)  # (B*M, E, N)
         # pad on the right so every real word starts a window (chunks shorter than the width too)
-        x = F.pad(x, (0, self.width - 1))                           # (B*M, E, N + w - 1)
-        h = torch.tanh(self.conv(x))                                # (B*M, F, N)
+        x = F.pad(x, (0, self.width - 1))  # (B*M, E, N + w - 1)
+        h = torch.tanh(self.conv(x))  # (B*M, F, N)
         valid = mask.reshape(B * M, 1, N)
-        h = h.masked_fill(~valid, float("-inf")).amax(-1)           # (B*M, F) max over time
+        h = h.masked_fill(~valid, float("-inf")).amax(-1)  # (B*M, F) max over time
         h = h.masked_fill(~valid.any(-1), 0.0)
         return h.view(B, M, self.out_dim)
 
@@ -67,8 +67,18 @@ class BOWChunkEncoder(nn.Module):
 class ChunkEncoder(nn.Module):
     """A CNN or BOW chunk encoder, optionally with a position embedding concatenated."""
 
-    def __init__(self, *, kind: str, vocab_size: int, emb_dim: int, max_chunks: int, filters: int = 600,
-                 width: int = 6, pos_dim: int = 0, init_range: float = 0.1):
+    def __init__(
+        self,
+        *,
+        kind: str,
+        vocab_size: int,
+        emb_dim: int,
+        max_chunks: int,
+        filters: int = 600,
+        width: int = 6,
+        pos_dim: int = 0,
+        init_range: float = 0.1,
+    ):
         super().__init__()
         if kind == "cnn":
             self.body: nn.Module = CNNChunkEncoder(emb_dim=emb_dim, filters=filters, width=width)
@@ -81,8 +91,9 @@ class ChunkEncoder(nn.Module):
         self.pos = nn.Embedding(self.positions, pos_dim) if pos_dim > 0 else None
         self.out_dim = self.body.out_dim + pos_dim
 
-    def forward(self, ids: Tensor, emb: Tensor | None, mask: Tensor, *, embed: nn.Module | None = None,
-                slice_chunks: int = 0) -> Tensor:
+    def forward(
+        self, ids: Tensor, emb: Tensor | None, mask: Tensor, *, embed: nn.Module | None = None, slice_chunks: int = 0
+    ) -> Tensor:
         """ids ``(B, M, N)``, word embeddings ``(B, M, N, E)``, mask -> ``(B, M, Hc)``.
 
         With ``emb=None`` the embeddings are looked up with ``embed`` ``slice_chunks`` chunks at a
@@ -95,7 +106,7 @@ class ChunkEncoder(nn.Module):
             step = slice_chunks if slice_chunks > 0 else M
             parts = []
             for s in range(0, M, step):
-                i, m = ids[:, s:s + step], mask[:, s:s + step]
+                i, m = ids[:, s : s + step], mask[:, s : s + step]
                 parts.append(self._body(i, embed(i) if self.kind == "cnn" else None, m))
             h = parts[0] if len(parts) == 1 else torch.cat(parts, 1)
         if self.pos is not None:

@@ -52,8 +52,7 @@ class InputFeedingLSTM(nn.Module):
 
     def __init__(self, *, input_dim: int, hidden: int, layers: int, dropout: float):
         super().__init__()
-        self.cells = nn.ModuleList(
-            nn.LSTMCell(input_dim if i == 0 else hidden, hidden) for i in range(layers))
+        self.cells = nn.ModuleList(nn.LSTMCell(input_dim if i == 0 else hidden, hidden) for i in range(layers))
         self.dropout = nn.Dropout(dropout)
         self.hidden = hidden
         self.layers = layers
@@ -83,13 +82,14 @@ class InputFeedingLSTM(nn.Module):
         weights, biases = [], []
         for i, cell in enumerate(self.cells):
             w_ih = cell.weight_ih[:, P:] if i == 0 else cell.weight_ih
-            w = torch.cat([w_ih, cell.weight_hh], 1)                   # (4H, I_l + H)
+            w = torch.cat([w_ih, cell.weight_hh], 1)  # (4H, I_l + H)
             weights.append(StepMatrix(w.t().unsqueeze(0), m_t=w.unsqueeze(0)))
             biases.append(None if i == 0 else cell.bias_ih + cell.bias_hh)
         return DecoderSteps(pre_gates=pre_gates, weights=weights, biases=biases)
 
-    def step(self, steps: DecoderSteps, t: int, rest: Tensor | None, h: Tensor, c: Tensor
-             ) -> tuple[Tensor, Tensor, Tensor]:
+    def step(
+        self, steps: DecoderSteps, t: int, rest: Tensor | None, h: Tensor, c: Tensor
+    ) -> tuple[Tensor, Tensor, Tensor]:
         """Step ``t`` of the fast path; ``rest`` ``(B, I - P)`` is the rest of the input (or None).
 
         Same returns as :meth:`forward`.
@@ -97,7 +97,7 @@ class InputFeedingLSTM(nn.Module):
         hs, cs = [], []
         inp = rest
         for i in range(self.layers):
-            a = h[i] if inp is None else torch.cat([inp, h[i]], -1)      # (B, I_l + H)
+            a = h[i] if inp is None else torch.cat([inp, h[i]], -1)  # (B, I_l + H)
             gates = steps.weights[i].left_mul(a.unsqueeze(0)).squeeze(0)  # (B, 4H)
             gates = gates + (steps.pre_gates[:, t] if i == 0 else steps.biases[i])
             hi, ci = lstm_gates(gates, c[i])

@@ -40,11 +40,11 @@ class _Stash:
         """``sum_t a_t^T g_t`` ``(B, X, Y)`` in one bmm, or None if no step needed a gradient."""
         if not self.a:
             return None
-        A = torch.cat(self.a, 1) if len(self.a) > 1 else self.a[0]        # (B, T*R, X)
-        G = torch.cat(self.g, 1) if len(self.g) > 1 else self.g[0]        # (B, T*R, Y)
+        A = torch.cat(self.a, 1) if len(self.a) > 1 else self.a[0]  # (B, T*R, X)
+        G = torch.cat(self.g, 1) if len(self.g) > 1 else self.g[0]  # (B, T*R, Y)
         self.a.clear()
         self.g.clear()
-        return torch.bmm(A.transpose(1, 2), G)                            # (B, X, Y)
+        return torch.bmm(A.transpose(1, 2), G)  # (B, X, Y)
 
 
 class _Anchor(Function):
@@ -74,7 +74,7 @@ class _StepBmm(Function):
         (a,) = ctx.saved_tensors
         ctx.stash.a.append(a)
         ctx.stash.g.append(g)
-        grad_a = torch.bmm(g, ctx.m_t) if ctx.needs_input_grad[0] else None   # (B, R, X)
+        grad_a = torch.bmm(g, ctx.m_t) if ctx.needs_input_grad[0] else None  # (B, R, X)
         return grad_a, None, None, None, None
 
 

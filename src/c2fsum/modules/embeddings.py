@@ -35,8 +35,9 @@ def load_pretrained(emb: nn.Embedding, itos: list[str], path: str | Path, *, bin
             raise
         kv = KeyedVectors.load_word2vec_format(str(path), binary=False, no_header=True)
     if kv.vector_size != emb.embedding_dim:
-        raise ValueError(f"{path}: vectors have {kv.vector_size} dimensions, "
-                         f"the model's embeddings have {emb.embedding_dim}")
+        raise ValueError(
+            f"{path}: vectors have {kv.vector_size} dimensions, the model's embeddings have {emb.embedding_dim}"
+        )
     found = 0
     with torch.no_grad():
         for i, w in enumerate(itos):

@@ -41,11 +41,16 @@ class VocabGenerator(nn.Module):
         if self.shared:
             if emb_weight is None:
                 raise ValueError("a shared-weight generator needs the embedding matrix")
-            return torch.tanh(emb_weight @ self.proj)                   # Paulus eq. 13
+            return torch.tanh(emb_weight @ self.proj)  # Paulus eq. 13
         return self.weight
 
-    def forward(self, features: Tensor, emb_weight: Tensor | None = None, weight: Tensor | None = None,
-                packed: Tensor | None = None) -> Tensor:
+    def forward(
+        self,
+        features: Tensor,
+        emb_weight: Tensor | None = None,
+        weight: Tensor | None = None,
+        packed: Tensor | None = None,
+    ) -> Tensor:
         """features ``(..., D)`` -> logits ``(..., V)``. ``weight``: W_out already computed (decoding
         step by step computes tanh(W_emb W_proj) once per batch, not once per step). ``packed``:
         W_out from :meth:`pack`, used for ``(B, D)`` features without gradients."""
@@ -62,9 +67,13 @@ class VocabGenerator(nn.Module):
         non-Intel CPUs (same products, float rounding differs). Packing costs about one step's
         product, once per batch.
         """
-        if (torch.is_grad_enabled() or weight.device.type != "cpu" or weight.dtype != torch.float32
-                or not torch.backends.mkldnn.is_available()
-                or not hasattr(torch.ops.mkldnn, "_reorder_linear_weight")):
+        if (
+            torch.is_grad_enabled()
+            or weight.device.type != "cpu"
+            or weight.dtype != torch.float32
+            or not torch.backends.mkldnn.is_available()
+            or not hasattr(torch.ops.mkldnn, "_reorder_linear_weight")
+        ):
             return None
         try:
             return torch.ops.mkldnn._reorder_linear_weight(weight.detach())
@@ -72,8 +81,7 @@ class VocabGenerator(nn.Module):
             return None
 
 
-def pointer_mixture(vocab_logprobs: Tensor, p_copy: Tensor, attn: Tensor, src_ext: Tensor, n_ext: int
-                    ) -> Tensor:
+def pointer_mixture(vocab_logprobs: Tensor, p_copy: Tensor, attn: Tensor, src_ext: Tensor, n_ext: int) -> Tensor:
     """Mix generation and copying into log-probabilities over V'.
 
     Args:

@@ -54,12 +54,21 @@ class CoarseToFineAttention(nn.Module):
 
     def coarse_weights(self, query: Tensor, chunk_keys_t: Tensor, chunk_mask: Tensor) -> Tensor:
         """alpha^s ``(B, M)``."""
-        scores = torch.bmm(self.W_s(query).unsqueeze(1), chunk_keys_t).squeeze(1)   # (B, M)
+        scores = torch.bmm(self.W_s(query).unsqueeze(1), chunk_keys_t).squeeze(1)  # (B, M)
         return masked_softmax(scores, chunk_mask)
 
-    def forward(self, query: Tensor, values: Tensor, keys_t: Tensor, chunk_keys_t: Tensor,
-                word_mask: Tensor, chunk_mask: Tensor, *, mode: str = "soft", samples: int = 1
-                ) -> HierarchicalAttentionOutput:
+    def forward(
+        self,
+        query: Tensor,
+        values: Tensor,
+        keys_t: Tensor,
+        chunk_keys_t: Tensor,
+        word_mask: Tensor,
+        chunk_mask: Tensor,
+        *,
+        mode: str = "soft",
+        samples: int = 1,
+    ) -> HierarchicalAttentionOutput:
         """One step.
 
         Args:
@@ -68,12 +77,12 @@ class CoarseToFineAttention(nn.Module):
             mode: ``soft``, ``sample`` (hard, training: draw ``samples`` chunks) or ``argmax``.
         """
         B, M, N = word_mask.shape
-        alpha_s = self.coarse_weights(query, chunk_keys_t, chunk_mask)               # (B, M)
+        alpha_s = self.coarse_weights(query, chunk_keys_t, chunk_mask)  # (B, M)
         if mode == "argmax":
             return self._argmax(query, values, alpha_s, word_mask)
-        q_w = self.W_w(query).unsqueeze(1)                                           # (B, 1, H)
-        scores = torch.bmm(q_w, keys_t).view(B, M, N)                                # (B, M, N)
-        alpha_w = masked_softmax(scores, word_mask)                                  # per chunk
+        q_w = self.W_w(query).unsqueeze(1)  # (B, 1, H)
+        scores = torch.bmm(q_w, keys_t).view(B, M, N)  # (B, M, N)
+        alpha_w = masked_softmax(scores, word_mask)  # per chunk
         policy = None
         if mode == "soft":
             weights = alpha_s
@@ -81,18 +90,17 @@ class CoarseToFineAttention(nn.Module):
             weights, policy = sample_chunks(alpha_s, samples)
         else:
             raise ValueError(f"attention mode: got {mode!r}, expected soft, sample or argmax")
-        alpha = weights.unsqueeze(-1) * alpha_w                                      # (B, M, N)
-        ctx = torch.bmm(alpha.view(B, 1, M * N), values).squeeze(1)                  # (B, H)
+        alpha = weights.unsqueeze(-1) * alpha_w  # (B, M, N)
+        ctx = torch.bmm(alpha.view(B, 1, M * N), values).squeeze(1)  # (B, H)
         return HierarchicalAttentionOutput(ctx=ctx, attn=alpha, coarse=alpha_s, policy=policy)
 
-    def _argmax(self, query: Tensor, values: Tensor, alpha_s: Tensor, word_mask: Tensor
-                ) -> HierarchicalAttentionOutput:
+    def _argmax(self, query: Tensor, values: Tensor, alpha_s: Tensor, word_mask: Tensor) -> HierarchicalAttentionOutput:
         """Test-time hard attention that reads only the chosen chunk's N words."""
         B, M, N = word_mask.shape
         H = values.size(-1)
-        choice = alpha_s.argmax(-1, keepdim=True)                                    # (B, 1)
-        rows = torch.arange(B, device=values.device).unsqueeze(1)                    # (B, 1)
-        words = values.view(B, M, N, H)[rows, choice]                                # (B, 1, N, H)
+        choice = alpha_s.argmax(-1, keepdim=True)  # (B, 1)
+        rows = torch.arange(B, device=values.device).unsqueeze(1)  # (B, 1)
+        words = values.view(B, M, N, H)[rows, choice]  # (B, 1, N, H)
         alpha_w, ctx = self.read_chunks(query, words, word_mask[rows, choice])
         attn = scatter_chunks(alpha_w, choice, M, sparse=False)
         return HierarchicalAttentionOutput(ctx=ctx, attn=attn, coarse=alpha_s, policy=None)
@@ -108,16 +116,25 @@ class CoarseToFineAttention(nn.Module):
         """
         B, k, N, H = words.shape
         flat = words.reshape(B, k * N, H)
-        scores = torch.bmm(flat, self.W_w(query).unsqueeze(-1)).view(B, k, N)          # (B, k, N)
+        scores = torch.bmm(flat, self.W_w(query).unsqueeze(-1)).view(B, k, N)  # (B, k, N)
         alpha_w = masked_softmax(scores, mask)
         if k > 1:
-            alpha_w = alpha_w / k                                                     # alpha~^s = mu / k
-        ctx = torch.bmm(alpha_w.view(B, 1, k * N), flat).squeeze(1)                   # (B, H)
+            alpha_w = alpha_w / k  # alpha~^s = mu / k
+        ctx = torch.bmm(alpha_w.view(B, 1, k * N), flat).squeeze(1)  # (B, H)
         return alpha_w, ctx
 
-    def forward_lazy(self, query: Tensor, chunk_keys_t: Tensor, chunk_mask: Tensor, word_mask: Tensor,
-                     read: Callable[[Tensor], Tensor], *, mode: str, samples: int = 1,
-                     sparse: bool = False) -> HierarchicalAttentionOutput:
+    def forward_lazy(
+        self,
+        query: Tensor,
+        chunk_keys_t: Tensor,
+        chunk_mask: Tensor,
+        word_mask: Tensor,
+        read: Callable[[Tensor], Tensor],
+        *,
+        mode: str,
+        samples: int = 1,
+        sparse: bool = False,
+    ) -> HierarchicalAttentionOutput:
         """Hard attention (MODEL 3) that needs word states only for the chunks it picks.
 
         Args:
@@ -128,16 +145,16 @@ class CoarseToFineAttention(nn.Module):
             sparse: return ``attn`` as a sparse COO tensor (only the chosen chunks are stored).
         """
         M = word_mask.size(1)
-        alpha_s = self.coarse_weights(query, chunk_keys_t, chunk_mask)               # (B, M)
+        alpha_s = self.coarse_weights(query, chunk_keys_t, chunk_mask)  # (B, M)
         policy = None
         if mode == "argmax":
-            choice = alpha_s.argmax(-1, keepdim=True)                                # (B, 1)
+            choice = alpha_s.argmax(-1, keepdim=True)  # (B, 1)
         elif mode == "sample":
-            choice = draw_chunks(alpha_s, samples)                                   # (B, k)
+            choice = draw_chunks(alpha_s, samples)  # (B, k)
             policy = multinomial_logp(alpha_s, choice)
         else:
             raise ValueError(f"lazy attention mode: got {mode!r}, expected sample or argmax")
-        rows = torch.arange(choice.size(0), device=choice.device).unsqueeze(1)      # (B, 1)
+        rows = torch.arange(choice.size(0), device=choice.device).unsqueeze(1)  # (B, 1)
         alpha_w, ctx = self.read_chunks(query, read(choice), word_mask[rows, choice])
         attn = scatter_chunks(alpha_w, choice, M, sparse=sparse)
         return HierarchicalAttentionOutput(ctx=ctx, attn=attn, coarse=alpha_s, policy=policy)
@@ -175,12 +192,12 @@ def multinomial_logp(alpha_s: Tensor, draws: Tensor) -> Tensor:
     """
     k = draws.size(1)
     mu = torch.zeros_like(alpha_s).scatter_add_(1, draws, torch.ones_like(draws, dtype=alpha_s.dtype))
-    logp = (mu * torch.log(alpha_s.clamp(min=1e-30))).sum(-1)                        # (B,)
+    logp = (mu * torch.log(alpha_s.clamp(min=1e-30))).sum(-1)  # (B,)
     return logp + torch.lgamma(torch.tensor(k + 1.0, device=mu.device)) - torch.lgamma(mu + 1).sum(-1)
 
 
 def sample_chunks(alpha_s: Tensor, k: int) -> tuple[Tensor, Tensor]:
     """Draw mu ~ Multinomial(k, alpha^s); return alpha~^s = mu / k ``(B, M)`` and log p(mu) ``(B,)``."""
-    draws = draw_chunks(alpha_s, k)                                                   # (B, k)
+    draws = draw_chunks(alpha_s, k)  # (B, k)
     mu = torch.zeros_like(alpha_s).scatter_add_(1, draws, torch.ones_like(draws, dtype=alpha_s.dtype))
     return mu / k, multinomial_logp(alpha_s, draws)

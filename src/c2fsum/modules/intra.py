@@ -24,6 +24,6 @@ class IntraDecoderAttention(nn.Module):
         """h ``(B, H)``; history ``(B, t-1, H)`` or None at t = 1 -> c^d ``(B, H)``, weights ``(B, t-1)``."""
         if history is None or history.size(1) == 0:
             return torch.zeros_like(h), None
-        scores = torch.bmm(history, self.W(h).unsqueeze(-1)).squeeze(-1)       # (B, t-1)
+        scores = torch.bmm(history, self.W(h).unsqueeze(-1)).squeeze(-1)  # (B, t-1)
         alpha = torch.softmax(scores, -1)
         return torch.bmm(alpha.unsqueeze(1), history).squeeze(1), alpha

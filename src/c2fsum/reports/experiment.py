@@ -56,7 +56,7 @@ class System:
 
     key: str
     label: str
-    kind: str                              # "baseline" or "model"
+    kind: str  # "baseline" or "model"
     metrics: dict | None = None
     eval_dir: Path | None = None
     run_dir: Path | None = None
@@ -85,12 +85,17 @@ def collect(exp_dir: str | Path) -> tuple[dict, list[System], list[dict]]:
     settings = _read_json(exp / "experiment.json", problems)
     if settings is None:
         raise FileNotFoundError(f"{exp}/experiment.json: missing or invalid (run `c2fsum experiment` first)")
-    failures = json.loads((exp / "failures.json").read_text(encoding="utf-8")) if (exp / "failures.json").exists() \
-        else []
+    failures = (
+        json.loads((exp / "failures.json").read_text(encoding="utf-8")) if (exp / "failures.json").exists() else []
+    )
     systems = []
     for key in BASELINE_ORDER:
-        s = System(key=key, label={"first": "FIRST", "lead3": "LEAD-3", "ilp": "ILP"}[key], kind="baseline",
-                   eval_dir=exp / "eval" / key)
+        s = System(
+            key=key,
+            label={"first": "FIRST", "lead3": "LEAD-3", "ilp": "ILP"}[key],
+            kind="baseline",
+            eval_dir=exp / "eval" / key,
+        )
         s.metrics = _read_json(s.eval_dir / "metrics.json", s.problems)
         timing = _read_json(s.eval_dir / "timing.json", [])
         s.eval_s = timing.get("eval_s") if timing else None
@@ -162,10 +167,20 @@ def environment(systems: list[System]) -> dict[str, str]:
 
     devices = sorted({(s.config or {}).get("train", {}).get("device", "?") for s in systems if s.kind == "model"})
     cuda = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "not available"
-    return {"c2fsum": version("c2fsum"), "python": sys.version.split()[0], "platform": platform.platform(),
-            "torch": torch.__version__, "numpy": version("numpy"), "scipy": version("scipy"),
-            "matplotlib": version("matplotlib"), "jinja2": version("jinja2"), "rouge-score": version("rouge-score"),
-            "CPU cores": str(os.cpu_count()), "CUDA": cuda, "devices used for training": ", ".join(devices) or "-"}
+    return {
+        "c2fsum": version("c2fsum"),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "torch": torch.__version__,
+        "numpy": version("numpy"),
+        "scipy": version("scipy"),
+        "matplotlib": version("matplotlib"),
+        "jinja2": version("jinja2"),
+        "rouge-score": version("rouge-score"),
+        "CPU cores": str(os.cpu_count()),
+        "CUDA": cuda,
+        "devices used for training": ", ".join(devices) or "-",
+    }
 
 
 def _duration(seconds) -> str:
@@ -183,24 +198,38 @@ def _run_rows(systems: list[System]) -> list[dict]:
         if s.kind != "model":
             continue
         f, cfg = s.finished or {}, s.config or {}
-        rows.append({"model": s.label, "family": cfg.get("model", {}).get("family", "-"),
-                     "steps": f.get("steps"), "epochs": f.get("epochs_done"), "stop": f.get("stop", "-"),
-                     "best_val_ppl": f.get("best"), "train_time": _duration(f.get("elapsed_s")),
-                     "eval_time": _duration(s.eval_s), "device": cfg.get("train", {}).get("device", "-")})
+        rows.append(
+            {
+                "model": s.label,
+                "family": cfg.get("model", {}).get("family", "-"),
+                "steps": f.get("steps"),
+                "epochs": f.get("epochs_done"),
+                "stop": f.get("stop", "-"),
+                "best_val_ppl": f.get("best"),
+                "train_time": _duration(f.get("elapsed_s")),
+                "eval_time": _duration(s.eval_s),
+                "device": cfg.get("train", {}).get("device", "-"),
+            }
+        )
     return rows
 
 
-RUN_COLUMNS = (("Model", "model", "{}"), ("Family", "family", "{}"), ("Steps", "steps", "{}"),
-               ("Epochs done", "epochs", "{}"), ("Stopped by", "stop", "{}"),
-               ("Best val PPL", "best_val_ppl", "{:.2f}"),
-               ("Training time", "train_time", "{}"), ("Evaluation time", "eval_time", "{}"),
-               ("Device", "device", "{}"))
+RUN_COLUMNS = (
+    ("Model", "model", "{}"),
+    ("Family", "family", "{}"),
+    ("Steps", "steps", "{}"),
+    ("Epochs done", "epochs", "{}"),
+    ("Stopped by", "stop", "{}"),
+    ("Best val PPL", "best_val_ppl", "{:.2f}"),
+    ("Training time", "train_time", "{}"),
+    ("Evaluation time", "eval_time", "{}"),
+    ("Device", "device", "{}"),
+)
 
 
 def _ordering(rows: list[dict], key: str, descending: bool, sign: str) -> str:
     """``"A > B = C"``: systems sorted by ``key``; equal at the tables' two decimals joined by ``=``."""
-    have = sorted((r for r in rows if isinstance(r.get(key), int | float)), key=lambda r: r[key],
-                  reverse=descending)
+    have = sorted((r for r in rows if isinstance(r.get(key), int | float)), key=lambda r: r[key], reverse=descending)
     parts: list[str] = []
     prev = None
     for r in have:
@@ -214,8 +243,10 @@ def _ordering(rows: list[dict], key: str, descending: bool, sign: str) -> str:
 
 def orderings(rows: list[dict]) -> dict[str, str]:
     """Systems from best to worst by ROUGE-1/2/L and models from lowest to highest entropy."""
-    out = {name: _ordering(rows, key, True, ">")
-           for key, name in (("rouge1", "ROUGE-1"), ("rouge2", "ROUGE-2"), ("rougeL", "ROUGE-L"))}
+    out = {
+        name: _ordering(rows, key, True, ">")
+        for key, name in (("rouge1", "ROUGE-1"), ("rouge2", "ROUGE-2"), ("rougeL", "ROUGE-L"))
+    }
     out["Entropy (lowest first)"] = _ordering(rows, "entropy", False, "<")
     return out
 
@@ -223,8 +254,9 @@ def orderings(rows: list[dict]) -> dict[str, str]:
 SIGNIFICANCE_SAMPLES = 1000
 
 
-def significance_rows(systems: list[System], reference: str = "first", *, samples: int = SIGNIFICANCE_SAMPLES,
-                      seed: int = 0) -> list[dict]:
+def significance_rows(
+    systems: list[System], reference: str = "first", *, samples: int = SIGNIFICANCE_SAMPLES, seed: int = 0
+) -> list[dict]:
     """Each other system against ``reference`` (paired bootstrap, :mod:`c2fsum.evaluation.significance`):
     one dict per system with ``"model"`` and, per metric, ``"+d [low, high]"`` and the p-value."""
     ref = next((s for s in systems if s.key == reference and s.metrics is not None), None)
@@ -247,10 +279,15 @@ def significance_rows(systems: list[System], reference: str = "first", *, sample
     return rows
 
 
-SIGNIFICANCE_COLUMNS = (("System", "model", "{}"), ("ROUGE-1 diff [95% CI]", "rouge1", "{}"),
-                        ("p", "rouge1_p", "{:.3f}"), ("ROUGE-2 diff [95% CI]", "rouge2", "{}"),
-                        ("p", "rouge2_p", "{:.3f}"), ("ROUGE-L diff [95% CI]", "rougeL", "{}"),
-                        ("p", "rougeL_p", "{:.3f}"))
+SIGNIFICANCE_COLUMNS = (
+    ("System", "model", "{}"),
+    ("ROUGE-1 diff [95% CI]", "rouge1", "{}"),
+    ("p", "rouge1_p", "{:.3f}"),
+    ("ROUGE-2 diff [95% CI]", "rouge2", "{}"),
+    ("p", "rouge2_p", "{:.3f}"),
+    ("ROUGE-L diff [95% CI]", "rougeL", "{}"),
+    ("p", "rougeL_p", "{:.3f}"),
+)
 
 
 def _png_data(path: Path | None) -> str | None:
@@ -259,8 +296,9 @@ def _png_data(path: Path | None) -> str | None:
     return base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def build_report(exp_dir: str | Path, *, n_examples: int = 3, doc_ids: list[str] | None = None,
-                 progress: bool = True) -> Path:
+def build_report(
+    exp_dir: str | Path, *, n_examples: int = 3, doc_ids: list[str] | None = None, progress: bool = True
+) -> Path:
     """Write ``report.md``, ``report.html`` and ``figures/`` into ``exp_dir``; returns the HTML's path.
 
     ``doc_ids`` chooses the documents shown side by side (default: the first ``n_examples`` that
@@ -281,8 +319,10 @@ def build_report(exp_dir: str | Path, *, n_examples: int = 3, doc_ids: list[str]
         for doc_id in doc_ids:
             missing = [s.label for s in evaluated if doc_id not in preds[s.key]]
             if missing:
-                raise ValueError(f"document {doc_id!r}: not among the predictions of {', '.join(missing)} "
-                                 f"(first test ids: {', '.join(list(next(iter(preds.values()), {}))[:3])})")
+                raise ValueError(
+                    f"document {doc_id!r}: not among the predictions of {', '.join(missing)} "
+                    f"(first test ids: {', '.join(list(next(iter(preds.values()), {}))[:3])})"
+                )
         ids = list(doc_ids)
     else:
         ids = choose_documents([p for p in preds.values() if p], n_examples)
@@ -290,11 +330,14 @@ def build_report(exp_dir: str | Path, *, n_examples: int = 3, doc_ids: list[str]
     examples = []
     for doc_id in ids:
         doc = docs.get(doc_id)
-        examples.append({"id": doc_id, "source": _source_text(doc) if doc else "(source not found in "
-                                                                             f"{data_dir / (split + '.jsonl')})",
-                         "gold": [" ".join(r) for r in doc["refs"]] if doc else [],
-                         "outputs": [(s.label, preds[s.key][doc_id]["candidate"]) for s in evaluated
-                                     if doc_id in preds[s.key]]})
+        examples.append(
+            {
+                "id": doc_id,
+                "source": _source_text(doc) if doc else f"(source not found in {data_dir / (split + '.jsonl')})",
+                "gold": [" ".join(r) for r in doc["refs"]] if doc else [],
+                "outputs": [(s.label, preds[s.key][doc_id]["candidate"]) for s in evaluated if doc_id in preds[s.key]],
+            }
+        )
 
     # Figures 6.5-6.12: coarse attention of each model on one document
     doc_for_heatmap = ids[0] if ids else None
@@ -306,8 +349,15 @@ def build_report(exp_dir: str | Path, *, n_examples: int = 3, doc_ids: list[str]
         else:
             out = figures / f"attention-{s.key}.png"
             try:
-                heatmap_for_document(s.run_dir, data_dir, doc_for_heatmap, out, split=split,
-                                     beam=settings.get("beam"), device=settings.get("device", "cpu"))
+                heatmap_for_document(
+                    s.run_dir,
+                    data_dir,
+                    doc_for_heatmap,
+                    out,
+                    split=split,
+                    beam=settings.get("beam"),
+                    device=settings.get("device", "cpu"),
+                )
                 entry["path"] = out
             except (ValueError, FileNotFoundError, RuntimeError) as e:
                 entry["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
@@ -319,15 +369,21 @@ def build_report(exp_dir: str | Path, *, n_examples: int = 3, doc_ids: list[str]
     run_dirs = [s for s in systems if s.kind == "model" and s.run_dir and (s.run_dir / "metrics.jsonl").is_file()]
     if run_dirs:
         try:
-            curves = training_curves([s.run_dir for s in run_dirs], figures / "curves.png",
-                                     labels=[s.label for s in run_dirs])
+            curves = training_curves(
+                [s.run_dir for s in run_dirs], figures / "curves.png", labels=[s.label for s in run_dirs]
+            )
         except (ValueError, FileNotFoundError) as e:
             curves_error = str(e).splitlines()[0]
     else:
         curves_error = "no run has a metrics.jsonl yet"
 
-    budget = (f"{settings['budget_minutes']:g} minutes of training per preset" if settings.get("budget_minutes")
-              else f"{settings.get('epochs')} epoch(s) per preset" if settings.get("epochs") else "max steps only")
+    budget = (
+        f"{settings['budget_minutes']:g} minutes of training per preset"
+        if settings.get("budget_minutes")
+        else f"{settings.get('epochs')} epoch(s) per preset"
+        if settings.get("epochs")
+        else "max steps only"
+    )
     if settings.get("max_steps"):
         budget += f" (at most {settings['max_steps']} steps)"
     n_docs = sorted({r.get("n_docs") for r in rows if r.get("n_docs") is not None})
@@ -339,29 +395,50 @@ def build_report(exp_dir: str | Path, *, n_examples: int = 3, doc_ids: list[str]
     run_head, run_body = table_cells(run_rows, RUN_COLUMNS)
     problems = [p for s in systems for p in s.problems if not p.endswith("timing.json: missing")]
     context = {
-        "title": f"c2fsum experiment: {exp.name}", "exp_dir": str(exp),
-        "built": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "settings": settings, "budget": budget,
-        "split": split, "n_docs": ", ".join(map(str, n_docs)) or "-",
-        "results_md": markdown_table(rows, COLUMNS), "results": (results_head, results_body),
+        "title": f"c2fsum experiment: {exp.name}",
+        "exp_dir": str(exp),
+        "built": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "settings": settings,
+        "budget": budget,
+        "split": split,
+        "n_docs": ", ".join(map(str, n_docs)) or "-",
+        "results_md": markdown_table(rows, COLUMNS),
+        "results": (results_head, results_body),
         "entropy_md": markdown_table(entropy_rows, ENTROPY_COLUMNS) if entropy_rows else "",
         "entropy": (entropy_head, entropy_body),
-        "runs_md": markdown_table(run_rows, RUN_COLUMNS) if run_rows else "", "runs": (run_head, run_body),
-        "orderings": orderings(rows), "examples": examples,
+        "runs_md": markdown_table(run_rows, RUN_COLUMNS) if run_rows else "",
+        "runs": (run_head, run_body),
+        "orderings": orderings(rows),
+        "examples": examples,
         "significance_md": markdown_table(sig_rows, SIGNIFICANCE_COLUMNS) if sig_rows else "",
-        "significance": table_cells(sig_rows, SIGNIFICANCE_COLUMNS), "significance_samples": SIGNIFICANCE_SAMPLES,
+        "significance": table_cells(sig_rows, SIGNIFICANCE_COLUMNS),
+        "significance_samples": SIGNIFICANCE_SAMPLES,
         "heatmap_doc": doc_for_heatmap,
-        "heatmaps": [{**h, "rel": h["path"].relative_to(exp).as_posix() if h["path"] else None,
-                      "data": _png_data(h["path"])} for h in heatmaps],
-        "curves_rel": curves.relative_to(exp).as_posix() if curves else None, "curves_data": _png_data(curves),
+        "heatmaps": [
+            {**h, "rel": h["path"].relative_to(exp).as_posix() if h["path"] else None, "data": _png_data(h["path"])}
+            for h in heatmaps
+        ],
+        "curves_rel": curves.relative_to(exp).as_posix() if curves else None,
+        "curves_data": _png_data(curves),
         "curves_error": curves_error,
-        "configs": [{"label": s.label, "json": json.dumps(s.config, indent=2, sort_keys=True)}
-                    for s in systems if s.kind == "model" and s.config],
-        "environment": environment(systems), "failures": failures, "problems": problems,
+        "configs": [
+            {"label": s.label, "json": json.dumps(s.config, indent=2, sort_keys=True)}
+            for s in systems
+            if s.kind == "model" and s.config
+        ],
+        "environment": environment(systems),
+        "failures": failures,
+        "problems": problems,
         "ilp_budget": next((s.metrics.get("ilp_budget") for s in evaluated if s.key == "ilp"), None),
     }
-    env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, keep_trailing_newline=True,
-                      trim_blocks=True, lstrip_blocks=True,
-                      autoescape=select_autoescape(enabled_extensions=("html.j2",), default_for_string=False))
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
+    )
     atomic_write_text(exp / "report.md", env.get_template("experiment.md.j2").render(**context))
     html = exp / "report.html"
     atomic_write_text(html, env.get_template("experiment.html.j2").render(**context))

@@ -66,8 +66,9 @@ def _save(fig: Figure, out_path: str | Path) -> Path:
 
 
 # -- attention heatmaps ----------------------------------------------------------------------
-def attention_heatmap(chunk_attn, chunk_labels: list[str], summary_words: list[str], out_path: str | Path,
-                      title: str | None = None) -> Path:
+def attention_heatmap(
+    chunk_attn, chunk_labels: list[str], summary_words: list[str], out_path: str | Path, title: str | None = None
+) -> Path:
     """Write a PNG of the chunk attention of each summary word; returns its path.
 
     Args:
@@ -85,14 +86,16 @@ def attention_heatmap(chunk_attn, chunk_labels: list[str], summary_words: list[s
         raise ValueError(f"chunk_attn: expected shape (T, M), got {a.shape}")
     T, M = a.shape
     if len(summary_words) != T:
-        raise ValueError(f"summary_words: expected T={T} words (rows of chunk_attn {a.shape}), "
-                         f"got {len(summary_words)}")
+        raise ValueError(
+            f"summary_words: expected T={T} words (rows of chunk_attn {a.shape}), got {len(summary_words)}"
+        )
     if len(chunk_labels) != M:
-        raise ValueError(f"chunk_labels: expected M={M} labels (columns of chunk_attn {a.shape}), "
-                         f"got {len(chunk_labels)}")
+        raise ValueError(
+            f"chunk_labels: expected M={M} labels (columns of chunk_attn {a.shape}), got {len(chunk_labels)}"
+        )
     if T == 0 or M == 0:
         raise ValueError(f"chunk_attn: nothing to draw, shape {a.shape}")
-    img = a.T                                                                         # (M, T)
+    img = a.T  # (M, T)
     labels = [_plain(truncate(" ".join(str(c).split()))) for c in chunk_labels]
     words = [_plain(str(w)) for w in summary_words]
     # sizes in inches: 0.26 per summary word, 0.38 per chunk, room for the labels around them
@@ -127,7 +130,7 @@ def chunk_labels_from_words(words: list[str], chunk_len: int, n_chunks: int | No
     """Row labels ``"[3] text of chunk 3"`` from a grid's words in reading order."""
     if chunk_len < 1:
         raise ValueError(f"chunk_len must be >= 1, got {chunk_len}")
-    rows = [words[i:i + chunk_len] for i in range(0, len(words), chunk_len)]
+    rows = [words[i : i + chunk_len] for i in range(0, len(words), chunk_len)]
     if n_chunks is not None:
         rows = rows[:n_chunks] + [[] for _ in range(n_chunks - len(rows))]
     return [f"[{i}] " + (" ".join(r) if r else "(padding)") for i, r in enumerate(rows)]
@@ -147,8 +150,16 @@ def _find_document(path: Path, doc_id: str) -> dict:
     raise ValueError(f"{path}: no document with id {doc_id!r} ({len(seen)} documents read{hint})")
 
 
-def heatmap_for_document(run_dir: str | Path, data_dir: str | Path, doc_id: str, out_path: str | Path, *,
-                         split: str = "test", beam: int | None = None, device: str = "cpu") -> Path:
+def heatmap_for_document(
+    run_dir: str | Path,
+    data_dir: str | Path,
+    doc_id: str,
+    out_path: str | Path,
+    *,
+    split: str = "test",
+    beam: int | None = None,
+    device: str = "cpu",
+) -> Path:
     """Decode document ``doc_id`` of ``{data_dir}/{split}.jsonl`` with the run's best checkpoint
     and write its chunk-attention heatmap (:func:`attention_heatmap`) to ``out_path``.
 
@@ -162,14 +173,20 @@ def heatmap_for_document(run_dir: str | Path, data_dir: str | Path, doc_id: str,
     loaded = load_checkpoint(run_dir, device=device)
     cfg = loaded.config
     doc = _find_document(Path(data_dir) / f"{split}.jsonl", str(doc_id))
-    example = encode_example(doc, loaded.vocab, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len,
-                             max_tgt_len=cfg.data.max_tgt_len, chunking=cfg.data.chunking,
-                             max_words=cfg.data.max_words)
+    example = encode_example(
+        doc,
+        loaded.vocab,
+        chunks=cfg.data.chunks,
+        chunk_len=cfg.data.chunk_len,
+        max_tgt_len=cfg.data.max_tgt_len,
+        chunking=cfg.data.chunking,
+        max_words=cfg.data.max_words,
+    )
     if not example.words:
         raise ValueError(f"{Path(data_dir) / f'{split}.jsonl'}: document {doc_id!r} has no source words")
     (decoded,) = decode_examples(loaded.model, loaded.vocab, [example], cfg, device=device, beam=beam)
     hyp = decoded.hypothesis
-    dist = chunk_distribution(hyp.attn, hyp.coarse)                                   # (T, M)
+    dist = chunk_distribution(hyp.attn, hyp.coarse)  # (T, M)
     n_rows = min(math.ceil(len(example.words) / cfg.data.chunk_len), dist.size(1))
     dist = dist[:, :n_rows]
     words = list(decoded.words) + (["</s>"] if hyp.eos else [])
@@ -177,8 +194,10 @@ def heatmap_for_document(run_dir: str | Path, data_dir: str | Path, doc_id: str,
     labels = chunk_labels_from_words(example.words, cfg.data.chunk_len, n_rows)
     entropy = float(attention_entropy(dist).mean()) if dist.size(0) else float("nan")
     kind = "coarse attention" if hyp.coarse is not None else "word attention summed per chunk"
-    title = (f"{cfg.name or cfg.model.family} | doc {doc_id} | {kind} | "
-             f"entropy {entropy:.2f} nats (uniform {math.log(n_rows):.2f})")
+    title = (
+        f"{cfg.name or cfg.model.family} | doc {doc_id} | {kind} | "
+        f"entropy {entropy:.2f} nats (uniform {math.log(n_rows):.2f})"
+    )
     return attention_heatmap(dist, labels, words, out_path, title=title)
 
 
@@ -237,8 +256,9 @@ def read_metrics_log(run_dir: str | Path) -> MetricsLog:
         shown = ", ".join(map(str, bad_lines[:5])) + (", ..." if len(bad_lines) > 5 else "")
         log.warning("%s: skipped %d malformed line(s) (line %s)", path, len(bad_lines), shown)
     if not out.train and not out.val:
-        raise ValueError(f"{path}: no train or val rows with a step and a perplexity "
-                         f"({out.skipped} malformed line(s) skipped)")
+        raise ValueError(
+            f"{path}: no train or val rows with a step and a perplexity ({out.skipped} malformed line(s) skipped)"
+        )
     return out
 
 
@@ -273,15 +293,17 @@ def training_curves(run_dirs: list[Path], out_path: str | Path, labels: list[str
             ax.plot(steps, ppl, linestyle="-", linewidth=1.8, marker="o", markersize=3.5, color=color)
         runs.append(Line2D([], [], color=color, linewidth=2.5, label=_plain(label)))
     ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(LogFormatter())                  # 100, not 10^2
+    ax.yaxis.set_major_formatter(LogFormatter())  # 100, not 10^2
     ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(1.5, 0.6)))
     ax.set_xlabel("step", fontsize=10)
     ax.set_ylabel("perplexity (log scale)", fontsize=10)
     ax.tick_params(labelsize=9)
     ax.grid(True, which="major", alpha=0.35)
     ax.grid(True, which="minor", alpha=0.12)
-    style = [Line2D([], [], color="0.35", linestyle="--", label="train (dashed)"),
-             Line2D([], [], color="0.35", marker="o", markersize=3.5, label="validation (solid)")]
+    style = [
+        Line2D([], [], color="0.35", linestyle="--", label="train (dashed)"),
+        Line2D([], [], color="0.35", marker="o", markersize=3.5, label="validation (solid)"),
+    ]
     ax.legend(handles=runs + style, fontsize=9, loc="best", framealpha=0.9)
     ax.set_title("Training and validation perplexity", fontsize=11)
     return _save(fig, out_path)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-COLUMNS = (("Model", "model", "{}"), ("PPL", "ppl", "{:.2f}"), ("ROUGE-1", "rouge1", "{:.2f}"),
-           ("ROUGE-2", "rouge2", "{:.2f}"), ("ROUGE-L", "rougeL", "{:.2f}"))
+COLUMNS = (
+    ("Model", "model", "{}"),
+    ("PPL", "ppl", "{:.2f}"),
+    ("ROUGE-1", "rouge1", "{:.2f}"),
+    ("ROUGE-2", "rouge2", "{:.2f}"),
+    ("ROUGE-L", "rougeL", "{:.2f}"),
+)
 
 
 def _cell(fmt: str, value) -> str:
@@ -20,18 +25,26 @@ def format_table(rows: list[dict], columns=COLUMNS) -> str:
     header = [c[0] for c in columns]
     body = [[_cell(fmt, r.get(key)) for _, key, fmt in columns] for r in rows]
     widths = [max(len(x) for x in col) for col in zip(header, *body, strict=True)]
+
     def line(cells):
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths,
-                                                                                              strict=True)))
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        )
+
     sep = "  ".join("-" * w for w in widths)
     return "\n".join([line(header), sep, *(line(b) for b in body)])
 
 
 def results_table(rows: list[dict]) -> str:
     """Table 6.1 layout plus the concatenated-highlights variant as extra columns."""
-    cols = (*COLUMNS, ("R-1 concat", "rouge1_concat", "{:.2f}"), ("R-2 concat", "rouge2_concat", "{:.2f}"),
-            ("R-L concat", "rougeL_concat", "{:.2f}"), ("Entropy", "entropy", "{:.2f}"),
-            ("ln M", "entropy_uniform", "{:.2f}"))
+    cols = (
+        *COLUMNS,
+        ("R-1 concat", "rouge1_concat", "{:.2f}"),
+        ("R-2 concat", "rouge2_concat", "{:.2f}"),
+        ("R-L concat", "rougeL_concat", "{:.2f}"),
+        ("Entropy", "entropy", "{:.2f}"),
+        ("ln M", "entropy_uniform", "{:.2f}"),
+    )
     return format_table(rows, cols)
 
 
@@ -49,5 +62,4 @@ def markdown_table(rows: list[dict], columns=COLUMNS) -> str:
     """The same cells as :func:`format_table` as a GitHub-flavoured Markdown table (numbers right-aligned)."""
     header, body = table_cells(rows, columns)
     align = ["---"] + ["---:"] * (len(header) - 1)
-    return "\n".join("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-                     for cells in (header, align, *body))
+    return "\n".join("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |" for cells in (header, align, *body))

@@ -35,10 +35,12 @@ log = logging.getLogger(__name__)
 STATIC = Path(str(resources.files("c2fsum.serving") / "static"))
 """The page's HTML, JS and CSS (package data)."""
 
-_ERRORS = {413: {"model": ErrorBody, "description": "Body or text too large"},
-           422: {"model": ErrorBody, "description": "Malformed request"},
-           503: {"model": ErrorBody, "description": "Queue full"},
-           504: {"model": ErrorBody, "description": "Timed out"}}
+_ERRORS = {
+    413: {"model": ErrorBody, "description": "Body or text too large"},
+    422: {"model": ErrorBody, "description": "Malformed request"},
+    503: {"model": ErrorBody, "description": "Queue full"},
+    504: {"model": ErrorBody, "description": "Timed out"},
+}
 
 
 def summary_to_response(s: Summary, *, chunks: int, chunk_len: int) -> dict:
@@ -48,7 +50,7 @@ def summary_to_response(s: Summary, *, chunks: int, chunk_len: int) -> dict:
     each remaining row is summed over the N words of each chunk: ``(len(tokens), M')`` for the
     ``M'`` chunks that hold words. Weights are rounded to 5 decimals.
     """
-    rows = [s.source[i:i + chunk_len] for i in range(0, len(s.source), chunk_len)]
+    rows = [s.source[i : i + chunk_len] for i in range(0, len(s.source), chunk_len)]
     n_tok, n_rows = len(s.tokens), len(rows)
     per_chunk = s.attention[:n_tok].float().sum(-1)[:, :n_rows]  # (T', M')
     coarse = s.coarse[:n_tok, :n_rows].float() if s.coarse is not None else None  # (T', M')
@@ -75,8 +77,9 @@ def _validation_message(exc: RequestValidationError) -> str:
         elif not loc and err.get("type") == "missing":
             parts.append('the request body is empty; send a JSON object like {"text": "..."}')
         elif not loc and isinstance(got, bytes | str):
-            parts.append('the request body must be JSON (Content-Type: application/json), an object like '
-                         '{"text": "..."}')
+            parts.append(
+                'the request body must be JSON (Content-Type: application/json), an object like {"text": "..."}'
+            )
         elif not loc:
             parts.append(f'the request body must be a JSON object like {{"text": "..."}}, got {type(got).__name__}')
         else:
@@ -85,8 +88,7 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "malformed request"
 
 
-def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None = None,
-               device: str = "cpu") -> FastAPI:
+def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None = None, device: str = "cpu") -> FastAPI:
     """An ASGI app serving ``model`` (a loaded :class:`Pipeline` or a run directory, loaded once here)."""
     settings = settings or ServeSettings()
     pipeline = model if isinstance(model, Pipeline) else Pipeline(model, device=device)
@@ -95,14 +97,16 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
 
     def summarize(texts: list[str], o: DecodeOptions) -> list[dict]:
         try:
-            out = pipeline.summarize(texts, beam=o.beam, block_trigrams=o.block_trigrams, max_len=o.max_len,
-                                     min_len=o.min_len)
+            out = pipeline.summarize(
+                texts, beam=o.beam, block_trigrams=o.block_trigrams, max_len=o.max_len, min_len=o.min_len
+            )
         except ValueError as e:  # "text 0: empty article ..." -> "text: empty article ..."
             raise ValueError(re.sub(r"^text \d+: ", "text: ", str(e))) from e
         return [summary_to_response(s, chunks=M, chunk_len=N) for s in out]
 
-    batcher = Batcher(summarize, max_batch=settings.max_batch, max_queue=settings.max_queue,
-                      batch_wait=settings.batch_wait)
+    batcher = Batcher(
+        summarize, max_batch=settings.max_batch, max_queue=settings.max_queue, batch_wait=settings.batch_wait
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -112,9 +116,12 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
         await batcher.stop()
 
     app = FastAPIOffline(
-        title="c2fsum", version=_version(), lifespan=lifespan,
+        title="c2fsum",
+        version=_version(),
+        lifespan=lifespan,
         description="Abstractive summaries of long documents with coarse-to-fine attention "
-                    "(Ling & Rush 2017). The page at `/` shows which chunks the model reads for each word.")
+        "(Ling & Rush 2017). The page at `/` shows which chunks the model reads for each word.",
+    )
     app.state.pipeline, app.state.batcher, app.state.settings = pipeline, batcher, settings
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -132,18 +139,30 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
 
     @app.get("/health", response_model=Health, summary="Liveness and model facts")
     async def health() -> dict:
-        return {"status": "ok", "model": str(pipeline.path), "family": cfg.model.family, "grid": (M, N),
-                "waiting": batcher.waiting, "batches": batcher.batches, "documents": batcher.documents}
+        return {
+            "status": "ok",
+            "model": str(pipeline.path),
+            "family": cfg.model.family,
+            "grid": (M, N),
+            "waiting": batcher.waiting,
+            "batches": batcher.batches,
+            "documents": batcher.documents,
+        }
 
-    @app.post("/summarize", response_model=SummarizeResponse, responses=_ERRORS,
-              summary="Summarize one article and show where the model read")
+    @app.post(
+        "/summarize",
+        response_model=SummarizeResponse,
+        responses=_ERRORS,
+        summary="Summarize one article and show where the model read",
+    )
     async def summarize_endpoint(req: SummarizeRequest):
         if len(req.text) > settings.max_chars:
             return error(413, f"text: {len(req.text)} characters; this server accepts at most {settings.max_chars}")
         bad = _unpaired_surrogate(req.text)
         if bad is not None:
-            return error(422, f"text: not valid Unicode (unpaired surrogate U+{ord(req.text[bad]):04X} "
-                              f"at character {bad})")
+            return error(
+                422, f"text: not valid Unicode (unpaired surrogate U+{ord(req.text[bad]):04X} at character {bad})"
+            )
         if not req.text.strip():
             return error(422, "text: empty or only whitespace, nothing to summarize")
         dc = cfg.decode

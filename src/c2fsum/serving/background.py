@@ -1,7 +1,7 @@
 """Run the app with uvicorn in a background thread on a free loopback port (tests, scripts, notebooks).
 
-    with BackgroundServer(create_app(run_dir)) as server:
-        httpx.post(server.url + "/summarize", json={"text": "..."})
+with BackgroundServer(create_app(run_dir)) as server:
+    httpx.post(server.url + "/summarize", json={"text": "..."})
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ class BackgroundServer:
         sock.bind((self.host, 0))
         port = sock.getsockname()[1]
         self._server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True,
-                                        name="c2fsum-uvicorn")
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True, name="c2fsum-uvicorn"
+        )
         self._thread.start()
         deadline = time.monotonic() + self.start_timeout
         while not self._server.started:

@@ -57,8 +57,7 @@ class _Job:
 class Batcher:
     """Queue requests and decode them in batches on one worker thread."""
 
-    def __init__(self, summarize: SummarizeFn, *, max_batch: int = 8, max_queue: int = 64,
-                 batch_wait: float = 0.005):
+    def __init__(self, summarize: SummarizeFn, *, max_batch: int = 8, max_queue: int = 64, batch_wait: float = 0.005):
         self.summarize = summarize
         self.max_batch, self.max_queue, self.batch_wait = max_batch, max_queue, batch_wait
         self._queue: asyncio.Queue[_Job] | None = None
@@ -102,8 +101,9 @@ class Batcher:
         try:
             self._queue.put_nowait(_Job(text, options, fut))
         except asyncio.QueueFull:
-            raise QueueFullError(f"the server is busy: {self.max_queue} requests are already waiting; "
-                                 f"retry later") from None
+            raise QueueFullError(
+                f"the server is busy: {self.max_queue} requests are already waiting; retry later"
+            ) from None
         try:
             return await asyncio.wait_for(asyncio.shield(fut), timeout)
         except TimeoutError:

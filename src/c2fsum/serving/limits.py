@@ -51,12 +51,18 @@ class BodySizeLimit:
         await self.app(scope, replay, send)
 
     def _message(self, n: int, *, at_least: bool = False) -> str:
-        return (f"request body is {'more than ' if at_least else ''}{n} bytes; "
-                f"this server accepts at most {self.max_bytes}")
+        return (
+            f"request body is {'more than ' if at_least else ''}{n} bytes; this server accepts at most {self.max_bytes}"
+        )
 
     @staticmethod
     async def _reply(send, status: int, detail: str) -> None:
         body = json.dumps({"detail": detail}).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

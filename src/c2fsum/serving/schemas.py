@@ -8,9 +8,20 @@ from pydantic import BaseModel, ConfigDict, Field
 class SummarizeRequest(BaseModel):
     """``POST /summarize``: one article. Options left out take the model's decoding config."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
-        {"text": "The mayor said on Tuesday that the bridge will close for three months. "
-                 "Drivers should use the tunnel instead.", "beam": 3, "max_length": 40, "block_trigrams": True}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "text": "The mayor said on Tuesday that the bridge will close for three months. "
+                    "Drivers should use the tunnel instead.",
+                    "beam": 3,
+                    "max_length": 40,
+                    "block_trigrams": True,
+                }
+            ]
+        },
+    )
 
     text: str = Field(description="The article, raw text (it is tokenized like the training data).")
     beam: int | None = Field(None, ge=1, description="Beam size (1 = greedy); default: the model's config.")

@@ -79,8 +79,15 @@ def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torc
     return tensors, {"param_groups": sd["param_groups"], "scalars": scalars}
 
 
-def save_checkpoint(path: str | Path, *, model: torch.nn.Module, config: Config, vocab: Vocab,
-                    trainer_state: dict | None = None, optimizer: torch.optim.Optimizer | None = None) -> Path:
+def save_checkpoint(
+    path: str | Path,
+    *,
+    model: torch.nn.Module,
+    config: Config,
+    vocab: Vocab,
+    trainer_state: dict | None = None,
+    optimizer: torch.optim.Optimizer | None = None,
+) -> Path:
     """Write a complete checkpoint directory atomically; returns its path.
 
     A write that fails (disk full, read-only or unwritable directory) raises :class:`CheckpointError`
@@ -89,17 +96,26 @@ def save_checkpoint(path: str | Path, *, model: torch.nn.Module, config: Config,
     """
     path = Path(path)
     try:
-        _save_checkpoint(path, model=model, config=config, vocab=vocab, trainer_state=trainer_state,
-                         optimizer=optimizer)
+        _save_checkpoint(
+            path, model=model, config=config, vocab=vocab, trainer_state=trainer_state, optimizer=optimizer
+        )
     except (OSError, SafetensorError) as e:
         reason = f"{e.strerror or e} [{errno.errorcode.get(e.errno or 0, e.errno)}]" if isinstance(e, OSError) else e
-        raise CheckpointError(f"{path}: cannot write the checkpoint ({reason}); the previous one, if any, "
-                              "is unchanged") from e
+        raise CheckpointError(
+            f"{path}: cannot write the checkpoint ({reason}); the previous one, if any, is unchanged"
+        ) from e
     return path
 
 
-def _save_checkpoint(path: Path, *, model: torch.nn.Module, config: Config, vocab: Vocab,
-                     trainer_state: dict | None, optimizer: torch.optim.Optimizer | None) -> None:
+def _save_checkpoint(
+    path: Path,
+    *,
+    model: torch.nn.Module,
+    config: Config,
+    vocab: Vocab,
+    trainer_state: dict | None,
+    optimizer: torch.optim.Optimizer | None,
+) -> None:
     with atomic_directory(path) as tmp:
         save_file(_state_dict(model), str(tmp / "model.safetensors"))
         (tmp / "config.json").write_text(config.to_json(), encoding="utf-8")
@@ -116,10 +132,15 @@ def _save_checkpoint(path: Path, *, model: torch.nn.Module, config: Config, voca
                     rng[f"torch_cuda_{i}"] = s
             save_file(rng, str(tmp / "rng.safetensors"))
             np_state: tuple = np.random.get_state()  # type: ignore[assignment]  # legacy tuple form
-            (tmp / "rng.json").write_text(json.dumps({
-                "python": _py_state_to_json(random.getstate()),
-                "numpy": [np_state[0], np_state[1].tolist(), *np_state[2:]],
-            }), encoding="utf-8")
+            (tmp / "rng.json").write_text(
+                json.dumps(
+                    {
+                        "python": _py_state_to_json(random.getstate()),
+                        "numpy": [np_state[0], np_state[1].tolist(), *np_state[2:]],
+                    }
+                ),
+                encoding="utf-8",
+            )
             (tmp / "trainer.json").write_text(json.dumps(state, indent=2), encoding="utf-8")
         _write_manifest(tmp)
 
@@ -133,10 +154,14 @@ def _sha256(path: Path) -> str:
 
 
 def _write_manifest(folder: Path) -> None:
-    files = {p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)}
-             for p in sorted(folder.iterdir()) if p.is_file() and p.name != "manifest.json"}
-    (folder / "manifest.json").write_text(json.dumps({"format": FORMAT, "version": FORMAT_VERSION, "files": files},
-                                                     indent=2), encoding="utf-8")
+    files = {
+        p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)}
+        for p in sorted(folder.iterdir())
+        if p.is_file() and p.name != "manifest.json"
+    }
+    (folder / "manifest.json").write_text(
+        json.dumps({"format": FORMAT, "version": FORMAT_VERSION, "files": files}, indent=2), encoding="utf-8"
+    )
 
 
 def verify_checkpoint(path: str | Path) -> dict | None:
@@ -150,19 +175,27 @@ def verify_checkpoint(path: str | Path) -> dict | None:
     path = Path(path)
     mpath = path / "manifest.json"
     if not mpath.exists():
-        log.warning("%s: no manifest.json (checkpoint written before format version %d): "
-                    "file integrity cannot be checked", path, FORMAT_VERSION)
+        log.warning(
+            "%s: no manifest.json (checkpoint written before format version %d): file integrity cannot be checked",
+            path,
+            FORMAT_VERSION,
+        )
         return None
     try:
         manifest = json.loads(mpath.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise CheckpointError(f"{mpath}: unreadable manifest ({e})") from e
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or not isinstance(manifest.get("files"),
-                                                                                              dict):
+    if (
+        not isinstance(manifest, dict)
+        or manifest.get("format") != FORMAT
+        or not isinstance(manifest.get("files"), dict)
+    ):
         raise CheckpointError(f"{mpath}: not a c2fsum checkpoint manifest (expected format {FORMAT!r})")
     if manifest.get("version") != FORMAT_VERSION:
-        raise CheckpointError(f"{mpath}: checkpoint format version {manifest.get('version')!r}, this c2fsum "
-                              f"reads version {FORMAT_VERSION} (re-save it with the c2fsum that wrote it)")
+        raise CheckpointError(
+            f"{mpath}: checkpoint format version {manifest.get('version')!r}, this c2fsum "
+            f"reads version {FORMAT_VERSION} (re-save it with the c2fsum that wrote it)"
+        )
     for name, meta in manifest["files"].items():
         f = path / name
         if not f.is_file():
@@ -186,9 +219,10 @@ def read_tensors(path: str | Path) -> dict[str, torch.Tensor]:
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
         with open(path, "rb") as f:
             head = f.read(2)
-        if head[:1] == b"\x80" or head == b"PK":       # pickle protocol 2+ / torch.save zip archive
-            raise CheckpointError(f"{path}: a pickle or torch.save file, not safetensors; c2fsum never "
-                                  "unpickles (it could run code)") from e
+        if head[:1] == b"\x80" or head == b"PK":  # pickle protocol 2+ / torch.save zip archive
+            raise CheckpointError(
+                f"{path}: a pickle or torch.save file, not safetensors; c2fsum never unpickles (it could run code)"
+            ) from e
         raise CheckpointError(f"{path}: not a readable safetensors file ({e})") from e
 
 
@@ -204,21 +238,28 @@ def load_weights(model: torch.nn.Module, path: str | Path, *, vocab_size: int | 
     own = model.state_dict()
     missing = sorted(set(own) - set(weights))
     if missing:
-        raise CheckpointError(f"{path}: missing tensor(s) {missing[:3]} that the model of config.json needs "
-                              f"({len(missing)} in all)")
+        raise CheckpointError(
+            f"{path}: missing tensor(s) {missing[:3]} that the model of config.json needs ({len(missing)} in all)"
+        )
     unexpected = sorted(set(weights) - set(own))
     if unexpected:
-        raise CheckpointError(f"{path}: unexpected tensor(s) {unexpected[:3]} that the model of config.json "
-                              f"does not have ({len(unexpected)} in all)")
+        raise CheckpointError(
+            f"{path}: unexpected tensor(s) {unexpected[:3]} that the model of config.json "
+            f"does not have ({len(unexpected)} in all)"
+        )
     for k, want in own.items():
         got = weights[k]
         if tuple(got.shape) != tuple(want.shape):
             hint = ""
             if vocab_size is not None and vocab_size in tuple(want.shape):
-                hint = (f"; the vocabulary (vocab.txt, {vocab_size} entries) does not match the weights "
-                        f"(wrong vocabulary size)")
-            raise CheckpointError(f"{path}: tensor {k!r} has shape {list(got.shape)}, the model of config.json "
-                                  f"expects {list(want.shape)}{hint}")
+                hint = (
+                    f"; the vocabulary (vocab.txt, {vocab_size} entries) does not match the weights "
+                    f"(wrong vocabulary size)"
+                )
+            raise CheckpointError(
+                f"{path}: tensor {k!r} has shape {list(got.shape)}, the model of config.json "
+                f"expects {list(want.shape)}{hint}"
+            )
         if got.dtype != want.dtype:
             raise CheckpointError(f"{path}: tensor {k!r} has dtype {got.dtype}, expected {want.dtype}")
         if got.is_floating_point() and not bool(torch.isfinite(got).all()):
@@ -285,8 +326,7 @@ def resolve_checkpoint(run_or_ckpt: str | Path, which: str = "best") -> Path:
     raise CheckpointError(f"{p}: no checkpoint found (expected {p}/best or {p}/last with model.safetensors)")
 
 
-def load_checkpoint(run_or_ckpt: str | Path, *, which: str = "best", device: str | torch.device = "cpu"
-                    ) -> Loaded:
+def load_checkpoint(run_or_ckpt: str | Path, *, which: str = "best", device: str | torch.device = "cpu") -> Loaded:
     """Rebuild a model from a checkpoint's config, weights and vocabulary (no pickle involved).
 
     Every file is verified first (:func:`verify_checkpoint`, :func:`load_weights`); a damaged or
@@ -299,7 +339,7 @@ def load_checkpoint(run_or_ckpt: str | Path, *, which: str = "best", device: str
             raise CheckpointError(f"{path}: missing {name}")
     try:
         config = config_from_json((path / "config.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as e:       # ConfigError and JSONDecodeError are ValueErrors
+    except (OSError, UnicodeDecodeError, ValueError) as e:  # ConfigError and JSONDecodeError are ValueErrors
         raise CheckpointError(f"{path / 'config.json'}: {str(e).splitlines()[0] if str(e) else e!r}") from e
     try:
         vocab = Vocab.load(path / "vocab.txt")

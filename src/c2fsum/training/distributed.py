@@ -141,8 +141,10 @@ def setup(device: str = "cpu", backend: str = "auto") -> DistContext:
         if world > 1 or dev.index is None:
             dev = torch.device("cuda", local_rank if world > 1 else (dev.index or 0))
         if dev.index >= torch.cuda.device_count():
-            raise DistributedError(f"LOCAL_RANK={local_rank} but this machine has {torch.cuda.device_count()} "
-                                   "CUDA device(s); start at most that many processes per node")
+            raise DistributedError(
+                f"LOCAL_RANK={local_rank} but this machine has {torch.cuda.device_count()} "
+                "CUDA device(s); start at most that many processes per node"
+            )
         torch.cuda.set_device(dev)
     if world <= 1:
         return DistContext(device=dev)
@@ -158,11 +160,13 @@ def setup(device: str = "cpu", backend: str = "auto") -> DistContext:
         dist.init_process_group(backend=backend, init_method="env://", rank=rank, world_size=world)
         owns = True
     elif dist.get_world_size() != world or dist.get_rank() != rank:
-        raise DistributedError(f"a process group of {dist.get_world_size()} ranks already exists, "
-                               f"but the environment says WORLD_SIZE={world}")
+        raise DistributedError(
+            f"a process group of {dist.get_world_size()} ranks already exists, "
+            f"but the environment says WORLD_SIZE={world}"
+        )
     ctx = DistContext(rank=rank, world=world, local_rank=local_rank, device=dev, owns_group=owns)
     if not ctx.is_main:
-        logging.getLogger("c2fsum").setLevel(logging.WARNING)       # only rank 0 reports progress
+        logging.getLogger("c2fsum").setLevel(logging.WARNING)  # only rank 0 reports progress
     log.info("distributed training: %d processes, backend %s, rank 0 on %s", world, backend, dev)
     return ctx
 
@@ -230,9 +234,11 @@ def rng_state() -> dict:
     """This process's torch (CPU and CUDA), Python and NumPy generator states as JSON values."""
     np_state = np.random.get_state()
     version, internal, gauss = random.getstate()
-    state = {"torch_cpu": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode("ascii"),
-             "python": [version, list(internal), gauss],
-             "numpy": [np_state[0], np_state[1].tolist(), *np_state[2:]]}
+    state = {
+        "torch_cpu": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode("ascii"),
+        "python": [version, list(internal), gauss],
+        "numpy": [np_state[0], np_state[1].tolist(), *np_state[2:]],
+    }
     if torch.cuda.is_available():
         state["torch_cuda"] = base64.b64encode(torch.cuda.get_rng_state().numpy().tobytes()).decode("ascii")
     return state
@@ -240,6 +246,7 @@ def rng_state() -> dict:
 
 def set_rng_state(state: dict) -> None:
     """Inverse of :func:`rng_state`."""
+
     def tensor(text: str) -> Tensor:
         return torch.frombuffer(bytearray(base64.b64decode(text)), dtype=torch.uint8)
 

@@ -93,9 +93,18 @@ class Position:
 
 
 def encode_split(path: Path, vocab: Vocab, cfg: Config) -> list[Example]:
-    return [encode_example(d, vocab, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len,
-                           max_tgt_len=cfg.data.max_tgt_len, chunking=cfg.data.chunking,
-                           max_words=cfg.data.max_words) for d in read_prepared(path)]
+    return [
+        encode_example(
+            d,
+            vocab,
+            chunks=cfg.data.chunks,
+            chunk_len=cfg.data.chunk_len,
+            max_tgt_len=cfg.data.max_tgt_len,
+            chunking=cfg.data.chunking,
+            max_words=cfg.data.max_words,
+        )
+        for d in read_prepared(path)
+    ]
 
 
 def load_splits(data_dir: Path, vocab: Vocab, cfg: Config) -> tuple[list[Example], list[Example]]:
@@ -108,10 +117,9 @@ def load_splits(data_dir: Path, vocab: Vocab, cfg: Config) -> tuple[list[Example
     val = encode_split(val_path, vocab, cfg) if val_path.exists() else []
     if cfg.data.val_holdout > 0:
         if len(val) <= cfg.data.val_holdout:
-            raise TrainingError(f"data.val_holdout={cfg.data.val_holdout} but {val_path} has only "
-                                f"{len(val)} documents")
+            raise TrainingError(f"data.val_holdout={cfg.data.val_holdout} but {val_path} has only {len(val)} documents")
         train = train + val[: -cfg.data.val_holdout]
-        val = val[-cfg.data.val_holdout:]
+        val = val[-cfg.data.val_holdout :]
     if not train:
         raise TrainingError(f"{train_path}: no training documents")
     if not val:
@@ -121,7 +129,7 @@ def load_splits(data_dir: Path, vocab: Vocab, cfg: Config) -> tuple[list[Example
 
 def make_optimizer(model: Summarizer, cfg: Config) -> torch.optim.Optimizer:
     """SGD (or Adagrad/Adam) with a separate learning rate for a chunk encoder's parameters."""
-    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]   # BOW embeddings are fixed
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]  # BOW embeddings are fixed
     chunk = [p for n, p in named if n.startswith("chunk_encoder.")]
     rest = [p for n, p in named if not n.startswith("chunk_encoder.")]
     groups = [{"params": rest, "lr": cfg.train.lr, "base_lr": cfg.train.lr}]
@@ -134,8 +142,9 @@ def make_optimizer(model: Summarizer, cfg: Config) -> torch.optim.Optimizer:
         return torch.optim.Adagrad(groups, lr=cfg.train.lr)
     if name == "adam":
         return torch.optim.Adam(groups, lr=cfg.train.lr)
-    raise TrainingError(f"train.optimizer: unknown optimizer {cfg.train.optimizer!r}, "
-                        "expected one of sgd, adagrad, adam")
+    raise TrainingError(
+        f"train.optimizer: unknown optimizer {cfg.train.optimizer!r}, expected one of sgd, adagrad, adam"
+    )
 
 
 def loss_target(model: Summarizer, batch) -> torch.Tensor:
@@ -144,17 +153,24 @@ def loss_target(model: Summarizer, batch) -> torch.Tensor:
 
 
 @torch.no_grad()
-def perplexity(model: Summarizer, examples: list[Example], cfg: Config, device: torch.device,
-               batch_size: int | None = None) -> tuple[float, float, int]:
+def perplexity(
+    model: Summarizer, examples: list[Example], cfg: Config, device: torch.device, batch_size: int | None = None
+) -> tuple[float, float, int]:
     """Teacher-forced perplexity over ``examples``: (ppl, summed NLL, tokens)."""
     was_training = model.training
     model.eval()
     total, tokens = 0.0, 0
     lengths = [len(e.src) for e in examples]
-    for idx in bucketed_batches(len(examples), lengths, batch_size=batch_size or cfg.train.batch_size,
-                                bucket_size=1, seed=0, epoch=0, shuffle=False):
-        batch = collate([examples[i] for i in idx], chunks=cfg.data.chunks,
-                        chunk_len=cfg.data.chunk_len).to(device)
+    for idx in bucketed_batches(
+        len(examples),
+        lengths,
+        batch_size=batch_size or cfg.train.batch_size,
+        bucket_size=1,
+        seed=0,
+        epoch=0,
+        shuffle=False,
+    ):
+        batch = collate([examples[i] for i in idx], chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
         lp, _ = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext)
         total += float(token_nll(lp, loss_target(model, batch), batch.tgt_mask))
         tokens += batch.n_tokens
@@ -169,8 +185,16 @@ class Trainer:
     event), ``tb/`` (TensorBoard), ``last/`` and ``best/`` checkpoints.
     """
 
-    def __init__(self, cfg: Config, data_dir: str | Path, out: str | Path, *, resume: bool = False,
-                 progress: bool = True, validate_fn=None):
+    def __init__(
+        self,
+        cfg: Config,
+        data_dir: str | Path,
+        out: str | Path,
+        *,
+        resume: bool = False,
+        progress: bool = True,
+        validate_fn=None,
+    ):
         self.cfg = cfg
         self.data_dir = Path(data_dir)
         self.out = Path(out)
@@ -181,7 +205,7 @@ class Trainer:
             raise TrainingError(f"{self.data_dir}: no vocab.txt (run `c2fsum prepare` first)")
         self.vocab = Vocab.load(vocab_path)
         n_words = cfg.data.vocab_size
-        if n_words and len(self.vocab) > n_words + 4:       # keep the specials and the n most frequent
+        if n_words and len(self.vocab) > n_words + 4:  # keep the specials and the n most frequent
             self.vocab = Vocab(self.vocab.itos[: n_words + 4], self.vocab.counts[: n_words + 4])
         if torch.device(cfg.train.device).type == "cuda" and not torch.cuda.is_available():
             raise TrainingError("--device cuda asked for, but torch sees no CUDA device")
@@ -190,7 +214,7 @@ class Trainer:
         if cfg.train.accumulate < 1:
             raise TrainingError(f"train.accumulate: got {cfg.train.accumulate}, expected a positive integer")
         try:
-            self.dist = setup_distributed(cfg.train.device, cfg.train.dist_backend)   # no-op outside torchrun
+            self.dist = setup_distributed(cfg.train.device, cfg.train.dist_backend)  # no-op outside torchrun
         except DistributedError as e:
             raise TrainingError(str(e)) from e
         self.device = self.dist.device
@@ -208,14 +232,18 @@ class Trainer:
             self.validate_fn = rouge_validation(cfg, self.vocab)
         torch.manual_seed(cfg.train.seed)
         self.model = build_model(cfg.model, len(self.vocab), cfg.data.chunks).to(self.device)
-        if self.dist.rank > 0:                      # same weights everywhere, own sampling noise per rank
+        if self.dist.rank > 0:  # same weights everywhere, own sampling noise per rank
             torch.manual_seed(rank_seed(cfg.train.seed, self.dist.rank))
         if cfg.model.pretrained_emb:
             from c2fsum.modules.embeddings import load_pretrained
 
             for emb in (self.model.src_emb, self.model.tgt_emb):
-                load_pretrained(emb, self.vocab.itos, cfg.model.pretrained_emb,  # type: ignore[arg-type]
-                                binary=cfg.model.pretrained_binary)
+                load_pretrained(
+                    emb,
+                    self.vocab.itos,
+                    cfg.model.pretrained_emb,  # type: ignore[arg-type]
+                    binary=cfg.model.pretrained_binary,
+                )
         self.optimizer = make_optimizer(self.model, cfg)
         self.schedule = Schedule()
         self.pos = Position()
@@ -229,8 +257,9 @@ class Trainer:
             self._resume()
         else:
             if existing_checkpoint_dir(self.out / "last") is not None:
-                raise TrainingError(f"{self.out} already holds a run; use --resume to continue it "
-                                    "or choose another --out")
+                raise TrainingError(
+                    f"{self.out} already holds a run; use --resume to continue it or choose another --out"
+                )
             if cfg.train.init_from:
                 self._init_from(cfg.train.init_from)
             if self.dist.is_main:
@@ -260,8 +289,13 @@ class Trainer:
             if len(ranks) == self.dist.world - 1:
                 set_rng_state(ranks[self.dist.rank - 1])
             else:
-                log.warning("%s was written by %d process(es), this run has %d: rank %d draws new random "
-                            "numbers", ckpt, len(ranks) + 1, self.dist.world, self.dist.rank)
+                log.warning(
+                    "%s was written by %d process(es), this run has %d: rank %d draws new random numbers",
+                    ckpt,
+                    len(ranks) + 1,
+                    self.dist.world,
+                    self.dist.rank,
+                )
                 torch.manual_seed(rank_seed(self.cfg.train.seed + self.pos.step, self.dist.rank))
         # drop log rows written after the checkpoint (and a line cut by a crash), so the log reads as one run
         if self.dist.is_main and self.metrics_path.exists():
@@ -274,8 +308,7 @@ class Trainer:
                 if isinstance(r, dict) and r.get("step", 0) <= self.pos.step:
                     keep.append(r)
             atomic_write_text(self.metrics_path, "".join(json.dumps(r) + "\n" for r in keep))
-        log.info("resumed from %s at step %d (epoch %d, batch %d)", ckpt, self.pos.step, self.pos.epoch,
-                 self.pos.batch)
+        log.info("resumed from %s at step %d (epoch %d, batch %d)", ckpt, self.pos.step, self.pos.epoch, self.pos.batch)
 
     def _init_from(self, path: str) -> None:
         """Copy the weights of another run (same architecture), e.g. an ML-trained model for RL."""
@@ -287,14 +320,19 @@ class Trainer:
         own = self.model.state_dict()
         bad = [k for k, v in weights.items() if k not in own or own[k].shape != v.shape]
         if bad or set(own) - set(weights):
-            raise TrainingError(f"train.init_from={path}: {ckpt} does not match this model "
-                                f"(e.g. {(bad or sorted(set(own) - set(weights)))[:3]})")
+            raise TrainingError(
+                f"train.init_from={path}: {ckpt} does not match this model "
+                f"(e.g. {(bad or sorted(set(own) - set(weights)))[:3]})"
+            )
         self.model.load_state_dict(weights)
         log.info("initialized from %s", ckpt)
 
     def _trainer_state(self) -> dict:
-        return {"schedule": vars(self.schedule).copy(), "position": vars(self.pos).copy(),
-                "baseline": self.baseline.state()}
+        return {
+            "schedule": vars(self.schedule).copy(),
+            "position": vars(self.pos).copy(),
+            "baseline": self.baseline.state(),
+        }
 
     def _set_lr(self) -> None:
         for g in self.optimizer.param_groups:
@@ -306,8 +344,14 @@ class Trainer:
         if self.dist.enabled:
             state["rank_rng"] = self.dist.gather(rng_state())[1:]
         if self.dist.is_main:
-            save_checkpoint(self.out / name, model=self.model, config=self.cfg, vocab=self.vocab,
-                            trainer_state=state, optimizer=self.optimizer)
+            save_checkpoint(
+                self.out / name,
+                model=self.model,
+                config=self.cfg,
+                vocab=self.vocab,
+                trainer_state=state,
+                optimizer=self.optimizer,
+            )
 
     def _log(self, row: dict) -> None:
         if not self.dist.is_main:
@@ -339,11 +383,19 @@ class Trainer:
         if self.dist.enabled:
             nll, tokens = self.dist.all_sum([nll, tokens])
             ppl = math.exp(min(nll / max(tokens, 1), 50.0))
-        row = {"split": "val", "step": self.pos.step, "epoch": self.pos.epoch, "ppl": ppl,
-               "nll_per_token": nll / max(tokens, 1)}
+        row = {
+            "split": "val",
+            "step": self.pos.step,
+            "epoch": self.pos.epoch,
+            "ppl": ppl,
+            "nll_per_token": nll / max(tokens, 1),
+        }
         if self.cfg.train.best_metric == "rougeL" and self.validate_fn is not None:
-            scores = (self.validate_fn(self.model, self.val_ex[: self.cfg.train.rouge_val_docs])
-                      if self.dist.is_main else None)
+            scores = (
+                self.validate_fn(self.model, self.val_ex[: self.cfg.train.rouge_val_docs])
+                if self.dist.is_main
+                else None
+            )
             row.update(self.dist.broadcast(scores))
         self._log(row)
         return row
@@ -366,7 +418,8 @@ class Trainer:
             if not soft and tc.alternate > 0:
                 soft = bool(torch.rand(()) < tc.alternate)
             model.use_soft = (  # type: ignore[assignment]
-                self.dist.broadcast(soft) if self.dist.enabled and tc.alternate > 0 else soft)
+                self.dist.broadcast(soft) if self.dist.enabled and tc.alternate > 0 else soft
+            )
 
     def batch_loss(self, batch, docs: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Loss to minimize (per document) and the summed token NLL of one training batch.
@@ -380,16 +433,15 @@ class Trainer:
         tc, model = self.cfg.train, self.model
         docs = batch.size if docs is None else docs
         out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext)
-        lp = target_logprobs(out.logprobs, loss_target(model, batch), batch.tgt_mask)   # (B, T)
+        lp = target_logprobs(out.logprobs, loss_target(model, batch), batch.tgt_mask)  # (B, T)
         nll = -lp.sum()
         loss = nll / docs
         if tc.objective == "mixed":
             loss = mixed_loss(self.self_critical(batch) / docs, loss, tc.rl_weight)
         if out.policy is not None:
-            returns = discounted_returns(lp.detach(), batch.tgt_mask, tc.reinforce_gamma)   # (B, T)
+            returns = discounted_returns(lp.detach(), batch.tgt_mask, tc.reinforce_gamma)  # (B, T)
             base = self.baseline.get(returns.size(1), returns.device, returns.dtype)
-            loss = loss + reinforce_loss(out.policy, returns, base, batch.tgt_mask,
-                                         tc.reinforce_scale) / docs
+            loss = loss + reinforce_loss(out.policy, returns, base, batch.tgt_mask, tc.reinforce_scale) / docs
             self._return_sums.append(MovingAverageBaseline.return_sums(returns, batch.tgt_mask))
             self._policy_used = True
         return loss, nll
@@ -416,16 +468,17 @@ class Trainer:
         self.optimizer.zero_grad(set_to_none=True)
         total, fault = 0.0, None
         for j, idx in enumerate(micro):
-            batch = collate([self.train_ex[i] for i in idx], chunks=cfg.data.chunks,
-                            chunk_len=cfg.data.chunk_len).to(self.device)
+            batch = collate([self.train_ex[i] for i in idx], chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(
+                self.device
+            )
             last = j == len(micro) - 1
             with self._ddp.no_sync() if self._ddp is not None and not last else nullcontext():
                 with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=tc.amp == "bf16"):
-                    try:                                            # NaN/Inf guard: see _skip_step
+                    try:  # NaN/Inf guard: see _skip_step
                         loss, nll = loss_fn(batch, docs)
                         require_finite("training loss", loss)
                     except NonFiniteError as e:
-                        if self._ddp is not None:                   # every rank must join the all-reduce
+                        if self._ddp is not None:  # every rank must join the all-reduce
                             raise
                         fault = str(e)
                         break
@@ -472,23 +525,25 @@ class Trainer:
         drawn = sample(model, memory, max_len=max_len)
         model.eval()
         with torch.no_grad():
-            greedy = greedy_decode(model, model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext),
-                                   max_len=max_len)
+            greedy = greedy_decode(
+                model, model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext), max_len=max_len
+            )
         model.train()
 
         def reward(tokens: list[int], ex) -> float:
             words = ids_to_words(tokens, self.vocab.itos, ex.oovs)
             return score_pair(words_to_text(words), " ".join(ex.tgt_words))["rougeL"]
 
-        r_sample = torch.tensor([reward(t, ex) for t, ex in zip(drawn.token_lists(), batch.examples, strict=True)],
-                                dtype=torch.float32)
-        r_greedy = torch.tensor([reward(h.tokens, ex) for h, ex in zip(greedy, batch.examples, strict=True)],
-                                dtype=torch.float32)
+        r_sample = torch.tensor(
+            [reward(t, ex) for t, ex in zip(drawn.token_lists(), batch.examples, strict=True)], dtype=torch.float32
+        )
+        r_greedy = torch.tensor(
+            [reward(h.tokens, ex) for h, ex in zip(greedy, batch.examples, strict=True)], dtype=torch.float32
+        )
         require_finite("self-critical rewards of the sampled summaries", r_sample)
         require_finite("self-critical rewards of the greedy summaries", r_greedy)
         self._last_rewards = (float(r_sample.mean()), float(r_greedy.mean()))
-        return self_critical_loss(drawn.logprob, r_sample.to(drawn.logprob.device),
-                                  r_greedy.to(drawn.logprob.device))
+        return self_critical_loss(drawn.logprob, r_sample.to(drawn.logprob.device), r_greedy.to(drawn.logprob.device))
 
     # -- NaN/Inf guard ---------------------------------------------------------------------
     def _clip_checked(self, params: list[torch.nn.Parameter], max_norm: float) -> str | None:
@@ -508,12 +563,20 @@ class Trainer:
         limit = self.cfg.train.max_nonfinite_steps
         where = f"step {self.pos.step + 1} (epoch {self.pos.epoch}, batch {self.pos.batch})"
         if self.pos.nonfinite_in_a_row > limit:
-            raise TrainingError(f"{where}: {self.pos.nonfinite_in_a_row} consecutive steps with NaN/Inf "
-                                f"(train.max_nonfinite_steps={limit}); last: {reason}. Training stopped; the "
-                                f"last good checkpoint {self.out / 'last'} is intact (lower train.lr, then "
-                                "--resume)")
-        log.warning("%s: skipped, %s (%d in a row, %d in all; limit %d in a row)", where, reason,
-                    self.pos.nonfinite_in_a_row, self.pos.skipped, limit)
+            raise TrainingError(
+                f"{where}: {self.pos.nonfinite_in_a_row} consecutive steps with NaN/Inf "
+                f"(train.max_nonfinite_steps={limit}); last: {reason}. Training stopped; the "
+                f"last good checkpoint {self.out / 'last'} is intact (lower train.lr, then "
+                "--resume)"
+            )
+        log.warning(
+            "%s: skipped, %s (%d in a row, %d in all; limit %d in a row)",
+            where,
+            reason,
+            self.pos.nonfinite_in_a_row,
+            self.pos.skipped,
+            limit,
+        )
 
     # -- the loop ------------------------------------------------------------------------
     def fit(self) -> dict:
@@ -524,17 +587,29 @@ class Trainer:
         if tc.max_steps:
             total = min(total, tc.max_steps)
         start_time = time.monotonic() - self.pos.elapsed
-        bar = tqdm(total=total, initial=min(self.pos.step, total), disable=not self.progress,
-                   desc="train", unit="step", dynamic_ncols=True)
+        bar = tqdm(
+            total=total,
+            initial=min(self.pos.step, total),
+            disable=not self.progress,
+            desc="train",
+            unit="step",
+            dynamic_ncols=True,
+        )
         self._set_lr()
         self.model.train()
         stop_reason = "epochs"
         window_nll, window_tok, window_t0 = 0.0, 0, time.monotonic()
-        keep_freed_memory()   # reuse the step's large blocks instead of page-faulting them anew (utils/malloc.py)
+        keep_freed_memory()  # reuse the step's large blocks instead of page-faulting them anew (utils/malloc.py)
         last_row: dict | None = None
         while self.pos.epoch < tc.epochs:
-            batches = bucketed_batches(len(self.train_ex), lengths, batch_size=tc.batch_size,
-                                       bucket_size=cfg.data.bucket_size, seed=tc.seed, epoch=self.pos.epoch)
+            batches = bucketed_batches(
+                len(self.train_ex),
+                lengths,
+                batch_size=tc.batch_size,
+                bucket_size=cfg.data.bucket_size,
+                seed=tc.seed,
+                epoch=self.pos.epoch,
+            )
             while self.pos.batch < len(batches):
                 if tc.max_steps and self.pos.step >= tc.max_steps:
                     stop_reason = "max_steps"
@@ -556,15 +631,22 @@ class Trainer:
                     dt = max(time.monotonic() - window_t0, 1e-9)
                     if self.dist.enabled:
                         (window_nll,) = self.dist.all_sum([window_nll])
-                    row = {"split": "train", "step": self.pos.step, "epoch": self.pos.epoch,
-                           "ppl": math.exp(min(window_nll / max(window_tok, 1), 50.0)),
-                           "lr": self.optimizer.param_groups[0]["lr"],
-                           "tgt_tokens_per_s": window_tok / dt}
+                    row = {
+                        "split": "train",
+                        "step": self.pos.step,
+                        "epoch": self.pos.epoch,
+                        "ppl": math.exp(min(window_nll / max(window_tok, 1), 50.0)),
+                        "lr": self.optimizer.param_groups[0]["lr"],
+                        "tgt_tokens_per_s": window_tok / dt,
+                    }
                     if self._last_rewards is not None:
                         row["reward_sample"], row["reward_greedy"] = self._last_rewards
                     self._log(row)
-                    bar.set_postfix(loss=f"{window_nll / max(window_tok, 1):.3f}", ppl=f"{row['ppl']:.1f}",
-                                    tok_s=f"{window_tok / dt:.0f}")
+                    bar.set_postfix(
+                        loss=f"{window_nll / max(window_tok, 1):.3f}",
+                        ppl=f"{row['ppl']:.1f}",
+                        tok_s=f"{window_tok / dt:.0f}",
+                    )
                     window_nll, window_tok, window_t0 = 0.0, 0, time.monotonic()
                 if tc.eval_every and self.pos.step % tc.eval_every == 0:
                     self.pos.elapsed = time.monotonic() - start_time
@@ -591,9 +673,16 @@ class Trainer:
         self._save("last")
         if self._tb:
             self._tb.close()
-        self.dist.barrier()          # rank 0 has written the checkpoint before anyone moves on
-        summary = {"stop": stop_reason, "steps": self.pos.step, "epochs_done": self.pos.epoch,
-                   "val_ppl": last_row["ppl"], "best": self.schedule.best, "best_step": self.schedule.best_step,
-                   "elapsed_s": round(self.pos.elapsed, 1), "run_dir": str(self.out)}
+        self.dist.barrier()  # rank 0 has written the checkpoint before anyone moves on
+        summary = {
+            "stop": stop_reason,
+            "steps": self.pos.step,
+            "epochs_done": self.pos.epoch,
+            "val_ppl": last_row["ppl"],
+            "best": self.schedule.best,
+            "best_step": self.schedule.best_step,
+            "elapsed_s": round(self.pos.elapsed, 1),
+            "run_dir": str(self.out),
+        }
         log.info("training stopped (%s) at step %d: val ppl %.2f", stop_reason, self.pos.step, last_row["ppl"])
         return summary

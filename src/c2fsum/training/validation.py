@@ -19,8 +19,9 @@ def rouge_validation(cfg: Config, vocab: Vocab):
     def run(model: Summarizer, examples: list[Example]) -> dict:
         was = model.training
         device = next(model.parameters()).device
-        decoded = decode_examples(model, vocab, examples, cfg, device=device, beam=1, block_trigrams=False,
-                                  replace_unk=False, min_len=0)
+        decoded = decode_examples(
+            model, vocab, examples, cfg, device=device, beam=1, block_trigrams=False, replace_unk=False, min_len=0
+        )
         model.train(was)
         s = score_corpus([d.text for d in decoded], [[" ".join(r) for r in d.example.refs] for d in decoded])
         return {"rougeL": s["rougeL"], "rouge1": s["rouge1"], "rouge2": s["rouge2"]}

@@ -49,13 +49,13 @@ def atomic_directory(path: str | Path):
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in path.parent.glob(f".{path.name}.*.tmp"):      # left by a process killed while writing
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a process killed while writing
         shutil.rmtree(stale, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
     try:
         yield tmp
         old = path.with_name(path.name + ".old")
-        if path.exists():                       # path is complete, so a leftover .old is stale
+        if path.exists():  # path is complete, so a leftover .old is stale
             if old.exists():
                 shutil.rmtree(old)
             os.replace(path, old)

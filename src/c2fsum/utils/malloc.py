@@ -39,7 +39,7 @@ def keep_freed_memory() -> bool:
     try:
         libc = ctypes.CDLL("libc.so.6")
         _done = bool(libc.mallopt(_M_MMAP_MAX, 0)) and bool(libc.mallopt(_M_TRIM_THRESHOLD, 2**31 - 1))
-    except (OSError, AttributeError):   # not glibc
+    except (OSError, AttributeError):  # not glibc
         _done = False
     log.debug("keep_freed_memory: %s", _done)
     return _done
