@@ -28,7 +28,7 @@ rm -rf "$WORK/runs/model0-cpu"
 
 echo "== evaluate on the test split"
 "$C2F" evaluate --model "$WORK/runs/model0-cpu" --data "$WORK/data" --split test \
-  --out "$WORK/eval/model0-cpu"
+  --max-words 400 --out "$WORK/eval/model0-cpu"   # the paper reads the first 400 words
 "$C2F" baseline first --data "$WORK/data" --split test --out "$WORK/eval/first"
 
 echo

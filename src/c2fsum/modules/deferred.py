@@ -72,9 +72,11 @@ class _StepBmm(Function):
     @staticmethod
     def backward(ctx, g: Tensor) -> tuple[Tensor | None, None, None, None, None]:
         (a,) = ctx.saved_tensors
-        ctx.stash.a.append(a)
+        dtype = ctx.m_t.dtype  # under autocast the forward ran in lower precision: reduce in M's dtype
+        g = g.to(dtype)
+        ctx.stash.a.append(a.to(dtype))
         ctx.stash.g.append(g)
-        grad_a = torch.bmm(g, ctx.m_t) if ctx.needs_input_grad[0] else None  # (B, R, X)
+        grad_a = torch.bmm(g, ctx.m_t).to(a.dtype) if ctx.needs_input_grad[0] else None  # (B, R, X)
         return grad_a, None, None, None, None
 
 
