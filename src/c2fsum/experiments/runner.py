@@ -247,7 +247,7 @@ def run_experiment(
             failures.append(_log_failure(exp_dir, name, "evaluate", e))
             continue
         _clear_failure(exp_dir, name)
-    result = {"runs": runs, "baselines": baselines, "failures": failures, "report": None}
+    result: dict = {"runs": runs, "baselines": baselines, "failures": failures, "report": None}
     if report:
         from c2fsum.reports.experiment import build_report
 

@@ -22,6 +22,8 @@ Set ``lazy=False`` to force the eager path (it gives the same outputs).
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 from torch import Tensor
 
@@ -189,8 +191,9 @@ class CoarseToFine(Model0):
     ) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None, Tensor | None]:
         keys_t, chunk_keys_t = memory.cache  # type: ignore[misc]  # set by encode()
         if memory.lazy is not None:
-            cache, doc = memory.lazy, memory.doc
-            o = self.attention.forward_lazy(
+            cache, doc = cast(ChunkCache, memory.lazy), memory.doc
+            assert doc is not None  # encode_lazy() sets doc together with lazy
+            o = cast(CoarseToFineAttention, self.attention).forward_lazy(
                 top,
                 chunk_keys_t,
                 memory.chunk_mask,

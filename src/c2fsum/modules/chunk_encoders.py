@@ -104,6 +104,7 @@ class ChunkEncoder(nn.Module):
         else:
             M = ids.size(1)
             step = slice_chunks if slice_chunks > 0 else M
+            assert embed is not None, "emb=None needs embed"
             parts = []
             for s in range(0, M, step):
                 i, m = ids[:, s : s + step], mask[:, s : s + step]

@@ -13,7 +13,9 @@ Two ways to run the same cells, with the same results:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 from torch import Tensor, nn
@@ -77,10 +79,10 @@ class InputFeedingLSTM(nn.Module):
     def prepare_steps(self, pre: Tensor) -> DecoderSteps:
         """``pre`` ``(B, T, P)``: the first P columns of every step's input ``x``, known in advance."""
         P = pre.size(-1)
-        cell0 = self.cells[0]
+        cell0 = cast(nn.LSTMCell, self.cells[0])
         pre_gates = nn.functional.linear(pre, cell0.weight_ih[:, :P], cell0.bias_ih + cell0.bias_hh)  # (B, T, 4H)
         weights, biases = [], []
-        for i, cell in enumerate(self.cells):
+        for i, cell in enumerate(cast(Iterable[nn.LSTMCell], self.cells)):
             w_ih = cell.weight_ih[:, P:] if i == 0 else cell.weight_ih
             w = torch.cat([w_ih, cell.weight_hh], 1)  # (4H, I_l + H)
             weights.append(StepMatrix(w.t().unsqueeze(0), m_t=w.unsqueeze(0)))
@@ -99,9 +101,10 @@ class InputFeedingLSTM(nn.Module):
         for i in range(self.layers):
             a = h[i] if inp is None else torch.cat([inp, h[i]], -1)  # (B, I_l + H)
             gates = steps.weights[i].left_mul(a.unsqueeze(0)).squeeze(0)  # (B, 4H)
-            gates = gates + (steps.pre_gates[:, t] if i == 0 else steps.biases[i])
+            gates = gates + (steps.pre_gates[:, t] if i == 0 else cast(Tensor, steps.biases[i]))  # None: layer 0
             hi, ci = lstm_gates(gates, c[i])
             hs.append(hi)
             cs.append(ci)
             inp = self.dropout(hi) if i + 1 < self.layers else hi
+        assert inp is not None  # layers >= 1
         return inp, torch.stack(hs), torch.stack(cs)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import cast
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from tqdm.auto import tqdm
@@ -96,6 +97,7 @@ def collect(exp_dir: str | Path) -> tuple[dict, list[System], list[dict]]:
             kind="baseline",
             eval_dir=exp / "eval" / key,
         )
+        assert s.eval_dir is not None
         s.metrics = _read_json(s.eval_dir / "metrics.json", s.problems)
         timing = _read_json(s.eval_dir / "timing.json", [])
         s.eval_s = timing.get("eval_s") if timing else None
@@ -103,6 +105,7 @@ def collect(exp_dir: str | Path) -> tuple[dict, list[System], list[dict]]:
     for preset in settings.get("presets", []):
         key = Path(preset).stem if Path(preset).suffix else preset
         s = System(key=key, label=key, kind="model", eval_dir=exp / "eval" / key, run_dir=exp / "runs" / key)
+        assert s.eval_dir is not None and s.run_dir is not None
         s.config = _read_json(s.run_dir / "config.json", s.problems)
         s.finished = _read_json(s.run_dir / "finished.json", s.problems)
         s.metrics = _read_json(s.eval_dir / "metrics.json", s.problems)
@@ -143,7 +146,8 @@ def _source_text(doc: dict, words: int = SOURCE_WORDS) -> str:
 
 
 def _documents(data_dir: Path, split: str, ids: list[str]) -> dict[str, dict]:
-    want, out = set(ids), {}
+    want = set(ids)
+    out: dict[str, dict] = {}
     path = data_dir / f"{split}.jsonl"
     if not want or not path.is_file():
         return out
@@ -267,7 +271,7 @@ def significance_rows(
         if s is ref or s.metrics is None:
             continue
         try:
-            r = compare_systems(s.eval_dir, ref.eval_dir, samples=samples, seed=seed)
+            r = compare_systems(cast(Path, s.eval_dir), cast(Path, ref.eval_dir), samples=samples, seed=seed)
         except (ValueError, FileNotFoundError) as e:
             rows.append({"model": s.label, "error": str(e).splitlines()[0]})
             continue
@@ -370,7 +374,7 @@ def build_report(
     if run_dirs:
         try:
             curves = training_curves(
-                [s.run_dir for s in run_dirs], figures / "curves.png", labels=[s.label for s in run_dirs]
+                [cast(Path, s.run_dir) for s in run_dirs], figures / "curves.png", labels=[s.label for s in run_dirs]
             )
         except (ValueError, FileNotFoundError) as e:
             curves_error = str(e).splitlines()[0]
@@ -386,7 +390,7 @@ def build_report(
     )
     if settings.get("max_steps"):
         budget += f" (at most {settings['max_steps']} steps)"
-    n_docs = sorted({r.get("n_docs") for r in rows if r.get("n_docs") is not None})
+    n_docs = sorted({r["n_docs"] for r in rows if r.get("n_docs") is not None})
     results_head, results_body = table_cells(rows, COLUMNS)
     entropy_rows = [r for r in rows if r.get("entropy") is not None]
     entropy_head, entropy_body = table_cells(entropy_rows, ENTROPY_COLUMNS)
@@ -429,7 +433,7 @@ def build_report(
         "environment": environment(systems),
         "failures": failures,
         "problems": problems,
-        "ilp_budget": next((s.metrics.get("ilp_budget") for s in evaluated if s.key == "ilp"), None),
+        "ilp_budget": next((cast(dict, s.metrics).get("ilp_budget") for s in evaluated if s.key == "ilp"), None),
     }
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),

@@ -17,6 +17,7 @@ import re
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -35,7 +36,7 @@ log = logging.getLogger(__name__)
 STATIC = Path(str(resources.files("c2fsum.serving") / "static"))
 """The page's HTML, JS and CSS (package data)."""
 
-_ERRORS = {
+_ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorBody, "description": "Body or text too large"},
     422: {"model": ErrorBody, "description": "Malformed request"},
     503: {"model": ErrorBody, "description": "Queue full"},

@@ -34,7 +34,7 @@ import logging
 import os
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -199,7 +199,7 @@ class LossModule(nn.Module):
         return self.loss_fn(*args, **kwargs)
 
 
-def wrap(model: nn.Module, loss_fn, ctx: DistContext) -> nn.Module:
+def wrap(model: nn.Module, loss_fn, ctx: DistContext) -> nn.parallel.DistributedDataParallel:
     """``DistributedDataParallel(LossModule(model, loss_fn))``; gradients are averaged over ranks.
 
     A model with hard coarse attention (MODEL 3) may leave parameters unused in a minibatch
@@ -232,7 +232,8 @@ def sync_return_sums(ctx: DistContext, sums: Tensor, counts: Tensor) -> tuple[Te
 # -- random generators of every rank, for checkpoints ------------------------------------------
 def rng_state() -> dict:
     """This process's torch (CPU and CUDA), Python and NumPy generator states as JSON values."""
-    np_state = np.random.get_state()
+    # numpy's stubs resolve the no-argument call to legacy=False (a dict); the default is legacy=True
+    np_state = cast(tuple[Any, ...], np.random.get_state())
     version, internal, gauss = random.getstate()
     state = {
         "torch_cpu": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode("ascii"),

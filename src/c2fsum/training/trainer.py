@@ -24,6 +24,7 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import torch
 from tqdm.auto import tqdm
@@ -239,9 +240,9 @@ class Trainer:
 
             for emb in (self.model.src_emb, self.model.tgt_emb):
                 load_pretrained(
-                    emb,
+                    cast(torch.nn.Embedding, emb),
                     self.vocab.itos,
-                    cfg.model.pretrained_emb,  # type: ignore[arg-type]
+                    cfg.model.pretrained_emb,
                     binary=cfg.model.pretrained_binary,
                 )
         self.optimizer = make_optimizer(self.model, cfg)
@@ -379,6 +380,7 @@ class Trainer:
         """Validation perplexity (each rank scores its share, sums all-reduced) and, for
         ``best_metric=rougeL``, ROUGE of greedy summaries (rank 0, broadcast): equal on every rank."""
         rank, world = self.dist.rank, self.dist.world
+        tokens: float  # an int count; a float once summed over ranks
         ppl, nll, tokens = perplexity(self.model, self.val_ex[rank::world], self.cfg, self.device)
         if self.dist.enabled:
             nll, tokens = self.dist.all_sum([nll, tokens])
@@ -417,8 +419,9 @@ class Trainer:
             soft = self.pos.epoch < tc.soft_pretrain_epochs
             if not soft and tc.alternate > 0:
                 soft = bool(torch.rand(()) < tc.alternate)
-            model.use_soft = (  # type: ignore[assignment]
-                self.dist.broadcast(soft) if self.dist.enabled and tc.alternate > 0 else soft
+            # use_soft exists on CoarseToFine only; mypy types nn.Module attributes as Tensor | Module
+            model.use_soft = (
+                self.dist.broadcast(soft) if self.dist.enabled and tc.alternate > 0 else soft  # type: ignore[assignment]
             )
 
     def batch_loss(self, batch, docs: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
