@@ -104,11 +104,12 @@ class ChunkEncoder(nn.Module):
         else:
             M = ids.size(1)
             step = slice_chunks if slice_chunks > 0 else M
-            assert embed is not None, "emb=None needs embed"
+            if self.kind == "cnn":
+                assert embed is not None, "a CNN chunk encoder called with emb=None needs embed"
             parts = []
             for s in range(0, M, step):
                 i, m = ids[:, s : s + step], mask[:, s : s + step]
-                parts.append(self._body(i, embed(i) if self.kind == "cnn" else None, m))
+                parts.append(self._body(i, embed(i) if embed is not None and self.kind == "cnn" else None, m))
             h = parts[0] if len(parts) == 1 else torch.cat(parts, 1)
         if self.pos is not None:
             B, M = ids.shape[:2]
