@@ -8,21 +8,5 @@ set -eu
 if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then
     exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install-browser.sh: apt-get not found; install chromium and chromedriver" >&2
-    exit 1
-fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    SUDO="sudo"
-fi
-LOG=$(mktemp)
-trap 'rm -f "$LOG"' EXIT
-export DEBIAN_FRONTEND=noninteractive
-if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends \
-        chromium chromium-driver; } >"$LOG" 2>&1; then
-    cat "$LOG" >&2
-    echo "install-browser.sh: apt-get failed" >&2
-    exit 1
-fi
+sh "$(dirname "$0")/apt-install.sh" install-browser.sh chromium chromium-driver
 chromium --version >/dev/null

@@ -8,21 +8,5 @@ set -eu
 if perl -MXML::Parser -MDB_File -MXML::DOM -e 1 >/dev/null 2>&1; then
     exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install-perl.sh: apt-get not found; install perl with XML::Parser, XML::DOM and DB_File" >&2
-    exit 1
-fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    SUDO="sudo"
-fi
-LOG=$(mktemp)
-trap 'rm -f "$LOG"' EXIT
-export DEBIAN_FRONTEND=noninteractive
-if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends \
-        perl libxml-parser-perl libxml-dom-perl; } >"$LOG" 2>&1; then
-    cat "$LOG" >&2
-    echo "install-perl.sh: apt-get failed" >&2
-    exit 1
-fi
+sh "$(dirname "$0")/apt-install.sh" install-perl.sh perl libxml-parser-perl libxml-dom-perl
 perl -MXML::Parser -MDB_File -MXML::DOM -e 1
