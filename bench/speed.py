@@ -163,6 +163,14 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     for k in SHAPE_KEYS:
         ap.add_argument("--" + k.replace("_", "-"), dest=k, type=int, default=None, help=f"override the preset's {k}")
     ap.add_argument("--chunks", type=int, default=10, help="M, rows of the source grid; N = src_len / M")
+    ap.add_argument(
+        "--family",
+        default="model0",
+        choices=("model0", "model1", "model2", "model3"),
+        help="model family at the preset's sizes (default %(default)s); model3 decodes lazily",
+    )
+    ap.add_argument("--lazy-train", action="store_true", help="model3: train with model.lazy_fine")
+    ap.add_argument("--chunk-encoder", default="cnn", choices=("cnn", "bow"), help="model2/3 (default %(default)s)")
     ap.add_argument("--steps", type=int, default=None, help="timed training steps (default: model0 20, small 60)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed training steps first")
     ap.add_argument("--decode-n", type=int, default=200, help="test sources to decode (0 = skip decoding)")
@@ -322,21 +330,30 @@ def _direct_batches(pairs: list, batch: int, chunks: int, chunk_len: int) -> lis
 
 
 # -- the model ----------------------------------------------------------------------------------
-def build_model(cfg: dict, seed: int):
+CHUNK_FILTERS = {"model0": 600, "small": 150}  # the thesis's 600 CNN filters; scaled down for small
+
+
+def build_model(cfg: dict, seed: int, args: argparse.Namespace):
+    """``args.family`` at the preset's sizes (``c2fsum.models.build_model``, as training builds it)."""
     import torch
 
-    from c2fsum.models import Model0
+    from c2fsum.config import ModelConfig
+    from c2fsum.models import build_model as build
 
     torch.manual_seed(seed)
-    return Model0(
-        vocab_size=cfg["vocab"],
+    mc = ModelConfig(
+        family=args.family,
         emb_dim=cfg["emb"],
         hidden=cfg["hidden"],
         enc_layers=cfg["layers"],
         dec_layers=cfg["layers"],
         dropout=cfg["dropout"],
         init_range=0.1,
+        chunk_encoder=args.chunk_encoder,
+        chunk_filters=8 if args.dry_run else CHUNK_FILTERS[args.config],
+        lazy_fine=args.lazy_train,
     )
+    return build(mc, cfg["vocab"], args.chunks)
 
 
 # -- training -----------------------------------------------------------------------------------
@@ -344,7 +361,7 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
     """Time forward + backward + clip + SGD step, the step of c2fsum.training.trainer.Trainer.fit."""
     import torch
 
-    from c2fsum.losses.nll import token_nll
+    from c2fsum.losses.reinforce import discounted_returns, reinforce_loss
 
     B, n_batches = cfg["batch"], 10
     steps = args.steps or (20 if args.config == "model0" else 60)
@@ -356,7 +373,7 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
     kv("train_batching", how)
     collate_ms = 1000 * (time.perf_counter() - t0) / len(batches)
     kv("train_collate_ms_per_batch", f"{collate_ms:.1f} (not in the step time)")
-    model = build_model(cfg, args.seed).train()
+    model = build_model(cfg, args.seed, args).train()
     kv("model_params", sum(p.numel() for p in model.parameters()))
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.SGD(params, lr=cfg["lr"])
@@ -367,12 +384,21 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
     except ImportError:
         kv("train_keep_freed_memory", "n/a")
 
+    fractions: list[float] = []
+
     def one_step(i: int) -> float:
         src, src_mask, tgt_in, tgt_out, tgt_mask = batches[i % len(batches)]
-        logprobs, _ = model(src, src_mask, tgt_in)  # (B, T, V)
-        nll = token_nll(logprobs, tgt_out, tgt_mask)
+        out = model(src, src_mask, tgt_in, target=tgt_out)  # as Trainer.batch_loss: the fused loss
+        lp = out.target_lp * tgt_mask.to(out.target_lp.dtype)  # (B, T)
+        nll = -lp.sum()
+        loss = nll / src.size(0)  # normalized by documents
+        if out.policy is not None:  # MODEL 3: the REINFORCE term (Trainer.batch_loss, fixed baseline)
+            returns = discounted_returns(lp.detach(), tgt_mask, 0.5)  # (B, T)
+            base = returns.mean(0, keepdim=True)
+            loss = loss + reinforce_loss(out.policy, returns, base, tgt_mask, 0.3) / src.size(0)
+        fractions.append(1.0 if out.fine_fraction is None else out.fine_fraction)
         opt.zero_grad(set_to_none=True)
-        (nll / src.size(0)).backward()  # normalized by documents
+        loss.backward()
         torch.nn.utils.clip_grad_norm_(params, cfg["max_grad_norm"])
         opt.step()
         return float(nll.detach())
@@ -392,7 +418,8 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
     tok_step = n_src + n_tgt
     user, sys_ = (cpu1.user - cpu0.user) / steps, (cpu1.system - cpu0.system) / steps
     kv("train_cpu_s_per_step", f"{user + sys_:.3f} (user {user:.3f}, sys {sys_:.3f})")
-    kv("train_impl", "c2fsum.models.Model0 + c2fsum.losses.nll.token_nll + torch.optim.SGD")
+    kv("train_impl", f"c2fsum {type(model).__name__} ({args.family}), fused log-softmax loss, torch.optim.SGD")
+    kv("train_fine_fraction", f"{statistics.mean(fractions[args.warmup :]):.3f}")
     kv("train_steps_timed", steps)
     kv("train_tokens_per_step", f"{tok_step} (src {n_src} + tgt {n_tgt})")
     kv("train_sec_per_step", fmt3(times))
@@ -442,9 +469,13 @@ def decode_bench(args: argparse.Namespace, cfg: dict, model, common: ModuleType 
     batches, _ = make_batches(pairs, Bd, args.chunks, chunk_len)
     rss_reset = reset_peak_rss()
 
+    fractions: list[float] = []
+
     def decode(src, src_mask):
         memory = model.encode(src, src_mask)  # words (B, M, N, H)
-        return beam_search(model, memory, beam=K, max_len=L, min_len=L)
+        hyps = beam_search(model, memory, beam=K, max_len=L, min_len=L)
+        fractions.append(memory.lazy.fraction_encoded() if memory.lazy is not None else 1.0)
+        return hyps
 
     with torch.inference_mode():
         decode(*batches[0][:2])  # warm-up batch
@@ -460,6 +491,7 @@ def decode_bench(args: argparse.Namespace, cfg: dict, model, common: ModuleType 
         if args.profile:
             profile_table("1 decode batch", lambda: decode(*batches[0][:2]))
     n_tok = sum(lengths)
+    kv("decode_fine_fraction", f"{statistics.mean(fractions[1:]):.3f}")
     kv("decode_beam", K)
     kv("decode_batch", Bd)
     kv("decode_sources", n)
@@ -524,7 +556,7 @@ def main(argv: list[str] | None = None) -> None:
     if common:
         common.print_flop_model(cfg, beam=args.beam, dec_steps=args.decode_len or cfg["tgt_len"])
     if args.skip_train:
-        model = build_model(cfg, args.seed)
+        model = build_model(cfg, args.seed, args)
         kv("model_params", sum(p.numel() for p in model.parameters()))
     else:
         model, train_gf = train_bench(args, cfg, common)

@@ -125,16 +125,22 @@ class ForwardOutput:
     """A teacher-forced pass over a whole target.
 
     Attributes:
-        logprobs: ``(B, T, V')``.
+        logprobs: ``(B, T, V')``; None when the forward pass was given the target and the
+            model could take the fused path (no copying): then only ``target_lp`` exists.
         attn: ``(B, T, M, N)`` word attention.
         coarse: ``(B, T, M)`` chunk attention of hierarchical models (before any sampling), else None.
         policy: ``(B, T)`` log-probability of the hard chunk choices (MODEL 3 in training), else None.
+        fine_fraction: share of the batch's words run through the word-level encoder when it
+            encoded lazily (MODEL 3 with ``lazy_fine``), else None (all of them).
     """
 
-    logprobs: Tensor
+    logprobs: Tensor | None
     attn: Tensor
     coarse: Tensor | None = None
     policy: Tensor | None = None
+    fine_fraction: float | None = None
+    target_lp: Tensor | None = None
+    """``(B, T)`` log p(target_t) (padding positions included) when forward was given the target."""
 
     def __iter__(self):
         """``logprobs, attn = model(...)`` keeps working."""
@@ -170,12 +176,19 @@ class Summarizer(nn.Module):
         return prev.masked_fill(prev >= self.vocab_size, self.unk_id)
 
     def forward(
-        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, src_ext: Tensor | None = None, n_ext: int = 0
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        tgt_in: Tensor,
+        src_ext: Tensor | None = None,
+        n_ext: int = 0,
+        target: Tensor | None = None,
     ) -> ForwardOutput:
         """Teacher-forced pass.
 
         Args:
             src: ``(B, M, N)``; src_mask: ``(B, M, N)``; tgt_in: ``(B, T)`` starting with <s>.
+            target: ``(B, T)`` ids in V' (optional): also return ``target_lp``.
         Returns:
             logprobs ``(B, T, V')`` and word attention ``(B, T, M, N)``.
         """
@@ -187,4 +200,6 @@ class Summarizer(nn.Module):
             state = o.state
             out_lp.append(o.logprobs)
             out_attn.append(o.attn)
-        return ForwardOutput(torch.stack(out_lp, 1), torch.stack(out_attn, 1))
+        logprobs = torch.stack(out_lp, 1)
+        target_lp = None if target is None else logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)
+        return ForwardOutput(logprobs, torch.stack(out_attn, 1), target_lp=target_lp)

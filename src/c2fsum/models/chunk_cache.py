@@ -23,14 +23,15 @@ import torch
 from torch import Tensor
 
 EncodeRows = Callable[[Tensor, Tensor], tuple[Tensor, tuple[Tensor, Tensor]]]
-"""``(ids (U, N), mask (U, N))`` -> word states ``(U, N, H)`` and final ``(h, c)``, each ``(L, U, H)``."""
+"""``(docs (U,), chunks (U,))`` long -> word states ``(U, N, H)`` of chunk ``chunks[u]`` of document
+``docs[u]`` and the final ``(h, c)``, each ``(L, U, H)``."""
 
 
 class ChunkCache:
     """Per-document cache of encoded chunks (see the module docstring).
 
     Args:
-        encode_rows: runs the per-chunk word encoder over U chunks at once.
+        encode_rows: runs the per-chunk word encoder over U chunks of the grid at once.
         src, mask: the batch's grid ``(D, M, N)`` (ids and bool mask).
     """
 
@@ -52,7 +53,7 @@ class ChunkCache:
 
         Returns their word states ``(U, N, H)`` and final LSTM states ``(h, c)``, each ``(L, U, H)``.
         """
-        states, final = self.encode_rows(self.src[docs, chunks], self.mask[docs, chunks])
+        states, final = self.encode_rows(docs, chunks)
         U = states.size(0)
         self.slot[docs, chunks] = torch.arange(self.n_slots, self.n_slots + U, device=self.slot.device)
         self.n_slots += U

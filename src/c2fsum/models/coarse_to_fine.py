@@ -147,9 +147,19 @@ class CoarseToFine(Model0):
         """Chunk vectors ``(B, M, Hc)`` for all chunks; word states only for each document's last
         non-empty chunk (the decoder's initial state). ``words`` is a ``(B, M, N, 0)`` placeholder."""
         B, M, N = src.shape
-        chunks = self.chunk_encoder(src, None, src_mask, embed=self.src_emb, slice_chunks=self.chunk_slice)
+        # with gradients (lazy training), one look-up of the whole grid: one embedding gradient,
+        # not one per encoder call; without, slices bound the scratch memory of long documents
+        emb = self.src_emb(src) if torch.is_grad_enabled() else None  # (B, M, N, E)
+        chunks = self.chunk_encoder(src, emb, src_mask, embed=self.src_emb, slice_chunks=self.chunk_slice)
         chunk_mask = src_mask.any(-1)  # (B, M)
-        cache = ChunkCache(self._encode_rows, src, src_mask)
+
+        def encode_rows(docs: Tensor, rows: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+            """Chunks ``(docs[u], rows[u])`` through the per-chunk LSTM: ``(U, N, H)``, final ``(L, U, H)`` each."""
+            e = self.src_emb(src[docs, rows]) if emb is None else emb[docs, rows]  # (U, N, E)
+            states, final = self.encoder(e.unsqueeze(1), src_mask[docs, rows].unsqueeze(1))  # (U, 1, N, H)
+            return states.squeeze(1), final
+
+        cache = ChunkCache(encode_rows, src, src_mask)
         cache.sparse_attn = not self._teacher_forcing and not self.copies
         last = chunk_mask.long().cumsum(-1).argmax(-1)  # (B,) last non-empty chunk
         _, (h, c) = cache.encode(torch.arange(B, device=src.device), last)  # (L, B, H)
@@ -166,18 +176,19 @@ class CoarseToFine(Model0):
             lazy=cache,
         )
 
-    def _encode_rows(self, ids: Tensor, mask: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        """U chunks ``(U, N)`` through the per-chunk LSTM: states ``(U, N, H)``, final ``(L, U, H)`` each."""
-        states, final = self.encoder(self.src_emb(ids).unsqueeze(1), mask.unsqueeze(1))  # (U, 1, N, H)
-        return states.squeeze(1), final
-
     def forward(
-        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, src_ext: Tensor | None = None, n_ext: int = 0
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        tgt_in: Tensor,
+        src_ext: Tensor | None = None,
+        n_ext: int = 0,
+        target: Tensor | None = None,
     ) -> ForwardOutput:
         """Teacher forcing (see :meth:`Model0.forward`); attention comes back dense on the lazy path too."""
         self._teacher_forcing = True
         try:
-            return super().forward(src, src_mask, tgt_in, src_ext, n_ext)
+            return super().forward(src, src_mask, tgt_in, src_ext, n_ext, target)
         finally:
             self._teacher_forcing = False
 

@@ -17,15 +17,18 @@ The decoder starts from the encoder's final state when both have L layers.
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 from torch import Tensor, nn
 
 from c2fsum.models.base import DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
+from c2fsum.models.chunk_cache import ChunkCache
 from c2fsum.modules.attention import BilinearAttention
 from c2fsum.modules.decoder import DecoderSteps, InputFeedingLSTM
 from c2fsum.modules.embeddings import make_embedding
 from c2fsum.modules.encoders import LSTMWordEncoder
-from c2fsum.modules.generators import VocabGenerator, pointer_mixture
+from c2fsum.modules.generators import VocabGenerator, log_softmax_pick, pointer_mixture
 from c2fsum.modules.intra import IntraDecoderAttention
 
 OUTPUT_STYLES = ("luong", "paulus")
@@ -210,6 +213,13 @@ class Model0(Summarizer):
             p_copy = torch.sigmoid(self.switch(torch.cat(sw, -1)))  # (B, 1)
         return features, DecoderState(h=h, c=c, feed=feed, extra=(past, history)), attn, coarse, policy, p_copy
 
+    def logits(self, features: Tensor, memory: Memory | None = None) -> Tensor:
+        """Features ``(..., D)`` -> vocabulary logits ``(..., V)`` (dropout on the features)."""
+        weight, packed = memory.shared if memory is not None and memory.shared else (None, None)
+        return self.generator(
+            self.dropout(features), self.tgt_emb.weight if self.generator.shared else None, weight, packed
+        )
+
     def generate(
         self, features: Tensor, attn: Tensor | None = None, p_copy: Tensor | None = None, memory: Memory | None = None
     ) -> Tensor:
@@ -217,11 +227,7 @@ class Model0(Summarizer):
 
         ``attn`` ``(B[, T], M, N)`` and ``p_copy`` ``(B[, T], 1)`` are needed by pointer models.
         """
-        weight, packed = memory.shared if memory is not None and memory.shared else (None, None)
-        logits = self.generator(
-            self.dropout(features), self.tgt_emb.weight if self.generator.shared else None, weight, packed
-        )
-        logp = torch.log_softmax(logits, dim=-1)
+        logp = torch.log_softmax(self.logits(features, memory), dim=-1)
         if self.switch is None:
             return logp
         assert attn is not None and p_copy is not None and memory is not None and memory.src_ext is not None
@@ -252,9 +258,18 @@ class Model0(Summarizer):
         return StepOutput(logprobs=self.generate(features, attn, p_copy, memory), state=state, attn=attn, coarse=coarse)
 
     def forward(
-        self, src: Tensor, src_mask: Tensor, tgt_in: Tensor, src_ext: Tensor | None = None, n_ext: int = 0
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        tgt_in: Tensor,
+        src_ext: Tensor | None = None,
+        n_ext: int = 0,
+        target: Tensor | None = None,
     ) -> ForwardOutput:
-        """Teacher forcing; the generator runs once over all steps. See :meth:`Summarizer.forward`."""
+        """Teacher forcing; the generator runs once over all steps. See :meth:`Summarizer.forward`.
+
+        Given ``target`` ``(B, T)``, a model that does not copy returns only ``target_lp``
+        (``logprobs`` is None), computed by the fused :func:`log_softmax_pick`."""
         memory = self.encode(src, src_mask, src_ext, n_ext)
         state = self.init_state(memory)
         feats, attns, coarses, policies, copies = [], [], [], [], []
@@ -272,9 +287,19 @@ class Model0(Summarizer):
             copies.append(p_copy)
         attn = torch.stack(attns, 1)  # (B, T, M, N)
         p_copy = torch.stack(copies, 1) if self.copies else None  # type: ignore[arg-type]  # (B, T, 1)
+        features = torch.stack(feats, 1)  # (B, T, D)
+        logprobs, target_lp = None, None
+        if target is not None and self.switch is None:
+            target_lp = log_softmax_pick(self.logits(features, memory), target)  # (B, T)
+        else:
+            logprobs = self.generate(features, attn, p_copy, memory)
+            if target is not None:
+                target_lp = logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)
         return ForwardOutput(
-            logprobs=self.generate(torch.stack(feats, 1), attn, p_copy, memory),
+            logprobs=logprobs,
+            target_lp=target_lp,
             attn=attn,
             coarse=torch.stack(coarses, 1) if coarses[0] is not None else None,  # type: ignore[arg-type]
             policy=torch.stack(policies, 1) if policies[0] is not None else None,  # type: ignore[arg-type]
+            fine_fraction=cast(ChunkCache, memory.lazy).fraction_encoded() if memory.lazy is not None else None,
         )

@@ -34,7 +34,6 @@ from c2fsum.data.batching import Example, bucketed_batches, collate, encode_exam
 from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import Vocab
 from c2fsum.losses.checks import NonFiniteError, require_finite
-from c2fsum.losses.nll import target_logprobs, token_nll
 from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, reinforce_loss
 from c2fsum.losses.self_critical import mixed_loss, self_critical_loss
 from c2fsum.models import Summarizer, build_model
@@ -172,8 +171,9 @@ def perplexity(
         shuffle=False,
     ):
         batch = collate([examples[i] for i in idx], chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
-        lp, _ = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext)
-        total += float(token_nll(lp, loss_target(model, batch), batch.tgt_mask))
+        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, loss_target(model, batch))
+        assert out.target_lp is not None  # forward was given the target
+        total += -float((out.target_lp * batch.tgt_mask.to(out.target_lp.dtype)).sum())
         tokens += batch.n_tokens
     model.train(was_training)
     return math.exp(min(total / max(tokens, 1), 50.0)), total, tokens
@@ -435,8 +435,9 @@ class Trainer:
         """
         tc, model = self.cfg.train, self.model
         docs = batch.size if docs is None else docs
-        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext)
-        lp = target_logprobs(out.logprobs, loss_target(model, batch), batch.tgt_mask)  # (B, T)
+        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, loss_target(model, batch))
+        assert out.target_lp is not None  # forward was given the target
+        lp = out.target_lp * batch.tgt_mask.to(out.target_lp.dtype)  # (B, T), 0 on padding
         nll = -lp.sum()
         loss = nll / docs
         if tc.objective == "mixed":
