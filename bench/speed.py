@@ -170,6 +170,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="model family at the preset's sizes (default %(default)s); model3 decodes lazily",
     )
     ap.add_argument("--lazy-train", action="store_true", help="model3: train with model.lazy_fine")
+    ap.add_argument("--plain-loss", action="store_true", help="train with log_softmax + gather, not the fused loss")
+    ap.add_argument("--init", type=Path, help="start from these weights (a state_dict saved by torch.save)")
     ap.add_argument("--chunk-encoder", default="cnn", choices=("cnn", "bow"), help="model2/3 (default %(default)s)")
     ap.add_argument("--steps", type=int, default=None, help="timed training steps (default: model0 20, small 60)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed training steps first")
@@ -353,7 +355,10 @@ def build_model(cfg: dict, seed: int, args: argparse.Namespace):
         chunk_filters=8 if args.dry_run else CHUNK_FILTERS[args.config],
         lazy_fine=args.lazy_train,
     )
-    return build(mc, cfg["vocab"], args.chunks)
+    model = build(mc, cfg["vocab"], args.chunks)
+    if args.init:
+        model.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=True))
+    return model
 
 
 # -- training -----------------------------------------------------------------------------------
@@ -388,8 +393,12 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
 
     def one_step(i: int) -> float:
         src, src_mask, tgt_in, tgt_out, tgt_mask = batches[i % len(batches)]
-        out = model(src, src_mask, tgt_in, target=tgt_out)  # as Trainer.batch_loss: the fused loss
-        lp = out.target_lp * tgt_mask.to(out.target_lp.dtype)  # (B, T)
+        if args.plain_loss:  # log_softmax over the vocabulary, then gather (the path before the fused loss)
+            out = model(src, src_mask, tgt_in)
+            lp = out.logprobs.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1) * tgt_mask.to(out.logprobs.dtype)
+        else:  # as Trainer.batch_loss: the fused loss
+            out = model(src, src_mask, tgt_in, target=tgt_out)
+            lp = out.target_lp * tgt_mask.to(out.target_lp.dtype)  # (B, T)
         nll = -lp.sum()
         loss = nll / src.size(0)  # normalized by documents
         if out.policy is not None:  # MODEL 3: the REINFORCE term (Trainer.batch_loss, fixed baseline)
@@ -418,7 +427,8 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
     tok_step = n_src + n_tgt
     user, sys_ = (cpu1.user - cpu0.user) / steps, (cpu1.system - cpu0.system) / steps
     kv("train_cpu_s_per_step", f"{user + sys_:.3f} (user {user:.3f}, sys {sys_:.3f})")
-    kv("train_impl", f"c2fsum {type(model).__name__} ({args.family}), fused log-softmax loss, torch.optim.SGD")
+    loss_impl = "log_softmax + gather" if args.plain_loss else "fused log-softmax loss"
+    kv("train_impl", f"c2fsum {type(model).__name__} ({args.family}), {loss_impl}, torch.optim.SGD")
     kv("train_fine_fraction", f"{statistics.mean(fractions[args.warmup :]):.3f}")
     kv("train_steps_timed", steps)
     kv("train_tokens_per_step", f"{tok_step} (src {n_src} + tgt {n_tgt})")

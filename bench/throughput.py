@@ -10,10 +10,17 @@ which goes first, so both see the same machine. Each run writes its ``name: valu
 
 * a side-by-side table: medians (min-max) over the timed steps / decode batches / repeats of
   all rounds, peak memory, GEMM GFLOP/s and the load average around each run;
-* the MODEL 3 (lazy chunk encoding) vs MODEL 0 figures of ``bench/lazy_throughput.py`` if that
-  file exists (a printed note otherwise);
+* the same figures for c2fsum's MODEL 3 with lazy chunk encoding (``speed.py --family model3
+  --lazy-train``, same data, step and batches; CNN chunk encoder, and the bag-of-words one with
+  ``--model3-bow``), measured in the same rounds, beside the fraction of source words that went
+  through the word-level LSTM (training and decoding) and MODEL 3 / MODEL 0 ratios;
 * one ``name: value`` line per figure, e.g. ``train_tok_per_s_c2fsum_paper``,
-  ``train_tok_per_s_onmt_paper``, ``decode_summaries_per_s_c2fsum_cpu``, and the ratios.
+  ``train_tok_per_s_onmt_paper``, ``decode_summaries_per_s_c2fsum_cpu``,
+  ``train_tok_per_s_c2fsum_model3_cpu``, ``fine_fraction_train_model3_cpu``, and the ratios.
+
+MODEL 3 encodes only the chunks its hard attention picks, so its speed depends on how spread its
+policy is: untrained weights pick nearly every chunk over 16 target words. ``--model3-init
+SIZE=state_dict.pt`` measures a trained model instead (``bench/train_policy.py`` makes one).
 
 Usage::
 
@@ -41,6 +48,12 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PEER = Path(os.environ.get("PEER", REPO.parent / "shared" / "bench"))
 SIZES = {"paper": "model0", "cpu": "small"}
+SIDE_NAMES = {
+    "onmt": "OpenNMT-py 3.5.1",
+    "c2fsum": "c2fsum MODEL 0",
+    "model3": "c2fsum MODEL 3, lazy (CNN chunks)",
+    "model3bow": "c2fsum MODEL 3, lazy (BOW chunks)",
+}
 
 # (steps, report_every or warmup, decode sources, decode reps) per mode, size and side
 RUNS = {
@@ -108,6 +121,8 @@ def figures(log: dict[str, str], side: str) -> dict[str, tuple[float, float, flo
         "train_sec_per_step": triple(log.get("train_sec_per_step")),
         "train_gflops": triple(log.get("train_achieved_gflops")),
         "train_peak_rss_mib": triple(log.get("train_peak_rss_mib")),
+        "train_fine_fraction": triple(log.get("train_fine_fraction")),
+        "decode_fine_fraction": triple(log.get("decode_fine_fraction")),
         "decode_summaries_per_s": dec,
         "decode_peak_rss_mib": triple(log.get("decode_peak_rss_mib")),
     }
@@ -163,7 +178,15 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="folder of the runs' logs (default ~/.cache/c2fsum-bench/throughput/DATE)",
     )
     ap.add_argument("--python", default=sys.executable, help="Python of c2fsum's venv (default: this one)")
-    ap.add_argument("--no-lazy", action="store_true", help="skip bench/lazy_throughput.py")
+    ap.add_argument("--no-model3", action="store_true", help="skip MODEL 3 (lazy chunk encoding)")
+    ap.add_argument("--model3-bow", action="store_true", help="also MODEL 3 with the bag-of-words chunk encoder")
+    ap.add_argument(
+        "--model3-init",
+        action="append",
+        default=[],
+        metavar="SIZE=PATH",
+        help="MODEL 3 (CNN) weights for SIZE, e.g. cpu=policy-cpu.pt (default: untrained)",
+    )
     return ap.parse_args(argv)
 
 
@@ -188,11 +211,15 @@ def main(argv: list[str] | None = None) -> int:
     t_start = time.monotonic()
     print(f"# bench/throughput ({mode}, {rounds} round(s), {args.threads} thread(s) each side), logs in {out}")
     print(f"# machine: {os.cpu_count()} cores, load average at start {open('/proc/loadavg').read().strip()}")
-    results: dict[str, dict[str, list]] = {s: {"onmt": [], "c2fsum": []} for s in sizes}
-    loads: dict[str, dict[str, list[str]]] = {s: {"onmt": [], "c2fsum": []} for s in sizes}
+    inits = dict(x.split("=", 1) for x in args.model3_init)
+    model3 = [] if args.no_model3 else ["model3"] + (["model3bow"] if args.model3_bow else [])
+    sides = ["onmt", "c2fsum", *model3]
+    results: dict[str, dict[str, list]] = {s: {side: [] for side in sides} for s in sizes}
+    loads: dict[str, dict[str, list[str]]] = {s: {side: [] for side in sides} for s in sizes}
     for r in range(1, rounds + 1):
         for i, size in enumerate(sizes):
             order = ["onmt", "c2fsum"] if (r + i) % 2 else ["c2fsum", "onmt"]
+            order += model3 if (r + i) % 2 else model3[::-1]
             for side in order:
                 common = ["--config", SIZES[size], "--threads", str(args.threads), "--wait-quiet", str(wait)]
                 if r > 1 or side != order[0]:
@@ -201,6 +228,12 @@ def main(argv: list[str] | None = None) -> int:
                     cmd = ["bash", str(PEER / "onmt_bench.sh"), *common, *RUNS[mode][size]["onmt"]]
                 else:
                     cmd = [args.python, str(HERE / "speed.py"), *common, *RUNS[mode][size]["c2fsum"]]
+                if side.startswith("model3"):
+                    cmd += ["--family", "model3", "--lazy-train"]
+                    if side == "model3bow":
+                        cmd += ["--chunk-encoder", "bow"]
+                    elif size in inits:
+                        cmd += ["--init", inits[size]]
                 log = out / f"{size}-{r}-{side}.txt"
                 print(f"# round {r}, {size}, {side}: running ... ", end="", flush=True)
                 wall, la0, la1 = run(cmd, log, env)
@@ -213,23 +246,28 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(
         "| size | system | train tok/s | train s/step | train GFLOP/s | peak RSS train MiB "
-        "| decode summaries/s | peak RSS decode MiB | load avg (1 min) |"
+        "| decode summaries/s | peak RSS decode MiB | fine fraction train / decode | load avg (1 min) |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     final: list[tuple[str, str]] = []
     for size in sizes:
         pooled = {}
-        for side in ("onmt", "c2fsum"):
+        for side in sides:
             runs = results[size][side]
             if not runs:
                 continue
             p = pooled[side] = pool(runs)
-            name = "OpenNMT-py 3.5.1" if side == "onmt" else "c2fsum"
+            fine = (
+                "1 / 1"
+                if side in ("onmt", "c2fsum")
+                else (f"{fmt(p['train_fine_fraction'], '.3f')} / {fmt(p['decode_fine_fraction'], '.3f')}")
+            )
             print(
-                f"| {size} | {name} | {fmt(p['train_tok_per_s'], ',.0f')} | {fmt(p['train_sec_per_step'], '.3f')} "
+                f"| {size} | {SIDE_NAMES[side]} | {fmt(p['train_tok_per_s'], ',.0f')} "
+                f"| {fmt(p['train_sec_per_step'], '.3f')} "
                 f"| {fmt(p['train_gflops'], '.1f')} | {fmt(p['train_peak_rss_mib'], '.0f')} "
                 f"| {fmt(p['decode_summaries_per_s'], '.2f')} | {fmt(p['decode_peak_rss_mib'], '.0f')} "
-                f"| {', '.join(loads[size][side])} |"
+                f"| {fine} | {', '.join(loads[size][side])} |"
             )
         for side in ("c2fsum", "onmt"):
             p = pooled.get(side, {})
@@ -244,6 +282,22 @@ def main(argv: list[str] | None = None) -> int:
         for key, label in (("train_tok_per_s", "train_speedup"), ("decode_summaries_per_s", "decode_speedup")):
             a, b = pooled.get("c2fsum", {}).get(key), pooled.get("onmt", {}).get(key)
             final.append((f"{label}_vs_onmt_{size}", f"{a[0] / b[0]:.2f}" if a and b else "n/a"))
+        for side in model3:
+            p = pooled.get(side, {})
+            for key in (
+                "train_tok_per_s",
+                "decode_summaries_per_s",
+                "train_peak_rss_mib",
+                "decode_peak_rss_mib",
+            ):
+                v = p.get(key)
+                final.append((f"{key}_c2fsum_{side}_{size}", "n/a" if v is None else f"{v[0]:.2f}"))
+            for key in ("train_fine_fraction", "decode_fine_fraction"):
+                v = p.get(key)
+                final.append((f"{key}_{side}_{size}", "n/a" if v is None else f"{v[0]:.3f}"))
+            for key, label in (("train_tok_per_s", "train_speedup"), ("decode_summaries_per_s", "decode_speedup")):
+                a, b = p.get(key), pooled.get("c2fsum", {}).get(key)
+                final.append((f"{label}_{side}_vs_model0_{size}", f"{a[0] / b[0]:.2f}" if a and b else "n/a"))
         peak = next(
             (log.get("peak_gflops_env") for log in results[size].get("logs", []) if log.get("peak_gflops_env")), None
         )
@@ -260,29 +314,6 @@ def main(argv: list[str] | None = None) -> int:
         "Medians over the timed steps (c2fsum) / log intervals (OpenNMT-py) and decode batches / reps of "
         "all rounds, (min-max); tokens = source + target incl. </s>; decode = beam 5, exactly 15 tokens."
     )
-
-    # -- MODEL 3 (lazy chunk encoding) vs MODEL 0 --------------------------------------------------
-    lazy = HERE / "lazy_throughput.py"
-    print()
-    if args.no_lazy:
-        print("# MODEL 3 lazy encoding: skipped (--no-lazy)")
-    elif lazy.exists():
-        print("# MODEL 3 (lazy chunk encoding) vs MODEL 0: bench/lazy_throughput.py", flush=True)
-        cmd = [args.python, str(lazy), *(["--quick"] if args.quick else [])]
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-        (out / "lazy_throughput.txt").write_text(proc.stdout + proc.stderr)
-        print(proc.stdout, end="")
-        if proc.returncode != 0:
-            print(f"!! bench/lazy_throughput.py failed (exit {proc.returncode}): {proc.stderr[-500:]}")
-        for line in proc.stdout.splitlines():
-            if re.match(r"^[a-z0-9_]+: ", line):
-                k, v = line.split(": ", 1)
-                final.append((k, v))
-    else:
-        print(
-            "# MODEL 3 (lazy chunk encoding) vs MODEL 0: bench/lazy_throughput.py is not in this tree "
-            "(it comes with the long-documents / lazy-encoding work); skipped"
-        )
 
     print()
     final.append(("threads", str(args.threads)))

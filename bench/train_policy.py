@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Train MODEL 3 briefly on the benchmark corpus, so speed can be measured with a trained policy.
+
+MODEL 3 with lazy chunk encoding runs the word-level LSTM only over the chunks its hard
+attention picks; with untrained weights the coarse attention is nearly uniform and 16 target
+words pick most of the 10 chunks. This script trains MODEL 3 (REINFORCE term included, Adam) on
+the synthetic corpus of ``bench/speed.py`` (its targets copy lead-biased spans of the source), at
+the sizes of a ``speed.py`` preset, and saves the weights for ``speed.py --init`` /
+``bench/throughput --model3-init SIZE=PATH``. Every ``--log-every`` steps it prints the training
+NLL per token, the mean entropy of the coarse attention (ln 10 = 2.30 is uniform) and the share
+of source words encoded at the fine level::
+
+    PYTHONPATH=src .venv/bin/python bench/train_policy.py --config small --steps 1500 --out policy-cpu.pt
+
+A benchmark helper, not the training CLI (``c2fsum train`` trains on prepared data).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import speed  # noqa: E402  (bench/speed.py: presets, corpus, batches, model)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--config", default="small", choices=sorted(speed.PRESETS))
+    ap.add_argument("--steps", type=int, default=1500)
+    ap.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default %(default)s)")
+    ap.add_argument("--log-every", type=int, default=50)
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--out", type=Path, required=True, help="where to save the state_dict")
+    a = ap.parse_args(argv)
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    args = speed.parse(["--config", a.config, "--family", "model3", "--lazy-train"])
+    cfg = speed.resolve_cfg(args)
+    speed.ensure_data(args.data)
+    pairs, origin = speed.load_examples(args.data, cfg, "train", 2000, args.seed)
+    batches, _ = speed.make_batches(pairs, cfg["batch"], args.chunks, cfg["src_len"] // args.chunks)
+    print(f"data: {origin}, {len(batches)} batches of {cfg['batch']}", flush=True)
+
+    from c2fsum.losses.reinforce import discounted_returns, reinforce_loss
+
+    model = speed.build_model(cfg, args.seed, args).train()
+    opt = torch.optim.Adam(model.parameters(), lr=a.lr)
+    t0 = time.time()
+    for i in range(1, a.steps + 1):
+        src, src_mask, tgt_in, tgt_out, tgt_mask = batches[(i - 1) % len(batches)]
+        out = model(src, src_mask, tgt_in, target=tgt_out)
+        lp = out.target_lp * tgt_mask.to(out.target_lp.dtype)  # (B, T)
+        returns = discounted_returns(lp.detach(), tgt_mask, 0.5)
+        policy = reinforce_loss(out.policy, returns, returns.mean(0, keepdim=True), tgt_mask, 0.3)
+        loss = (-lp.sum() + policy) / src.size(0)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        opt.step()
+        if i % a.log_every == 0 or i == a.steps:
+            with torch.no_grad():
+                c = out.coarse.clamp_min(1e-12)  # (B, T, M)
+                entropy = float(-(c * c.log()).sum(-1).mean())
+            print(
+                f"step {i} ({time.time() - t0:.0f} s): nll/token {float(-lp.detach().sum() / tgt_mask.sum()):.3f}, "
+                f"coarse entropy {entropy:.3f}, fine fraction {out.fine_fraction:.3f}",
+                flush=True,
+            )
+            torch.save(model.state_dict(), a.out)
+    print(f"saved: {a.out}")
+
+
+if __name__ == "__main__":
+    main()
