@@ -20,7 +20,7 @@ which goes first, so both see the same machine. Each run writes its ``name: valu
 
 MODEL 3 encodes only the chunks its hard attention picks, so its speed depends on how spread its
 policy is: untrained weights pick nearly every chunk over 16 target words. ``--model3-init
-SIZE=state_dict.pt`` measures a trained model instead (``bench/train_policy.py`` makes one).
+SIZE=state_dict.pt`` also measures a trained model (``bench/train_policy.py`` makes one).
 
 Usage::
 
@@ -53,6 +53,7 @@ SIDE_NAMES = {
     "c2fsum": "c2fsum MODEL 0",
     "model3": "c2fsum MODEL 3, lazy (CNN chunks)",
     "model3bow": "c2fsum MODEL 3, lazy (BOW chunks)",
+    "model3trained": "c2fsum MODEL 3, lazy (CNN chunks), trained policy (--model3-init)",
 }
 
 # (steps, report_every or warmup, decode sources, decode reps) per mode, size and side
@@ -185,7 +186,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         action="append",
         default=[],
         metavar="SIZE=PATH",
-        help="MODEL 3 (CNN) weights for SIZE, e.g. cpu=policy-cpu.pt (default: untrained)",
+        help="also MODEL 3 (CNN) from these weights for SIZE, e.g. cpu=policy-cpu.pt (bench/train_policy.py)",
     )
     return ap.parse_args(argv)
 
@@ -213,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# machine: {os.cpu_count()} cores, load average at start {open('/proc/loadavg').read().strip()}")
     inits = dict(x.split("=", 1) for x in args.model3_init)
     model3 = [] if args.no_model3 else ["model3"] + (["model3bow"] if args.model3_bow else [])
+    if inits and not args.no_model3:
+        model3.append("model3trained")
     sides = ["onmt", "c2fsum", *model3]
     results: dict[str, dict[str, list]] = {s: {side: [] for side in sides} for s in sizes}
     loads: dict[str, dict[str, list[str]]] = {s: {side: [] for side in sides} for s in sizes}
@@ -232,7 +235,9 @@ def main(argv: list[str] | None = None) -> int:
                     cmd += ["--family", "model3", "--lazy-train"]
                     if side == "model3bow":
                         cmd += ["--chunk-encoder", "bow"]
-                    elif size in inits:
+                    elif side == "model3trained":
+                        if size not in inits:
+                            continue
                         cmd += ["--init", inits[size]]
                 log = out / f"{size}-{r}-{side}.txt"
                 print(f"# round {r}, {size}, {side}: running ... ", end="", flush=True)
