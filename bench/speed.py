@@ -171,7 +171,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     ap.add_argument("--lazy-train", action="store_true", help="model3: train with model.lazy_fine")
     ap.add_argument("--plain-loss", action="store_true", help="train with log_softmax + gather, not the fused loss")
-    ap.add_argument("--init", type=Path, help="start from these weights (a state_dict saved by torch.save)")
+    ap.add_argument(
+        "--init", type=Path, help="weights to train from and to decode with (a state_dict saved by torch.save)"
+    )
     ap.add_argument("--chunk-encoder", default="cnn", choices=("cnn", "bow"), help="model2/3 (default %(default)s)")
     ap.add_argument("--steps", type=int, default=None, help="timed training steps (default: model0 20, small 60)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed training steps first")
@@ -573,6 +575,8 @@ def main(argv: list[str] | None = None) -> None:
         if common and train_gf:
             common.print_fractions("train", train_gf, peak, mpeak)
     if args.decode_n > 0:
+        if args.init and not args.skip_train:  # decode the saved weights, not the benchmark's SGD steps on them
+            model.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=True))
         dec_gf = decode_bench(args, cfg, model, common)
         if common and dec_gf:
             common.print_fractions("decode", dec_gf, peak, mpeak)

@@ -270,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"| {size} | {SIDE_NAMES[side]} | {fmt(p['train_tok_per_s'], ',.0f')} "
                 f"| {fmt(p['train_sec_per_step'], '.3f')} "
-                f"| {fmt(p['train_gflops'], '.1f')} | {fmt(p['train_peak_rss_mib'], '.0f')} "
+                f"| {fmt(p['train_gflops'], '.1f') if side in ('onmt', 'c2fsum') else '-'} "
+                f"| {fmt(p['train_peak_rss_mib'], '.0f')} "
                 f"| {fmt(p['decode_summaries_per_s'], '.2f')} | {fmt(p['decode_peak_rss_mib'], '.0f')} "
                 f"| {fine} | {', '.join(loads[size][side])} |"
             )
@@ -317,7 +318,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(
         "Medians over the timed steps (c2fsum) / log intervals (OpenNMT-py) and decode batches / reps of "
-        "all rounds, (min-max); tokens = source + target incl. </s>; decode = beam 5, exactly 15 tokens."
+        "all rounds, (min-max); tokens = source + target incl. </s>; decode = beam 5, exactly 15 tokens. "
+        "GFLOP/s: MODEL 0's GEMM work (the peers' FLOP model), so not given for MODEL 3. Fine fraction: "
+        "share of source words run through the word-level LSTM."
     )
 
     print()
