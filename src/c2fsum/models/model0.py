@@ -28,7 +28,7 @@ from c2fsum.modules.attention import BilinearAttention
 from c2fsum.modules.decoder import DecoderSteps, InputFeedingLSTM
 from c2fsum.modules.embeddings import make_embedding
 from c2fsum.modules.encoders import LSTMWordEncoder
-from c2fsum.modules.generators import VocabGenerator, log_softmax_pick, pointer_mixture
+from c2fsum.modules.generators import VocabGenerator, pointer_mixture
 from c2fsum.modules.intra import IntraDecoderAttention
 
 OUTPUT_STYLES = ("luong", "paulus")
@@ -269,7 +269,8 @@ class Model0(Summarizer):
         """Teacher forcing; the generator runs once over all steps. See :meth:`Summarizer.forward`.
 
         Given ``target`` ``(B, T)``, a model that does not copy returns only ``target_lp``
-        (``logprobs`` is None), computed by the fused :func:`log_softmax_pick`."""
+        (``logprobs`` is None), computed by :meth:`VocabGenerator.log_prob` (no vocabulary-sized
+        tensor besides the logits, which never leave it)."""
         memory = self.encode(src, src_mask, src_ext, n_ext)
         state = self.init_state(memory)
         feats, attns, coarses, policies, copies = [], [], [], [], []
@@ -290,7 +291,8 @@ class Model0(Summarizer):
         features = torch.stack(feats, 1)  # (B, T, D)
         logprobs, target_lp = None, None
         if target is not None and self.switch is None:
-            target_lp = log_softmax_pick(self.logits(features, memory), target)  # (B, T)
+            emb_weight = self.tgt_emb.weight if self.generator.shared else None
+            target_lp = self.generator.log_prob(self.dropout(features), target, emb_weight)  # (B, T)
         else:
             logprobs = self.generate(features, attn, p_copy, memory)
             if target is not None:

@@ -58,6 +58,12 @@ class VocabGenerator(nn.Module):
             return torch.ops.mkldnn._linear_pointwise(features, packed, self.bias, "none", [], "")
         return F.linear(features, self.output_matrix(emb_weight) if weight is None else weight, self.bias)
 
+    def log_prob(self, features: Tensor, target: Tensor, emb_weight: Tensor | None = None) -> Tensor:
+        """log softmax(logits)[target] ``(...)`` for features ``(..., D)`` and target ``(...)``
+        without the vocabulary-sized tensors of the plain composition (training loss; see
+        :func:`linear_log_softmax_pick`)."""
+        return linear_log_softmax_pick(features, self.output_matrix(emb_weight), self.bias, target)
+
     @staticmethod
     def pack(weight: Tensor) -> Tensor | None:
         """W_out ``(V, D)`` laid out for oneDNN's matrix product, or None where that does not apply.
@@ -81,42 +87,78 @@ class VocabGenerator(nn.Module):
             return None
 
 
-class _LogSoftmaxPick(torch.autograd.Function):
-    """log softmax(logits)[target] with a hand-written backward (see :func:`log_softmax_pick`)."""
+class _LinearLogSoftmaxPick(torch.autograd.Function):
+    """log softmax(features W^T + b)[target] with a hand-written backward (see :func:`linear_log_softmax_pick`)."""
 
     @staticmethod
-    def forward(ctx, logits: Tensor, target: Tensor) -> Tensor:
-        x = logits.float() if logits.dtype in (torch.float16, torch.bfloat16) else logits
-        idx = target.unsqueeze(-1)  # (..., 1)
-        # a temporary: the softmax kernels stay fast where exp underflows (large negative logits),
-        # unlike torch.exp / torch.logsumexp, whose elementwise exp slows down ~10x there
-        picked = torch.log_softmax(x, -1).gather(-1, idx)  # (..., 1)
-        ctx.save_for_backward(x, idx)
-        ctx.dtype = logits.dtype
-        return picked.squeeze(-1)
+    def forward(ctx, features: Tensor, weight: Tensor, bias: Tensor, target: Tensor) -> Tensor:
+        shape = target.shape
+        f = features.reshape(-1, features.size(-1))  # (R, D)
+        logits = torch.addmm(bias, f, weight.t())  # (R, V): ours alone, so backward may overwrite it
+        x = logits.float() if logits.dtype in (torch.float16, torch.bfloat16) else logits  # as autocast's log_softmax
+        idx = target.reshape(-1, 1)  # (R, 1)
+        # log-softmax a slice of rows at a time, so the temporary stays small. The softmax kernels
+        # stay fast where exp underflows (large negative logits), unlike torch.exp / logsumexp,
+        # whose elementwise exp slows down ~10x there
+        rows = max(1, _SLICE_BYTES // (4 * x.size(-1)))
+        picked = torch.cat(
+            [torch.log_softmax(x[i : i + rows], -1).gather(-1, idx[i : i + rows]) for i in range(0, x.size(0), rows)]
+        )  # (R, 1)
+        lse = x.gather(-1, idx) - picked  # (R, 1): log sum_v exp(x_v)
+        ctx.save_for_backward(f, weight, x, idx, lse)
+        ctx.compute_dtype = logits.dtype  # bfloat16 under autocast: the backward products too
+        ctx.shape = features.shape
+        return picked.view(shape)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
-    def backward(ctx, grad: Tensor) -> tuple[Tensor, None]:
-        x, idx = ctx.saved_tensors
-        g = grad.unsqueeze(-1).to(x.dtype)  # (..., 1)
-        dx = torch.softmax(x, -1).mul_(-g)  # -g softmax(x): the only vocabulary-sized buffer
-        dx.scatter_add_(-1, idx, g)  # + g at the target
-        return dx.to(ctx.dtype), None
+    def backward(ctx, grad: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None, None]:
+        f, weight, x, idx, lse = ctx.saved_tensors
+        g = grad.reshape(-1, 1).to(x.dtype)  # (R, 1)
+        # d/dlogits = g (onehot(target) - softmax(x)), written over the logits themselves: no
+        # vocabulary-sized buffer. x - lse <= 0 is clamped at -87 before exp so that exp never
+        # underflows into its slow path; the error, exp(-87) = 2e-38 per entry, is far below
+        # float rounding.
+        dx = (x.sub_(lse) if OVERWRITE_LOGITS else x - lse).clamp_(min=-87.0).exp_().mul_(-g)
+        dx.scatter_add_(-1, idx, g)  # (R, V)
+        need_f, need_w, need_b = ctx.needs_input_grad[:3]
+        dtype = ctx.compute_dtype
+        d = dx.to(dtype)
+        d_features = (d @ weight.to(dtype)).to(f.dtype).view(ctx.shape) if need_f else None  # (..., D)
+        d_weight = (d.t() @ f.to(dtype)).to(weight.dtype) if need_w else None  # (V, D)
+        d_bias = dx.sum(0).to(weight.dtype) if need_b else None  # (V,)
+        return d_features, d_weight, d_bias, None
 
 
-def log_softmax_pick(logits: Tensor, target: Tensor) -> Tensor:
-    """``log_softmax(logits, -1).gather(-1, target)``: ``(..., V)``, ``(...)`` long -> ``(...)``.
+OVERWRITE_LOGITS = True
+"""The backward of :func:`linear_log_softmax_pick` writes the gradient over the logits. A second
+backward through the same graph (``retain_graph=True``, ``torch.autograd.gradcheck``) then
+fails with autograd's "modified by an inplace operation" error; set False for that, at the
+cost of one more vocabulary-sized buffer."""
+
+_SLICE_BYTES = 8 * 2**20
+"""Logits log-softmaxed at a time in the forward pass of :func:`linear_log_softmax_pick` (bytes)."""
+
+
+def linear_log_softmax_pick(features: Tensor, weight: Tensor, bias: Tensor, target: Tensor) -> Tensor:
+    """``log_softmax(features @ weight.T + bias, -1).gather(-1, target)``: the generator and the
+    training loss in one step.
+
+    Args:
+        features ``(..., D)``; weight ``(V, D)``; bias ``(V,)``; target ``(...)`` long.
+    Returns:
+        log p(target) ``(...)``.
 
     The training loss needs only the target's log-probability. The plain composition allocates
     three vocabulary-sized tensors besides the logits and keeps one to the backward pass
-    (log-probabilities; the gathered gradient scattered back into zeros, the log-softmax
-    gradient); this one keeps none (the log-probabilities are a temporary of the forward pass)
-    and its backward writes softmax(logits) scaled by -grad, plus grad at the target, into a
-    single buffer. Half-precision logits are computed in float32 (as autocast does
-    for ``log_softmax``); gradients equal the plain composition's to float rounding.
+    (log-probabilities; the gathered gradient scattered back into zeros; the log-softmax
+    gradient). This one keeps the logits alone (they never leave the function) and its
+    backward overwrites them with their gradient, g (onehot(target) - softmax), before the two
+    products of the linear layer's backward. Under autocast the products run in the autocast
+    dtype and the softmax in float32, as autocast does for ``linear`` and ``log_softmax``;
+    gradients equal the plain composition's to float rounding.
     """
-    return _LogSoftmaxPick.apply(logits, target)
+    return _LinearLogSoftmaxPick.apply(features, weight, bias, target)
 
 
 def pointer_mixture(vocab_logprobs: Tensor, p_copy: Tensor, attn: Tensor, src_ext: Tensor, n_ext: int) -> Tensor:
