@@ -172,9 +172,14 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--lazy-train", action="store_true", help="model3: train with model.lazy_fine")
     ap.add_argument("--plain-loss", action="store_true", help="train with log_softmax + gather, not the fused loss")
     ap.add_argument(
-        "--init", type=Path, help="weights to train from and to decode with (a state_dict saved by torch.save)"
+        "--init",
+        type=Path,
+        help="weights to train from and to decode with (.safetensors written by bench/train_policy.py; "
+        "its --family, --chunk-encoder and --pos-dim come with it)",
     )
     ap.add_argument("--chunk-encoder", default="cnn", choices=("cnn", "bow"), help="model2/3 (default %(default)s)")
+    ap.add_argument("--pos-dim", type=int, default=0, help="model2/3: chunk position embedding size (+POS: 25)")
+    ap.add_argument("--lr", type=float, default=None, help="SGD learning rate of the timed steps (default: preset's 1)")
     ap.add_argument("--steps", type=int, default=None, help="timed training steps (default: model0 20, small 60)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed training steps first")
     ap.add_argument("--decode-n", type=int, default=200, help="test sources to decode (0 = skip decoding)")
@@ -232,6 +237,8 @@ def resolve_cfg(args: argparse.Namespace) -> dict:
     for k in SHAPE_KEYS:
         if getattr(args, k) is not None:
             cfg[k] = getattr(args, k)
+    if args.lr is not None:
+        cfg["lr"] = args.lr
     if cfg["src_len"] % args.chunks:
         raise SystemExit(f"--src-len {cfg['src_len']} is not a multiple of --chunks {args.chunks}")
     return cfg
@@ -337,6 +344,31 @@ def _direct_batches(pairs: list, batch: int, chunks: int, chunk_len: int) -> lis
 CHUNK_FILTERS = {"model0": 600, "small": 150}  # the thesis's 600 CNN filters; scaled down for small
 
 
+INIT_KEYS = ("family", "chunk_encoder", "pos_dim")
+"""Settings saved with the weights by ``bench/train_policy.py`` (safetensors metadata)."""
+
+
+def apply_init_settings(args: argparse.Namespace) -> None:
+    """With ``--init``, take the model settings saved beside the weights (they must match them)."""
+    if not args.init:
+        return
+    from safetensors import safe_open
+
+    with safe_open(str(args.init), framework="pt") as f:
+        meta = f.metadata() or {}
+    if "config" in meta and meta["config"] != args.config and not args.dry_run:
+        raise SystemExit(f"--init {args.init}: weights of --config {meta['config']}, not {args.config}")
+    for key in INIT_KEYS:
+        if key in meta:
+            setattr(args, key, int(meta[key]) if key == "pos_dim" else meta[key])
+
+
+def load_init(model, path: Path) -> None:
+    from safetensors.torch import load_file
+
+    model.load_state_dict(load_file(str(path)))
+
+
 def build_model(cfg: dict, seed: int, args: argparse.Namespace):
     """``args.family`` at the preset's sizes (``c2fsum.models.build_model``, as training builds it)."""
     import torch
@@ -355,12 +387,52 @@ def build_model(cfg: dict, seed: int, args: argparse.Namespace):
         init_range=0.1,
         chunk_encoder=args.chunk_encoder,
         chunk_filters=8 if args.dry_run else CHUNK_FILTERS[args.config],
+        pos_dim=args.pos_dim,
         lazy_fine=args.lazy_train,
     )
     model = build(mc, cfg["vocab"], args.chunks)
     if args.init:
-        model.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=True))
+        load_init(model, args.init)
     return model
+
+
+# -- FLOP model ---------------------------------------------------------------------------------
+CHUNK_WIDTH = 6  # the CNN chunk encoder's window (ModelConfig.chunk_width's default)
+
+
+def family_flops(cfg: dict, args: argparse.Namespace, common: ModuleType, fine: float) -> tuple[float, float]:
+    """GEMM FLOPs of ``args.family`` in the peers' model (multiply-add = 2): the forward pass's
+    (encoding of one document, one decoder step of one row), with ``fine`` the share of source
+    words run through the word-level LSTM (1 unless MODEL 3 encodes lazily).
+
+    MODEL 0/1: the peers' ``common`` model. MODEL 2/3 add the chunk encoder (CNN: every window of
+    every chunk, ``2 E F w`` per window; BOW: sums, no GEMM) and coarse attention (``2 H Hc`` for
+    the query, ``2 M Hc`` for the scores); MODEL 3's fine attention reads one chunk of N words
+    instead of all S words.
+    """
+    S, E, H, M = cfg["src_len"], cfg["emb"], cfg["hidden"], args.chunks
+    N = S // M
+    encode = fine * S * common.flops_encoder_token(cfg)
+    if args.family in ("model0", "model1"):
+        return encode, common.flops_decoder_step(cfg)
+    F = 8 if args.dry_run else CHUNK_FILTERS[args.config]
+    cnn = args.chunk_encoder == "cnn"
+    encode += M * (N + CHUNK_WIDTH - 1) * 2 * E * F * CHUNK_WIDTH if cnn else 0.0
+    Hc = (F if cnn else E) + args.pos_dim
+    read = S if args.family == "model2" else N
+    return encode, common.flops_decoder_step(cfg, src_len=read) + 2 * H * Hc + 2 * M * Hc
+
+
+def train_flops(cfg: dict, args: argparse.Namespace, common: ModuleType, fine: float) -> float:
+    """Training FLOPs per example: 3 x (encoding + target length + 1 decoder steps)."""
+    encode, step = family_flops(cfg, args, common, fine)
+    return 3 * (encode + common.dec_train_steps(cfg) * step)
+
+
+def decode_flops(cfg: dict, args: argparse.Namespace, common: ModuleType, fine: float, beam: int, L: int) -> float:
+    """FLOPs of one beam-search summary of ``L`` steps: encoding + beam x L decoder steps."""
+    encode, step = family_flops(cfg, args, common, fine)
+    return encode + beam * L * step
 
 
 # -- training -----------------------------------------------------------------------------------
@@ -437,8 +509,10 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
     kv("train_sec_per_step", fmt3(times))
     kv("train_sec_per_100_steps", f"{100 * stats(times)[1]:.1f}")
     kv("train_tok_per_s", fmt3([tok_step / t for t in times], ".0f"))
-    flop_step = common.flops_train_example(cfg) * B if common else None
+    fine = statistics.mean(fractions[args.warmup :])
+    flop_step = train_flops(cfg, args, common, fine) * B if common else None
     if flop_step:
+        kv("train_flop_model_gflop_per_step", f"{flop_step / 1e9:.1f} (fine fraction {fine:.3f})")
         kv("train_achieved_gflops", fmt3([flop_step / t / 1e9 for t in times], ".1f"))
     kv("train_neighbour_cores_per_step", " ".join(f"{o:.2f}" for o in others))
     quiet = [t for t, o in zip(times, others, strict=True) if o < QUIET_CORES]
@@ -520,7 +594,8 @@ def decode_bench(args: argparse.Namespace, cfg: dict, model, common: ModuleType 
         kv("decode_tgt_tok_per_s_quiet", fmt3([b * L / dt for dt, b in quiet], ".1f"))
     gflops = None
     if common:
-        per_summary = common.flops_decode_summary(cfg, K, L)
+        per_summary = decode_flops(cfg, args, common, statistics.mean(fractions[1:]), K, L)
+        kv("decode_flop_model_gflop_per_summary", f"{per_summary / 1e9:.3f}")
         gflops = per_summary * n / total / 1e9
         kv("decode_achieved_gflops", f"{gflops:.1f}")
         if quiet:
@@ -533,6 +608,7 @@ def decode_bench(args: argparse.Namespace, cfg: dict, model, common: ModuleType 
 # -- main ---------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> None:
     args = parse(argv)
+    apply_init_settings(args)
     common = load_peer_common()
     maybe_reexec(args, common)
     if args.threads:
@@ -552,6 +628,10 @@ def main(argv: list[str] | None = None) -> None:
     kv("mkl_path", common.mkl_isa(sys.executable, dict(os.environ)) if common else "unknown")
     kv("config", args.config + " " + " ".join(f"{k}={v}" for k, v in sorted(cfg.items())))
     kv("grid", f"{args.chunks}x{cfg['src_len'] // args.chunks} (M chunks x N words)")
+    if args.family in ("model2", "model3"):
+        kv("chunk_encoder", f"{args.chunk_encoder}, pos_dim {args.pos_dim}")
+    if args.init:
+        kv("init", str(args.init))
     if common is None:
         kv("peer_bench", f"not found at {PEER_DIR}: no FLOP model, sgemm probe or synthetic corpus")
     elif any(PRESETS[c] != common.PRESETS.get(c) for c in PRESETS):
@@ -576,7 +656,7 @@ def main(argv: list[str] | None = None) -> None:
             common.print_fractions("train", train_gf, peak, mpeak)
     if args.decode_n > 0:
         if args.init and not args.skip_train:  # decode the saved weights, not the benchmark's SGD steps on them
-            model.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=True))
+            load_init(model, args.init)
         dec_gf = decode_bench(args, cfg, model, common)
         if common and dec_gf:
             common.print_fractions("decode", dec_gf, peak, mpeak)

@@ -48,13 +48,30 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PEER = Path(os.environ.get("PEER", REPO.parent / "shared" / "bench"))
 SIZES = {"paper": "model0", "cpu": "small"}
+POLICIES = Path.home() / ".cache" / "c2fsum-bench" / "policies"
+"""Where ``bench/train_policy.py`` saves MODEL 3 weights by default, ``SIZE.safetensors``; used when present."""
 SIDE_NAMES = {
     "onmt": "OpenNMT-py 3.5.1",
     "c2fsum": "c2fsum MODEL 0",
     "model3": "c2fsum MODEL 3, lazy (CNN chunks)",
     "model3bow": "c2fsum MODEL 3, lazy (BOW chunks)",
-    "model3trained": "c2fsum MODEL 3, lazy (CNN chunks), trained policy (--model3-init)",
+    "model3trained": "c2fsum MODEL 3, lazy, trained policy (--model3-init)",
 }
+
+
+def init_label(path: str) -> str:
+    """Name of a ``--model3-init`` row from the settings saved in the weights (bench/train_policy.py)."""
+    try:
+        from safetensors import safe_open
+
+        with safe_open(path, framework="pt") as f:
+            meta = f.metadata() or {}
+    except Exception as ex:  # noqa: BLE001  (a label only; speed.py reports the real error)
+        return f"{SIDE_NAMES['model3trained']} ({type(ex).__name__})"
+    pos = ", +POS" if int(meta.get("pos_dim", "0")) else ""
+    enc = meta.get("chunk_encoder", "cnn").upper()
+    return f"c2fsum MODEL 3, lazy ({enc} chunks{pos}), trained policy ({meta.get('steps', '?')} steps)"
+
 
 # (steps, report_every or warmup, decode sources, decode reps) per mode, size and side
 RUNS = {
@@ -126,6 +143,8 @@ def figures(log: dict[str, str], side: str) -> dict[str, tuple[float, float, flo
         "decode_fine_fraction": triple(log.get("decode_fine_fraction")),
         "decode_summaries_per_s": dec,
         "decode_peak_rss_mib": triple(log.get("decode_peak_rss_mib")),
+        "train_flop_step": triple(log.get("train_flop_model_gflop_per_step")),
+        "decode_flop_summary": triple(log.get("decode_flop_model_gflop_per_summary")),
     }
 
 
@@ -186,7 +205,16 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         action="append",
         default=[],
         metavar="SIZE=PATH",
-        help="also MODEL 3 (CNN) from these weights for SIZE, e.g. cpu=policy-cpu.pt (bench/train_policy.py)",
+        help="also MODEL 3 from these weights for SIZE, e.g. cpu=policy-cpu.safetensors (bench/train_policy.py; "
+        "the chunk encoder and +POS come with the weights; default: ~/.cache/c2fsum-bench/policies/SIZE.safetensors "
+        "when it exists)",
+    )
+    ap.add_argument(
+        "--model3-init-lr",
+        type=float,
+        default=0.05,
+        help="SGD learning rate of the timed steps from --model3-init weights (default %(default)s: the "
+        "benchmark's lr 1 would move a policy trained with Adam away from what it learned)",
     )
     return ap.parse_args(argv)
 
@@ -213,6 +241,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# bench/throughput ({mode}, {rounds} round(s), {args.threads} thread(s) each side), logs in {out}")
     print(f"# machine: {os.cpu_count()} cores, load average at start {open('/proc/loadavg').read().strip()}")
     inits = dict(x.split("=", 1) for x in args.model3_init)
+    for size in sizes:  # weights left by bench/train_policy.py in its default place
+        if size not in inits and (POLICIES / f"{size}.safetensors").is_file():
+            inits[size] = str(POLICIES / f"{size}.safetensors")
+            print(f"# MODEL 3 trained policy for {size}: {inits[size]} (bench/train_policy.py)")
+    for size, path in inits.items():
+        if size not in SIZES or not Path(path).is_file():
+            raise SystemExit(f"--model3-init {size}={path}: expected paper|cpu=an existing file")
+        SIDE_NAMES["model3trained_" + size] = init_label(path)
     model3 = [] if args.no_model3 else ["model3"] + (["model3bow"] if args.model3_bow else [])
     if inits and not args.no_model3:
         model3.append("model3trained")
@@ -238,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
                     elif side == "model3trained":
                         if size not in inits:
                             continue
-                        cmd += ["--init", inits[size]]
+                        cmd += ["--init", inits[size], "--lr", str(args.model3_init_lr)]
                 log = out / f"{size}-{r}-{side}.txt"
                 print(f"# round {r}, {size}, {side}: running ... ", end="", flush=True)
                 wall, la0, la1 = run(cmd, log, env)
@@ -267,10 +303,11 @@ def main(argv: list[str] | None = None) -> int:
                 if side in ("onmt", "c2fsum")
                 else (f"{fmt(p['train_fine_fraction'], '.3f')} / {fmt(p['decode_fine_fraction'], '.3f')}")
             )
+            name = SIDE_NAMES.get(side + "_" + size, SIDE_NAMES[side])
             print(
-                f"| {size} | {SIDE_NAMES[side]} | {fmt(p['train_tok_per_s'], ',.0f')} "
+                f"| {size} | {name} | {fmt(p['train_tok_per_s'], ',.0f')} "
                 f"| {fmt(p['train_sec_per_step'], '.3f')} "
-                f"| {fmt(p['train_gflops'], '.1f') if side in ('onmt', 'c2fsum') else '-'} "
+                f"| {fmt(p['train_gflops'], '.1f')} "
                 f"| {fmt(p['train_peak_rss_mib'], '.0f')} "
                 f"| {fmt(p['decode_summaries_per_s'], '.2f')} | {fmt(p['decode_peak_rss_mib'], '.0f')} "
                 f"| {fine} | {', '.join(loads[size][side])} |"
@@ -304,6 +341,12 @@ def main(argv: list[str] | None = None) -> int:
             for key, label in (("train_tok_per_s", "train_speedup"), ("decode_summaries_per_s", "decode_speedup")):
                 a, b = p.get(key), pooled.get("c2fsum", {}).get(key)
                 final.append((f"{label}_{side}_vs_model0_{size}", f"{a[0] / b[0]:.2f}" if a and b else "n/a"))
+            # the speed-up the FLOP model allows at the measured fine fraction (work, not speed)
+            for key, label in (("train_flop_step", "train"), ("decode_flop_summary", "decode")):
+                a, b = p.get(key), pooled.get("c2fsum", {}).get(key)
+                final.append(
+                    (f"{label}_flop_ratio_model0_over_{side}_{size}", f"{b[0] / a[0]:.2f}" if a and b else "n/a")
+                )
         peak = next(
             (log.get("peak_gflops_env") for log in results[size].get("logs", []) if log.get("peak_gflops_env")), None
         )
@@ -319,8 +362,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         "Medians over the timed steps (c2fsum) / log intervals (OpenNMT-py) and decode batches / reps of "
         "all rounds, (min-max); tokens = source + target incl. </s>; decode = beam 5, exactly 15 tokens. "
-        "GFLOP/s: MODEL 0's GEMM work (the peers' FLOP model), so not given for MODEL 3. Fine fraction: "
-        "share of source words run through the word-level LSTM."
+        "GFLOP/s: GEMM work in the peers' FLOP model (bench/speed.py family_flops adds the chunk encoder, "
+        "coarse attention and the fine fraction for MODEL 3). Fine fraction: share of source words run "
+        "through the word-level LSTM; *_flop_ratio_model0_over_*: MODEL 0's FLOPs over MODEL 3's, the "
+        "speed-up the work allows."
     )
 
     print()
