@@ -457,9 +457,9 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.SGD(params, lr=cfg["lr"])
     try:  # as c2fsum.training.trainer.Trainer.fit does
-        from c2fsum.utils.malloc import keep_freed_memory
+        from c2fsum.utils.malloc import keep_freed_memory, largest_parameter_bytes
 
-        kv("train_keep_freed_memory", keep_freed_memory())
+        kv("train_keep_freed_memory", keep_freed_memory(largest_parameter_bytes(model)))
     except ImportError:
         kv("train_keep_freed_memory", "n/a")
 

@@ -1,5 +1,6 @@
-"""utils/malloc.py: freed blocks up to 64 MiB are reused without new page faults; larger ones
-still go back to the OS; ``C2FSUM_MALLOC=default`` leaves glibc's behaviour alone.
+"""utils/malloc.py: freed blocks up to 64 MiB (or up to a given size) are reused without new
+page faults; larger ones still go back to the OS; ``C2FSUM_MALLOC=default`` leaves glibc's
+behaviour alone.
 
 Each case runs in a fresh process (malloc settings are per process) that allocates, touches and
 frees blocks through libc and reports the minor page faults and resident memory it saw."""
@@ -14,7 +15,7 @@ import pytest
 CHILD = r"""
 import ctypes, json, resource, sys
 from c2fsum.utils.malloc import keep_freed_memory
-took = keep_freed_memory()
+took = keep_freed_memory(int(sys.argv[2]))
 libc = ctypes.CDLL("libc.so.6")
 libc.malloc.restype = ctypes.c_void_p
 libc.free.argtypes = [ctypes.c_void_p]
@@ -44,13 +45,13 @@ print(json.dumps({"took": took, "faults_per_cycle": (faults() - f0) / 4, "rss_mi
 MIB = 2**20
 
 
-def _run(size: int, env_value: str | None) -> dict:
+def _run(size: int, env_value: str | None, largest_block: int = 0) -> dict:
     env = dict(os.environ)
     env.pop("C2FSUM_MALLOC", None)
     if env_value is not None:
         env["C2FSUM_MALLOC"] = env_value
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(size)], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", CHILD, str(size), str(largest_block)], env=env, capture_output=True, text=True, check=True
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -82,3 +83,11 @@ def test_blocks_over_64_mib_still_go_back_to_the_os():
     assert kept["took"] is True
     assert kept["faults_per_cycle"] > 0.9 * size / os.sysconf("SC_PAGE_SIZE")
     assert kept["rss_mib"] < 100  # not kept: it would fragment the heap and raise the peak RSS
+
+
+@pytest.mark.skipif(not _glibc(), reason="the setting applies to glibc only")
+def test_the_bound_follows_the_largest_recurring_block():
+    size = 96 * MIB  # e.g. the generator's weight gradient at the paper's sizes
+    kept = _run(size, None, largest_block=size)
+    assert kept["faults_per_cycle"] < 0.01 * size / os.sysconf("SC_PAGE_SIZE")
+    assert kept["rss_mib"] > 96

@@ -51,7 +51,7 @@ from c2fsum.training.distributed import DistributedError, rank_seed, rng_state, 
 from c2fsum.training.distributed import setup as setup_distributed
 from c2fsum.training.distributed import wrap as wrap_distributed
 from c2fsum.utils.io import append_jsonl, atomic_write_text, existing_checkpoint_dir
-from c2fsum.utils.malloc import keep_freed_memory
+from c2fsum.utils.malloc import keep_freed_memory, largest_parameter_bytes
 
 log = logging.getLogger(__name__)
 
@@ -603,7 +603,8 @@ class Trainer:
         self.model.train()
         stop_reason = "epochs"
         window_nll, window_tok, window_t0 = 0.0, 0, time.monotonic()
-        keep_freed_memory()  # reuse the step's large blocks instead of page-faulting them anew (utils/malloc.py)
+        # reuse the step's large blocks instead of page-faulting them anew (utils/malloc.py)
+        keep_freed_memory(largest_parameter_bytes(self.model))
         last_row: dict | None = None
         while self.pos.epoch < tc.epochs:
             batches = bucketed_batches(
