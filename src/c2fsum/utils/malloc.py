@@ -1,21 +1,23 @@
-"""Keep freed blocks in the process for reuse instead of returning them to the OS.
+"""Opt-in (``C2FSUM_MALLOC=keep``): keep freed blocks in the process for reuse instead of
+returning them to the OS.
 
 A training step allocates and frees the same large tensors every time (for MODEL 0 at 50,000
 words and batch 20 x 16 steps: the logits, 61 MB; the embedding gradients, 57 MB each; the
 generator's weight gradient, 95 MB at the paper's sizes). glibc's malloc serves blocks of more
 than 32 MB with a fresh ``mmap`` and unmaps them on free, so every step page-faults hundreds of
-MB of new zeroed pages: 15-20% of a CPU training step was kernel time (``sys``) in our profiles.
-Served from malloc's heap, and the heap never trimmed, the same pages are reused from step to
-step.
+MB of new zeroed pages: 5-15% of a CPU training step is kernel time (``sys``). Served from
+malloc's heap, and the heap never trimmed, the same pages are reused from step to step: steps
+take 5-10% less time (docs/speed.md).
 
-Only blocks up to a bound go to the heap: 64 MiB, or the model's largest parameter (whose
-gradient is allocated every step) if that is larger. The LSTM's oneDNN workspaces (~235 MiB
-per layer at the paper's sizes, 121 MiB at the CPU size) stay mapped: kept in the heap they
-fragment it, and peak RSS grew by a quarter to a third (MODEL 0, paper sizes: ~1,330 -> ~1,700
-MiB) for 5-10% less time per step (docs/speed.md).
+The price is memory, which is why this is off unless asked for: the heap fragments, and peak
+RSS grows by 10-30% over the first hundred steps (CPU-sized MODEL 0: 1,035 MiB after 60 steps
+and 1,102 after 150, against 854 after 60 with glibc's default behaviour). Only blocks up to a bound go to the heap (64
+MiB, or the model's largest parameter, whose gradient is allocated every step, if larger); the
+LSTM's oneDNN workspaces (~235 MiB per layer at the paper's sizes) stay mapped, or the growth
+is larger still.
 
 This only changes how memory is recycled, never a computed value. It applies to glibc (Linux);
-elsewhere it does nothing. ``C2FSUM_MALLOC=default`` in the environment turns it off.
+elsewhere, or without ``C2FSUM_MALLOC=keep``, it does nothing.
 """
 
 from __future__ import annotations
@@ -35,15 +37,15 @@ _bound = 0
 
 
 def keep_freed_memory(largest_block: int = 0) -> bool:
-    """Serve blocks up to ``max(HEAP_BLOCK_MIN, largest_block)`` bytes from malloc's heap and
-    never trim it. True if it took effect.
+    """With ``C2FSUM_MALLOC=keep``: serve blocks up to ``max(HEAP_BLOCK_MIN, largest_block)`` bytes
+    from malloc's heap and never trim it. True if it took effect.
 
     ``largest_block``: the size of the largest block that recurs every step and should be
     reused (e.g. the largest parameter's gradient). Calling again with a larger size raises the
     bound; call it before a long loop of same-sized allocations (training, decoding).
     """
     global _bound
-    if os.environ.get("C2FSUM_MALLOC", "").lower() == "default":
+    if os.environ.get("C2FSUM_MALLOC", "").lower() != "keep":
         return False
     bound = max(HEAP_BLOCK_MIN, largest_block + 2**20)
     if _bound >= bound:
