@@ -107,6 +107,7 @@ class _LinearLogSoftmaxPick(torch.autograd.Function):
         lse = x.gather(-1, idx) - picked  # (R, 1): log sum_v exp(x_v)
         ctx.save_for_backward(f, weight, x, idx, lse)
         ctx.compute_dtype = logits.dtype  # bfloat16 under autocast: the backward products too
+        ctx.bias_dtype = bias.dtype
         ctx.shape = features.shape
         return picked.view(shape)
 
@@ -126,7 +127,7 @@ class _LinearLogSoftmaxPick(torch.autograd.Function):
         d = dx.to(dtype)
         d_features = (d @ weight.to(dtype)).to(f.dtype).view(ctx.shape) if need_f else None  # (..., D)
         d_weight = (d.t() @ f.to(dtype)).to(weight.dtype) if need_w else None  # (V, D)
-        d_bias = dx.sum(0).to(weight.dtype) if need_b else None  # (V,)
+        d_bias = dx.sum(0).to(ctx.bias_dtype) if need_b else None  # (V,)
         return d_features, d_weight, d_bias, None
 
 

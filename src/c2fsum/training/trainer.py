@@ -603,7 +603,8 @@ class Trainer:
         self.model.train()
         stop_reason = "epochs"
         window_nll, window_tok, window_t0 = 0.0, 0, time.monotonic()
-        # reuse the step's large blocks instead of page-faulting them anew (utils/malloc.py)
+        # with C2FSUM_MALLOC=keep: reuse the step's large blocks instead of page-faulting them anew
+        # (utils/malloc.py; off by default, it costs 10-30% peak RSS)
         keep_freed_memory(largest_parameter_bytes(self.model))
         last_row: dict | None = None
         while self.pos.epoch < tc.epochs:

@@ -11,10 +11,11 @@ take 5-10% less time (docs/speed.md).
 
 The price is memory, which is why this is off unless asked for: the heap fragments, and peak
 RSS grows by 10-30% over the first hundred steps (CPU-sized MODEL 0: 1,035 MiB after 60 steps
-and 1,102 after 150, against 854 after 60 with glibc's default behaviour). Only blocks up to a bound go to the heap (64
-MiB, or the model's largest parameter, whose gradient is allocated every step, if larger); the
-LSTM's oneDNN workspaces (~235 MiB per layer at the paper's sizes) stay mapped: kept too, they
-raised the paper-size peak to 1,640-1,835 MiB, against ~1,330 with glibc's defaults.
+and 1,102 after 150, against 854 after 60 with glibc's default behaviour). Only blocks up to a
+bound go to the heap (64 MiB, or the model's largest parameter, whose gradient is allocated
+every step, if larger); the LSTM's oneDNN workspaces (~235 MiB per layer at the paper's sizes)
+stay mapped: kept too, they raised the paper-size peak to 1,640-1,835 MiB, against ~1,330 with
+glibc's defaults.
 
 This only changes how memory is recycled, never a computed value. It applies to glibc (Linux);
 elsewhere, or without ``C2FSUM_MALLOC=keep``, it does nothing.
