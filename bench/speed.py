@@ -45,6 +45,10 @@ from types import ModuleType
 HERE = Path(__file__).resolve().parent
 PEER_DIR = Path(os.environ.get("C2FSUM_PEER_BENCH", HERE.parent.parent / "shared" / "bench"))
 DEFAULT_DATA = Path.home() / ".cache" / "c2fsum-bench" / "data"
+POLICIES = Path.home() / ".cache" / "c2fsum-bench" / "policies"
+"""Where ``bench/train_policy.py`` saves MODEL 3 weights by default and ``bench/throughput`` finds them."""
+SIZE_OF_CONFIG = {"model0": "paper", "small": "cpu"}
+"""``bench/throughput``'s size names for the presets."""
 QUIET_CORES = 0.25  # a step is 'quiet' when other processes used less than this many cores
 
 # The shapes being compared; the same values as the peers' common.PRESETS plus our grid M x N.
@@ -344,6 +348,24 @@ def _direct_batches(pairs: list, batch: int, chunks: int, chunk_len: int) -> lis
 CHUNK_FILTERS = {"model0": 600, "small": 150}  # the thesis's 600 CNN filters; scaled down for small
 
 
+def chunk_filters(args: argparse.Namespace) -> int:
+    """CNN filters of the chunk encoder at ``args.config``'s sizes (8 for ``--dry-run``)."""
+    return 8 if args.dry_run else CHUNK_FILTERS[args.config]
+
+
+def policy_path(config: str) -> Path:
+    """Default place of ``bench/train_policy.py``'s weights for a preset."""
+    return POLICIES / f"{SIZE_OF_CONFIG[config]}.safetensors"
+
+
+def init_metadata(path: Path | str) -> dict[str, str]:
+    """The settings ``bench/train_policy.py`` saved beside the weights (safetensors metadata)."""
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as f:
+        return f.metadata() or {}
+
+
 INIT_KEYS = ("family", "chunk_encoder", "pos_dim")
 """Settings saved with the weights by ``bench/train_policy.py`` (safetensors metadata)."""
 
@@ -352,10 +374,7 @@ def apply_init_settings(args: argparse.Namespace) -> None:
     """With ``--init``, take the model settings saved beside the weights (they must match them)."""
     if not args.init:
         return
-    from safetensors import safe_open
-
-    with safe_open(str(args.init), framework="pt") as f:
-        meta = f.metadata() or {}
+    meta = init_metadata(args.init)
     if "config" in meta and meta["config"] != args.config and not args.dry_run:
         raise SystemExit(f"--init {args.init}: weights of --config {meta['config']}, not {args.config}")
     for key in INIT_KEYS:
@@ -386,7 +405,7 @@ def build_model(cfg: dict, seed: int, args: argparse.Namespace):
         dropout=cfg["dropout"],
         init_range=0.1,
         chunk_encoder=args.chunk_encoder,
-        chunk_filters=8 if args.dry_run else CHUNK_FILTERS[args.config],
+        chunk_filters=chunk_filters(args),
         pos_dim=args.pos_dim,
         lazy_fine=args.lazy_train,
     )
@@ -397,9 +416,6 @@ def build_model(cfg: dict, seed: int, args: argparse.Namespace):
 
 
 # -- FLOP model ---------------------------------------------------------------------------------
-CHUNK_WIDTH = 6  # the CNN chunk encoder's window (ModelConfig.chunk_width's default)
-
-
 def family_flops(cfg: dict, args: argparse.Namespace, common: ModuleType, fine: float) -> tuple[float, float]:
     """GEMM FLOPs of ``args.family`` in the peers' model (multiply-add = 2): the forward pass's
     (encoding of one document, one decoder step of one row), with ``fine`` the share of source
@@ -410,14 +426,16 @@ def family_flops(cfg: dict, args: argparse.Namespace, common: ModuleType, fine: 
     the query, ``2 M Hc`` for the scores); MODEL 3's fine attention reads one chunk of N words
     instead of all S words.
     """
+    from c2fsum.config import ModelConfig
+
     S, E, H, M = cfg["src_len"], cfg["emb"], cfg["hidden"], args.chunks
-    N = S // M
+    N, w = S // M, ModelConfig.chunk_width  # the CNN's window, as build_model leaves it
     encode = fine * S * common.flops_encoder_token(cfg)
     if args.family in ("model0", "model1"):
         return encode, common.flops_decoder_step(cfg)
-    F = 8 if args.dry_run else CHUNK_FILTERS[args.config]
+    F = chunk_filters(args)
     cnn = args.chunk_encoder == "cnn"
-    encode += M * (N + CHUNK_WIDTH - 1) * 2 * E * F * CHUNK_WIDTH if cnn else 0.0
+    encode += M * (N + w - 1) * 2 * E * F * w if cnn else 0.0
     Hc = (F if cnn else E) + args.pos_dim
     read = S if args.family == "model2" else N
     return encode, common.flops_decoder_step(cfg, src_len=read) + 2 * H * Hc + 2 * M * Hc

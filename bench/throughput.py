@@ -44,12 +44,13 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import speed  # noqa: E402  (bench/speed.py: where trained policies live, their settings; imports no torch)
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PEER = Path(os.environ.get("PEER", REPO.parent / "shared" / "bench"))
-SIZES = {"paper": "model0", "cpu": "small"}
-POLICIES = Path.home() / ".cache" / "c2fsum-bench" / "policies"
-"""Where ``bench/train_policy.py`` saves MODEL 3 weights by default, ``SIZE.safetensors``; used when present."""
+SIZES = {size: config for config, size in speed.SIZE_OF_CONFIG.items()}  # paper -> model0, cpu -> small
 SIDE_NAMES = {
     "onmt": "OpenNMT-py 3.5.1",
     "c2fsum": "c2fsum MODEL 0",
@@ -62,10 +63,7 @@ SIDE_NAMES = {
 def init_label(path: str) -> str:
     """Name of a ``--model3-init`` row from the settings saved in the weights (bench/train_policy.py)."""
     try:
-        from safetensors import safe_open
-
-        with safe_open(path, framework="pt") as f:
-            meta = f.metadata() or {}
+        meta = speed.init_metadata(path)
     except Exception as ex:  # noqa: BLE001  (a label only; speed.py reports the real error)
         return f"{SIDE_NAMES['model3trained']} ({type(ex).__name__})"
     pos = ", +POS" if int(meta.get("pos_dim", "0")) else ""
@@ -241,14 +239,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# bench/throughput ({mode}, {rounds} round(s), {args.threads} thread(s) each side), logs in {out}")
     print(f"# machine: {os.cpu_count()} cores, load average at start {open('/proc/loadavg').read().strip()}")
     inits = dict(x.split("=", 1) for x in args.model3_init)
+    labels: dict[str, str] = {}  # size -> name of the trained-policy row
     for size in sizes:  # weights left by bench/train_policy.py in its default place
-        if size not in inits and (POLICIES / f"{size}.safetensors").is_file():
-            inits[size] = str(POLICIES / f"{size}.safetensors")
+        if size not in inits and speed.policy_path(SIZES[size]).is_file():
+            inits[size] = str(speed.policy_path(SIZES[size]))
             print(f"# MODEL 3 trained policy for {size}: {inits[size]} (bench/train_policy.py)")
     for size, path in inits.items():
         if size not in SIZES or not Path(path).is_file():
             raise SystemExit(f"--model3-init {size}={path}: expected paper|cpu=an existing file")
-        SIDE_NAMES["model3trained_" + size] = init_label(path)
+        labels[size] = init_label(path)
     model3 = [] if args.no_model3 else ["model3"] + (["model3bow"] if args.model3_bow else [])
     if inits and not args.no_model3:
         model3.append("model3trained")
@@ -303,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
                 if side in ("onmt", "c2fsum")
                 else (f"{fmt(p['train_fine_fraction'], '.3f')} / {fmt(p['decode_fine_fraction'], '.3f')}")
             )
-            name = SIDE_NAMES.get(side + "_" + size, SIDE_NAMES[side])
+            name = labels[size] if side == "model3trained" else SIDE_NAMES[side]
             print(
                 f"| {size} | {name} | {fmt(p['train_tok_per_s'], ',.0f')} "
                 f"| {fmt(p['train_sec_per_step'], '.3f')} "

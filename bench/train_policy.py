@@ -53,13 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     if a.threads:
         torch.set_num_threads(a.threads)
     if a.out is None:
-        a.out = (
-            Path.home()
-            / ".cache"
-            / "c2fsum-bench"
-            / "policies"
-            / f"{'paper' if a.config == 'model0' else 'cpu'}.safetensors"
-        )
+        a.out = speed.policy_path(a.config)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     args = speed.parse(
         ["--config", a.config, "--family", "model3", "--lazy-train", "--chunk-encoder", a.chunk_encoder]
