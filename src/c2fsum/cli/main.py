@@ -1,6 +1,7 @@
 """The ``c2fsum`` command (argparse). Nothing in the package imports this module.
 
 c2fsum prepare   --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights]
+c2fsum pretext   --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S] [--extra-train FILE]
 c2fsum train     --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                  [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
 c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--attention-out FILE] [--max-words W] [FILE|-]
@@ -56,6 +57,19 @@ def cmd_prepare(a: argparse.Namespace) -> int:
     )
     print(format_stats_table(stats))
     print(f"prepared data written to {a.output}")
+    return 0
+
+
+def cmd_pretext(a: argparse.Namespace) -> int:
+    from c2fsum.data.pretext import write_pretext
+
+    for p in [a.data, *a.extra_train]:
+        if not Path(p).exists():
+            raise CLIError(f"pretext: {p}: no such file or directory")
+    counts = write_pretext(
+        a.data, a.out, task=a.task, stride=a.stride, val_holdout=a.val_holdout, extra_train=a.extra_train
+    )
+    print(f"pretext ({a.task}): {counts['train']:,} training and {counts['val']:,} validation examples in {a.out}")
     return 0
 
 
@@ -218,6 +232,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--hf", metavar="NAME", help="load a Hugging Face dataset, e.g. cnn_dailymail (internet)")
     s.add_argument("--workers", type=_positive_int, default=2, help="processes (2)")
     s.set_defaults(func=cmd_prepare)
+
+    s = sub.add_parser("pretext", help="self-supervised pretraining data (lead copying / lead from the rest)")
+    s.add_argument("--data", required=True, metavar="DATA_DIR", help="output of `c2fsum prepare`")
+    s.add_argument("--out", required=True, metavar="DIR", help="where to write the pretext data folder")
+    s.add_argument("--task", choices=["lead", "rest", "mixed"], default="mixed", help="see c2fsum.data.pretext")
+    s.add_argument("--stride", type=_positive_int, default=2, help="a window every STRIDE sentences (2)")
+    s.add_argument(
+        "--val-holdout",
+        type=int,
+        default=100,
+        help="the last N val documents make the pretext validation set, the rest train (100, as the CPU presets)",
+    )
+    s.add_argument(
+        "--extra-train", action="append", default=[], metavar="FILE", help="another prepared split file to read"
+    )
+    s.set_defaults(func=cmd_pretext)
 
     s = sub.add_parser("train", help="train a model from a config preset")
     s.add_argument("--config", required=True, metavar="FILE", help="preset, e.g. configs/model0-cpu.yaml")

@@ -1,0 +1,122 @@
+"""Self-supervised pretext tasks: summarization-shaped examples made from unlabeled articles.
+
+A prepared document is a list of sentences ``s_0 .. s_{n-1}`` (each a token list ending in
+``</s>``). A *window* starting at sentence ``k`` is a new example whose target is the window's
+lead sentence ``s_k``:
+
+* ``lead``  (copy the lead):       source ``s_k s_{k+1} ...``, target ``s_k``.
+  Teaches the pointer to find the start of the text, copy it in order and stop at its end.
+* ``rest``  (lead from the rest):  source ``s_{k+1} s_{k+2} ...``, target ``s_k``.
+  The lead of a news text restates what follows; predicting it from the rest is the
+  abstractive half of summarization, with no human summary needed.
+* ``mixed``: each window is ``lead`` or ``rest`` (alternating by window index, so the choice
+  is reproducible).
+
+Windows start every ``stride`` sentences in the first ``max_start`` sentences whose lead has
+``min_words`` to ``max_words`` words (bylines such as "by . associated press ." are skipped).
+The output is a prepared data folder (``train.jsonl``, ``val.jsonl``, the source folder's
+``vocab.txt``) that ``c2fsum train`` reads like any other, so a model pretrained on it can be
+fine-tuned with ``train.init_from`` on the real summaries with the same vocabulary.
+
+Only training documents should feed pretext training: with ``val_holdout`` (the CPU presets'
+train+val recipe) the last ``val_holdout`` validation documents stay out of the pretext
+training set and make its validation set instead, so nothing chosen on them was trained on them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from c2fsum.data.prepare import read_prepared
+from c2fsum.data.vocab import EOS
+
+PRETEXT_TASKS = ("lead", "rest", "mixed")
+
+
+def _words(sentence: list[str]) -> int:
+    return sum(1 for t in sentence if t != EOS)
+
+
+def pretext_examples(
+    docs: Iterable[dict[str, Any]],
+    *,
+    task: str = "mixed",
+    stride: int = 2,
+    max_start: int = 30,
+    min_words: int = 8,
+    max_words: int = 50,
+) -> Iterator[dict[str, Any]]:
+    """Pretext examples (prepared-document dicts: ``id``, ``src``, ``tgt``, ``refs``) of ``docs``.
+
+    ``id`` is ``{doc id}#{k}{l|r}``: the window's first sentence and its task.
+    """
+    if task not in PRETEXT_TASKS:
+        raise ValueError(f"pretext task {task!r}: expected one of {', '.join(PRETEXT_TASKS)}")
+    if stride < 1:
+        raise ValueError(f"pretext stride {stride}: expected >= 1")
+    window = 0
+    for doc in docs:
+        sents: list[list[str]] = doc["src"]
+        for k in range(0, min(len(sents) - 1, max_start), stride):
+            n = _words(sents[k])
+            if not min_words <= n <= max_words:
+                continue
+            kind = task if task != "mixed" else ("lead" if window % 2 == 0 else "rest")
+            window += 1
+            src = sents[k:] if kind == "lead" else sents[k + 1 :]
+            tgt = [t for t in sents[k] if t != EOS]
+            yield {"id": f"{doc['id']}#{k}{kind[0]}", "src": src, "tgt": tgt, "refs": [tgt]}
+
+
+def _write(path: Path, examples: Iterable[dict[str, Any]]) -> int:
+    n = 0
+    with open(path, "w", encoding="utf-8") as f:
+        for ex in examples:
+            f.write(json.dumps(ex, separators=(",", ":")) + "\n")
+            n += 1
+    return n
+
+
+def write_pretext(
+    data_dir: str | Path,
+    out_dir: str | Path,
+    *,
+    task: str = "mixed",
+    stride: int = 2,
+    val_holdout: int = 100,
+    extra_train: Iterable[str | Path] = (),
+) -> dict[str, int]:
+    """Write a pretext data folder from the prepared folder ``data_dir``; returns example counts.
+
+    Training windows come from ``train.jsonl``, the validation documents but the last
+    ``val_holdout`` (0: none of them), and each prepared split file in ``extra_train`` (for
+    example another corpus's ``train.jsonl``; its words outside ``vocab.txt`` are copied or
+    ``<unk>``). Validation windows come from the last ``val_holdout`` validation documents
+    (all of them when ``val_holdout`` is 0).
+    """
+    data_dir, out_dir = Path(data_dir), Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    val_docs = list(read_prepared(data_dir / "val.jsonl"))
+    held = val_docs[-val_holdout:] if val_holdout > 0 else val_docs
+    trained_val = val_docs[:-val_holdout] if val_holdout > 0 else []
+
+    def train_docs() -> Iterator[dict[str, Any]]:
+        yield from read_prepared(data_dir / "train.jsonl")
+        yield from trained_val
+        for path in extra_train:
+            yield from read_prepared(path)
+
+    kw = {"task": task, "stride": stride}
+    counts = {
+        "train": _write(out_dir / "train.jsonl", pretext_examples(train_docs(), **kw)),  # type: ignore[arg-type]
+        "val": _write(out_dir / "val.jsonl", pretext_examples(held, **kw)),  # type: ignore[arg-type]
+    }
+    shutil.copyfile(data_dir / "vocab.txt", out_dir / "vocab.txt")
+    (out_dir / "stats.json").write_text(
+        json.dumps({"pretext": task, "stride": stride, "source": str(data_dir), "examples": counts}, indent=2) + "\n"
+    )
+    return counts

@@ -1,0 +1,65 @@
+"""Pretext examples: hand-made documents with the windows worked out by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from c2fsum.data.pretext import pretext_examples, write_pretext
+
+EOS = "</s>"
+
+
+def sent(text: str) -> list[str]:
+    return text.split() + [EOS]
+
+
+DOC = {
+    "id": "d",
+    "src": [
+        sent("by ."),  # a byline: too short to be a lead
+        sent("one two three four five six seven eight ."),
+        sent("alpha beta gamma delta epsilon zeta eta theta ."),
+        sent("a b c d e f g h ."),
+        sent("last sentence is never a lead ."),
+    ],
+    "tgt": ["x"],
+    "refs": [["x"]],
+}
+
+
+def test_lead_copies_the_window_start_and_rest_drops_it():
+    lead = list(pretext_examples([DOC], task="lead", stride=1))
+    rest = list(pretext_examples([DOC], task="rest", stride=1))
+    assert [e["id"] for e in lead] == ["d#1l", "d#2l", "d#3l"]  # 0: byline; 4: nothing after it
+    assert lead[0]["tgt"] == "one two three four five six seven eight .".split()
+    assert lead[0]["src"] == DOC["src"][1:] and lead[0]["refs"] == [lead[0]["tgt"]]
+    assert [e["id"] for e in rest] == ["d#1r", "d#2r", "d#3r"]
+    assert rest[1]["src"] == DOC["src"][3:] and rest[1]["tgt"] == DOC["src"][2][:-1]
+
+
+def test_mixed_alternates_and_stride_skips():
+    mixed = list(pretext_examples([DOC], task="mixed", stride=1))
+    assert [e["id"] for e in mixed] == ["d#1l", "d#2r", "d#3l"]
+    assert [e["id"] for e in pretext_examples([DOC], task="lead", stride=2)] == ["d#2l"]  # k = 0, 2
+
+
+def test_bad_task_is_named():
+    with pytest.raises(ValueError, match="'copy'.*lead, rest, mixed"):
+        list(pretext_examples([DOC], task="copy"))
+
+
+def test_write_keeps_held_out_validation_documents_out_of_training(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    docs = [dict(DOC, id=f"v{i}") for i in range(3)]
+    (data / "train.jsonl").write_text(json.dumps(dict(DOC, id="t")) + "\n")
+    (data / "val.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    (data / "vocab.txt").write_text("<pad>\t0\n")
+    counts = write_pretext(data, tmp_path / "out", task="lead", stride=1, val_holdout=1)
+    train_ids = {json.loads(line)["id"].split("#")[0] for line in open(tmp_path / "out" / "train.jsonl")}
+    val_ids = {json.loads(line)["id"].split("#")[0] for line in open(tmp_path / "out" / "val.jsonl")}
+    assert train_ids == {"t", "v0", "v1"} and val_ids == {"v2"}
+    assert counts == {"train": 9, "val": 3}
+    assert (tmp_path / "out" / "vocab.txt").read_text() == "<pad>\t0\n"
