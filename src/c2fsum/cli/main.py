@@ -5,10 +5,11 @@ c2fsum train     --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--
                  [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
 c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--attention-out FILE] [--max-words W] [FILE|-]
 c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N] [--max-words W]
-c2fsum baseline  first|lead3|ilp --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
+                 [--official] [--rouge-clean none|ptb]
+c2fsum baseline  first|lead3|ilp --data DATA_DIR --split SPLIT --out DIR [--budget WORDS] [--rouge-clean none|ptb]
 c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N   (cli/experiment.py)
 c2fsum compare   A B [--samples N] [--seed S]                                         (cli/compare.py)
-c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official]
+c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official] [--rouge-clean none|ptb]
 c2fsum serve     --model RUN_DIR [--host 127.0.0.1] [--port 8000]
 """
 
@@ -151,6 +152,7 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
         official=a.official,
         progress=not a.quiet,
         max_words=a.max_words,
+        rouge_clean=a.rouge_clean,
     )
     print(results_table([metrics]))
     print(f"predictions and metrics written to {a.out}")
@@ -161,7 +163,16 @@ def cmd_baseline(a: argparse.Namespace) -> int:
     from c2fsum.evaluation.baselines import run_baseline
     from c2fsum.reports.tables import results_table
 
-    metrics = run_baseline(a.name, a.data, a.split, a.out, limit=a.limit or 0, official=a.official, ilp_budget=a.budget)
+    metrics = run_baseline(
+        a.name,
+        a.data,
+        a.split,
+        a.out,
+        limit=a.limit or 0,
+        official=a.official,
+        ilp_budget=a.budget,
+        rouge_clean=a.rouge_clean,
+    )
     print(results_table([metrics]))
     print(f"predictions and metrics written to {a.out}")
     return 0
@@ -173,7 +184,7 @@ def cmd_rouge(a: argparse.Namespace) -> int:
     for p in (a.candidates, a.references):
         if not Path(p).exists():
             raise CLIError(f"rouge: {p}: no such file")
-    scores = rouge_files(a.candidates, a.references, official=a.official)
+    scores = rouge_files(a.candidates, a.references, official=a.official, clean=a.rouge_clean)
     print(json.dumps({k: v for k, v in scores.items() if k != "per_doc"}, indent=2))
     return 0
 
@@ -193,6 +204,17 @@ def cmd_table(a: argparse.Namespace) -> int:
 
 
 # -- parser ----------------------------------------------------------------------------------
+def _add_rouge_clean(s: argparse.ArgumentParser) -> None:
+    s.add_argument(
+        "--rouge-clean",
+        choices=["none", "ptb"],
+        default="none",
+        help="none (default): score the strings exactly as ROUGE-1.5.5 would; ptb: drop PTB brackets "
+        "(-lrb- ...) and <pad>-like tokens, <unk> matches nothing, </s> splits sentences (recorded in "
+        "metrics.json; with --official the cleaned strings go to the Perl script)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     from c2fsum import __version__
 
@@ -272,6 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--block-trigrams", action="store_true")
     s.add_argument("--replace-unk", action="store_true")
     s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
+    _add_rouge_clean(s)
     s.add_argument(
         "--max-words",
         type=_positive_int,
@@ -292,13 +315,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--split", default="test")
     s.add_argument("--out", required=True, metavar="DIR")
     s.add_argument("--limit", type=int)
-    s.add_argument("--official", action="store_true")
+    s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
+    _add_rouge_clean(s)
     s.set_defaults(func=cmd_baseline)
 
     s = sub.add_parser("rouge", help="score any system's output against references")
     s.add_argument("--candidates", required=True, metavar="C.jsonl", help='lines {"id", "candidate"}')
     s.add_argument("--references", required=True, metavar="R.jsonl", help='lines {"id", "references": [..]}')
     s.add_argument("--official", action="store_true", help="run the ROUGE-1.5.5 Perl script")
+    _add_rouge_clean(s)
     s.set_defaults(func=cmd_rouge)
 
     from c2fsum.cli.plot import add_plot_parser
