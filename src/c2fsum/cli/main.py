@@ -3,9 +3,10 @@
 c2fsum prepare   --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights]
 c2fsum train     --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                  [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
-c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--attention-out FILE] [--max-words W] [FILE|-]
+c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--min-len N] [--attention-out FILE]
+                 [--max-words W] [FILE|-]
 c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N] [--max-words W]
-                 [--official] [--rouge-clean none|ptb]
+                 [--min-len N] [--official] [--rouge-clean none|ptb]
 c2fsum baseline  first|lead3|ilp --data DATA_DIR --split SPLIT --out DIR [--budget WORDS] [--rouge-clean none|ptb]
 c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N   (cli/experiment.py)
 c2fsum compare   A B [--samples N] [--seed S]                                         (cli/compare.py)
@@ -153,6 +154,7 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
         progress=not a.quiet,
         max_words=a.max_words,
         rouge_clean=a.rouge_clean,
+        min_len=a.min_len,
     )
     print(results_table([metrics]))
     print(f"predictions and metrics written to {a.out}")
@@ -204,6 +206,23 @@ def cmd_table(a: argparse.Namespace) -> int:
 
 
 # -- parser ----------------------------------------------------------------------------------
+def _non_negative_int(text: str) -> int:
+    v = int(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
+    return v
+
+
+def _add_min_len(s: argparse.ArgumentParser) -> None:
+    s.add_argument(
+        "--min-len",
+        type=_non_negative_int,
+        metavar="N",
+        help="fewest summary tokens before </s> (default: the model's, the 5th percentile of its training "
+        "summaries' lengths; 0 allows an empty summary)",
+    )
+
+
 def _add_rouge_clean(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--rouge-clean",
@@ -272,7 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--beam", type=_positive_int, help="beam size (config default 5; 1 = greedy)")
     s.add_argument("--block-trigrams", action="store_true", help="never repeat a trigram (Paulus et al.)")
     s.add_argument("--replace-unk", action="store_true", help="<unk> -> the source word attended most")
-    s.add_argument("--min-len", type=int, help="minimum summary length in tokens")
+    _add_min_len(s)
     s.add_argument("--max-len", type=int, help="maximum summary length in tokens")
     s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")
     s.add_argument(
@@ -293,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--limit", type=int, help="first N documents only")
     s.add_argument("--block-trigrams", action="store_true")
     s.add_argument("--replace-unk", action="store_true")
+    _add_min_len(s)
     s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
     _add_rouge_clean(s)
     s.add_argument(

@@ -76,12 +76,14 @@ def evaluate(
     progress: bool = True,
     max_words: int | None = None,
     rouge_clean: str = "none",
+    min_len: int | None = None,
 ) -> dict:
     """Score a run directory (its best checkpoint) on ``split``; returns the metrics dict.
 
     Documents are read whole (as many chunks as they need) unless ``max_words`` cuts them. ROUGE
     scores exactly the candidate and reference strings written to ``predictions.jsonl``;
-    ``rouge_clean``: see :func:`c2fsum.metrics.rouge.score_corpus`.
+    ``rouge_clean``: see :func:`c2fsum.metrics.rouge.score_corpus`. ``min_len`` None: the model's
+    default (:mod:`c2fsum.decoding.lengths`); the value used is recorded as ``min_len``.
     """
     settings = rouge_settings(official=official, clean=rouge_clean)
     loaded = load_checkpoint(model_dir, device=device)
@@ -98,6 +100,7 @@ def evaluate(
         beam=beam,
         block_trigrams=block_trigrams,
         replace_unk=replace_unk,
+        min_len=min_len,
         progress=progress,
     )
     candidates = [d.text for d in decoded]
@@ -121,6 +124,7 @@ def evaluate(
         "n_docs": len(decoded),
         "max_words": cfg.data.max_words,
         "beam": beam if beam is not None else cfg.decode.beam,
+        "min_len": min_len if min_len is not None else cfg.decode.min_len,
         "block_trigrams": bool(cfg.decode.block_trigrams if block_trigrams is None else block_trigrams),
         "checkpoint": str(loaded.path),
     }
