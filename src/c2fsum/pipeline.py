@@ -96,7 +96,10 @@ class Pipeline:
         """Summarize raw article texts (preprocessed exactly like the training data).
 
         Texts are read whole (the grid gets as many chunks as they need) unless ``max_words``
-        cuts them to their first ``max_words`` words.
+        cuts them to their first ``max_words`` words. Options left None take the model's decoding
+        config; ``min_len`` then is the model's default minimum length, the 5th percentile of its
+        training summaries' lengths (:mod:`c2fsum.decoding.lengths`), so even a barely trained model
+        writes something; ``min_len=0`` allows the empty summary.
         """
         if isinstance(texts, str):
             texts = [texts]

@@ -100,3 +100,20 @@ def test_compare_refuses_different_documents(prepared_small, tmp_path, capsys):
     assert "6 document ids of" in err and "are missing" in err
     assert main(["-q", "compare", str(tmp_path / "nowhere"), str(tmp_path / "all")]) == 2
     assert "no such predictions file" in capsys.readouterr().err
+
+
+def test_compare_rouge_clean_matches_the_baselines_metrics(prepared_small, tmp_path, capsys):
+    # compare rescoring predictions with --rouge-clean ptb gives the means baseline --rouge-clean ptb wrote
+    for name in ("lead3", "first"):
+        run_baseline(name, prepared_small, "test", tmp_path / name, rouge_clean="ptb")
+    args = ["-q", "compare", str(tmp_path / "lead3"), str(tmp_path / "first"), "--samples", "50", "--json"]
+    assert main([*args, "--rouge-clean", "ptb"]) == 0
+    ptb = json.loads(capsys.readouterr().out)
+    assert ptb["rouge_clean"] == "ptb"
+    for name, side in (("lead3", "mean_a"), ("first", "mean_b")):
+        metrics = json.loads((tmp_path / name / "metrics.json").read_text())
+        assert metrics["rouge_clean"] == "ptb" and metrics["rouge_official"] is False
+        assert ptb["rouge1"][side] == pytest.approx(metrics["rouge1"])
+    assert main(args) == 0
+    raw = json.loads(capsys.readouterr().out)
+    assert raw["rouge_clean"] == "none" and raw["rouge1"]["mean_b"] != pytest.approx(ptb["rouge1"]["mean_b"])

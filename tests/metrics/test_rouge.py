@@ -77,9 +77,16 @@ def test_summary_level_lcs_golden():
     # R1: 4 shared, P 4/6, R 4/5 -> 8/11.
     expected = {"rouge1": 8 / 11, "rouge2": 4 / 9, "rougeL": 8 / 11}
     assert score_pair("w3 w4 w6\nw1 w2 w7", "w1 w2 w3 w4 w5") == pytest.approx(expected, abs=1e-12)
-    # a list of sentences and </s> marks split sentences the same way
+    # a list of sentences splits sentences the same way, and so do </s> marks with clean="ptb"
     assert score_pair(["w3 w4 w6", "w1 w2 w7"], "w1 w2 w3 w4 w5") == pytest.approx(expected, abs=1e-12)
-    assert score_pair("w3 w4 w6 </s> w1 w2 w7 </s>", "w1 w2 w3 w4 w5") == pytest.approx(expected, abs=1e-12)
+    ptb = score_pair("w3 w4 w6 </s> w1 w2 w7 </s>", "w1 w2 w3 w4 w5", clean="ptb")
+    assert ptb == pytest.approx(expected, abs=1e-12)
+    # by default, as in ROUGE-1.5.5, "</s>" is the word "s" and no sentence break: one candidate
+    # sentence of 8 tokens "w3 w4 w6 s w1 w2 w7 s". R1 4 hits: P 4/8, R 4/5 -> F 8/13. R2 {w3 w4,
+    # w1 w2}: P 2/7, R 2/4 -> F 4/11. RL: LCS of one sentence "w1 w2" (or "w3 w4") = 2: P 2/8, R 2/5
+    # -> F 4/13.
+    raw = score_pair("w3 w4 w6 </s> w1 w2 w7 </s>", "w1 w2 w3 w4 w5")
+    assert raw == pytest.approx({"rouge1": 8 / 13, "rouge2": 4 / 11, "rougeL": 4 / 13}, abs=1e-12)
     # one sentence: plain LCS "w1 w2 w7"/"w3 w4" -> 2, F = 2 (2/6)(2/5) / (2/6 + 2/5) = 4/11
     assert score_pair("w3 w4 w6 w1 w2 w7", "w1 w2 w3 w4 w5")["rougeL"] == pytest.approx(4 / 11, abs=1e-12)
 
@@ -115,7 +122,8 @@ def test_max_protocol_takes_the_best_highlight_per_metric():
 
 def test_empty_candidate_scores_zero():
     assert score_document("", ["x y"]) == dict.fromkeys(ALL_KEYS, 0.0)
-    assert score_document(" </s> ", ["x y"]) == dict.fromkeys(ALL_KEYS, 0.0)
+    assert score_document(" </s> ", ["x y"], clean="ptb") == dict.fromkeys(ALL_KEYS, 0.0)
+    assert score_document(" -lrb- ", ["x y"]) == dict.fromkeys(ALL_KEYS, 0.0)
 
 
 # --------------------------------------------------------------------------- stemming
@@ -226,27 +234,51 @@ def test_tokenizer_matches_perl_rules():
     assert stemmed == ["he", "say", "the", "child", "s", "toi"]
 
 
-def test_markup_is_not_scored_as_words():
+def test_markup_is_scored_as_words_by_default():
+    # ROUGE-1.5.5 reads "-lrb-" as "lrb", "</s>" as "s", "<unk>" as "unk"; "##" is nothing
     tok = Rouge155Tokenizer(stem=False)
+    assert tok.tokenize("it rose </s> <s> -lrb- by ## % -rrb- <pad> <unk>") == [
+        "it",
+        "rose",
+        "s",
+        "s",
+        "lrb",
+        "by",
+        "rrb",
+        "pad",
+        "unk",
+    ]
+    assert score_pair("a <unk> b", "a <unk> b") == pytest.approx(dict.fromkeys(METRICS, 1.0))
+    # "-lrb- cnn -rrb- x" vs "cnn x": 2 of 4 candidate tokens match -> P 1/2, R 1, F 2/3
+    assert score_pair("-lrb- cnn -rrb- x", "cnn x")["rouge1"] == pytest.approx(2 / 3)
+
+
+def test_ptb_clean_drops_markup():
+    tok = Rouge155Tokenizer(stem=False, clean="ptb")
     assert tok.tokenize("it rose </s> <s> -lrb- by ## % -rrb- <pad>") == ["it", "rose", "by"]
     a, b = tok.tokenize("<unk>"), tok.tokenize("<UNK>")
     assert len(a) == len(b) == 1 and a != b and a[0] != "unk"
+    assert score_pair("-lrb- cnn -rrb- x", "cnn x", clean="ptb")["rouge1"] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="expected one of none, ptb, got 'PTB'"):
+        score_pair("a", "a", clean="PTB")
 
 
-def test_unk_is_a_token_that_matches_nothing():
+def test_ptb_clean_unk_is_a_token_that_matches_nothing():
     # tokens [a, <unk>, b] on both sides: 2 of 3 unigrams match, no bigram does (a-unk, unk-b).
-    got = score_pair("a <unk> b", "a <unk> b")
+    got = score_pair("a <unk> b", "a <unk> b", clean="ptb")
     assert got == pytest.approx({"rouge1": 2 / 3, "rouge2": 0.0, "rougeL": 2 / 3})
-    assert score_pair("a <unk> b", "a unk b")["rouge1"] == pytest.approx(2 / 3)
+    assert score_pair("a <unk> b", "a unk b", clean="ptb")["rouge1"] == pytest.approx(2 / 3)
     # </s> is not the word "s"
-    assert score_pair("a b </s>", "a b s") == pytest.approx(
+    assert score_pair("a b </s>", "a b s", clean="ptb") == pytest.approx(
         {"rouge1": 0.8, "rouge2": 2 / 3, "rougeL": 0.8}
     )  # 2/2 vs 2/3 -> F 4/5; 1/1 vs 1/2 -> 2/3
 
 
 def test_split_sentences():
-    assert split_sentences("a b </s> c\n\n d  e </s>") == ["a b", "c", "d e"]
-    assert split_sentences(["x </s> y", "  ", "z"]) == ["x", "y", "z"]
+    assert split_sentences("a b </s> c\n\n d  e </s>") == ["a b </s> c", "d e </s>"]
+    assert split_sentences("a b </s> c\n\n d  e </s>", clean="ptb") == ["a b", "c", "d e"]
+    assert split_sentences(["x </s> y", "  ", "z"], clean="ptb") == ["x", "y", "z"]
+    assert split_sentences(["x </s> y", "  ", "z\nw"]) == ["x </s> y", "z", "w"]
     with pytest.raises(TypeError, match="expected a string or a list of strings, got int"):
         split_sentences(3)
 
@@ -263,7 +295,9 @@ def test_argument_errors():
 
 
 def test_score_corpus_means_and_per_doc():
-    out = score_corpus(["the cat sat on the mat", ""], [["the cat lay on the mat"], ["x"]], ids=["d1", "d2"])
+    out = score_corpus(
+        ["the cat sat on the mat", ""], [["the cat lay on the mat"], ["x"]], ids=["d1", "d2"], perl_rounding=False
+    )
     assert out["n_docs"] == 2
     assert out["rouge1"] == pytest.approx(100 * (5 / 6) / 2)
     assert out["rouge2_concat"] == pytest.approx(100 * (3 / 5) / 2)
@@ -373,11 +407,12 @@ def agreement_docs() -> tuple[list, list, list]:
     return cands, refs, ids
 
 
-def test_python_scores_equal_official_per_document(rouge_cache, agreement_docs):
+@pytest.mark.parametrize("clean", ["none", "ptb"])
+def test_python_scores_equal_official_per_document(rouge_cache, agreement_docs, clean):
     cands, refs, ids = agreement_docs
-    official = official_scores(cands, refs, ids=ids, cache_dir=rouge_cache, jobs=2)
-    rounded = score_corpus(cands, refs, ids=ids, perl_rounding=True)
-    exact = score_corpus(cands, refs, ids=ids)
+    official = official_scores(cands, refs, ids=ids, cache_dir=rouge_cache, jobs=2, clean=clean)
+    rounded = score_corpus(cands, refs, ids=ids, clean=clean)  # perl_rounding is the default
+    exact = score_corpus(cands, refs, ids=ids, perl_rounding=False, clean=clean)
     assert official["n_docs"] == rounded["n_docs"] == len(cands)
     for off, r, e in zip(official["per_doc"], rounded["per_doc"], exact["per_doc"], strict=True):
         assert off["id"] == r["id"] == e["id"]
@@ -404,3 +439,99 @@ def test_score_corpus_official_flag(rouge_cache, monkeypatch):
         }
     ]
     assert out["n_docs"] == 1 and out["rouge1"] == pytest.approx(83.333)
+
+
+# --------------------------------------------------------------------------- real predictions, raw Perl
+
+NON_ASCII = [
+    " caf\u00e9 na\u00efve \u2014 \u2018quoted\u2019 \u6771\u4eac \u212a \ufb01ne 5\u00b0c stra\u00dfe",
+    " \u00c5ngstr\u00f6m\u2028line \u00bd \u0394 \U0001f600 cost \u00a3 ## m",
+]
+
+
+@pytest.fixture(scope="module")
+def first_predictions(tmp_path_factory) -> list[dict]:
+    """``predictions.jsonl`` of ``c2fsum baseline first`` on the first 120 shared CNN/DM test documents.
+
+    The prepared split is made with c2fsum's own preprocessing (PTB brackets such as ``-lrb-``,
+    digits masked as ``#``); every tenth document gets non-ASCII text added to its candidate and
+    its first highlight, as a user's own system might write.
+    """
+    from c2fsum.data.prepare import process_document
+    from c2fsum.data.readers import RawDocument
+    from c2fsum.evaluation.baselines import run_baseline
+
+    work = tmp_path_factory.mktemp("first")
+    rows = []
+    for d in _read_split("test", 120):
+        raw = RawDocument(d["id"], d["article"], tuple(d["highlights"].split("\n")), "test")
+        rec = process_document(raw)
+        assert isinstance(rec, dict)
+        rows.append(json.dumps(rec))
+    (work / "data").mkdir()
+    (work / "data" / "test.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    run_baseline("first", work / "data", "test", work / "out")
+    preds = [json.loads(line) for line in (work / "out" / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]
+    for k, p in enumerate(preds[::10]):
+        p["candidate"] += NON_ASCII[k % 2]
+        p["references"][0] += NON_ASCII[(k + 1) % 2]
+    return preds
+
+
+def _perl_on_strings(preds: list[dict], data_dir: Path, work: Path) -> dict[str, dict[str, float]]:
+    """ROUGE-1.5.5.pl ``-c 95 -m -n 2 -a`` run directly on the strings, as a user would run it.
+
+    One SPL file per candidate (its lines as written), one per highlight (max protocol), one with
+    the highlights one per line (concat protocol); the strings are written as they are. Returns
+    the F the script prints, per eval id ``{i}_{j}`` (highlight j) and ``{i}_c`` (concat).
+    """
+    config = ['<ROUGE-EVAL version="1.5.5">']
+    for i, p in enumerate(preds):
+        (work / f"peer{i}.txt").write_text(p["candidate"] + "\n", encoding="utf-8")
+        models = {f"{i}_{j}": r for j, r in enumerate(p["references"])}
+        models[f"{i}_c"] = "\n".join(p["references"])
+        for eid, text in models.items():
+            (work / f"model{eid}.txt").write_text(text + "\n", encoding="utf-8")
+            config.append(
+                f'<EVAL ID="{eid}"><PEER-ROOT>{work}</PEER-ROOT><MODEL-ROOT>{work}</MODEL-ROOT>'
+                f'<INPUT-FORMAT TYPE="SPL"></INPUT-FORMAT><PEERS><P ID="A">peer{i}.txt</P></PEERS>'
+                f'<MODELS><M ID="R">model{eid}.txt</M></MODELS></EVAL>'
+            )
+    (work / "config.xml").write_text("\n".join([*config, "</ROUGE-EVAL>"]) + "\n", encoding="utf-8")
+    script = rouge.rouge155_home() / "ROUGE-1.5.5.pl"
+    cmd = ["perl", str(script), "-e", str(data_dir), "-c", "95", "-m", "-n", "2", "-a", "-d", str(work / "config.xml")]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    scores: dict[str, dict[str, float]] = {}
+    for m in re.finditer(r"^A ROUGE-([12L]) Eval (\S+)\.A R:\S+ P:\S+ F:(\S+)$", out, re.M):
+        scores.setdefault(m.group(2), {})["rouge" + m.group(1)] = float(m.group(3))
+    return scores
+
+
+def test_default_scores_equal_perl_on_predictions_jsonl(rouge_cache, first_predictions, tmp_path):
+    preds = first_predictions
+    cands = [p["candidate"] for p in preds]
+    refs = [p["references"] for p in preds]
+    # the strings hold what issue 17 found ignored: PTB brackets, # digits, non-ASCII text
+    assert sum(c.startswith("-lrb- cnn -rrb-") for c in cands) >= 10
+    assert sum("#" in c for c in cands) >= 10 and sum("#" in r for rs in refs for r in rs) >= 10
+    assert sum(not (c + "".join(r)).isascii() for c, r in zip(cands, refs, strict=True)) >= 12
+    perl = _perl_on_strings(preds, rouge.ensure_rouge_data(rouge_cache), tmp_path)
+    assert len(perl) == sum(len(r) + 1 for r in refs)
+    expected = [
+        {
+            **{m: max(perl[f"{i}_{j}"][m] for j in range(len(r))) for m in METRICS},
+            **{f"{m}_concat": perl[f"{i}_c"][m] for m in METRICS},
+        }
+        for i, r in enumerate(refs)
+    ]
+    rounded = score_corpus(cands, refs)["per_doc"]  # the default: F as the script prints it
+    exact = score_corpus(cands, refs, perl_rounding=False)["per_doc"]
+    assert max(abs(r[k] - x[k]) for r, x in zip(rounded, expected, strict=True) for k in ALL_KEYS) <= 1e-9
+    # exact F: off only by the script's rounding of P and R (<= 1e-5) and of F (5e-6)
+    assert max(abs(e[k] - x[k]) for e, x in zip(exact, expected, strict=True) for k in ALL_KEYS) <= 1.5e-5 + 1e-12
+    # our official path writes the same files: the same numbers
+    assert official_scores(cands, refs, cache_dir=rouge_cache, jobs=2)["per_doc"] == rounded
+    # the former default (clean="ptb") departs from the script on the documents with brackets
+    ptb = score_corpus(cands, refs, clean="ptb")["per_doc"]
+    moved = [i for i, (p, x) in enumerate(zip(ptb, expected, strict=True)) if abs(p["rouge1"] - x["rouge1"]) > 1e-3]
+    assert len(moved) >= 10 and all("-lrb-" in cands[i] + "".join(refs[i]) for i in moved)

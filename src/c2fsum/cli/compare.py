@@ -1,6 +1,6 @@
 """``c2fsum compare A B``: paired bootstrap confidence intervals of ROUGE differences.
 
-    c2fsum compare A B [--samples 1000] [--seed 0] [--confidence 0.95] [--json]
+    c2fsum compare A B [--samples 1000] [--seed 0] [--confidence 0.95] [--json] [--rouge-clean none|ptb]
 
 A and B are evaluation directories (``evaluate`` / ``baseline`` outputs) or their
 ``predictions.jsonl`` files, on the same documents.
@@ -16,7 +16,9 @@ from pathlib import Path
 def cmd_compare(a: argparse.Namespace) -> int:
     from c2fsum.evaluation.significance import compare_systems, format_comparison
 
-    result = compare_systems(a.a, a.b, samples=a.samples, seed=a.seed, confidence=a.confidence)
+    result = compare_systems(
+        a.a, a.b, samples=a.samples, seed=a.seed, confidence=a.confidence, rouge_clean=a.rouge_clean
+    )
     if a.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -44,5 +46,11 @@ def add_compare_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, help="seed of the resampling (0)")
     s.add_argument("--confidence", type=float, default=0.95, help="interval coverage (0.95)")
     s.add_argument("--json", action="store_true", help="print the full result as JSON")
+    s.add_argument(
+        "--rouge-clean",
+        choices=["none", "ptb"],
+        default="none",
+        help="none (default): score the predictions as ROUGE-1.5.5 would; ptb: c2fsum's former cleaning",
+    )
     s.set_defaults(func=cmd_compare)
     return s

@@ -4,12 +4,14 @@ c2fsum prepare   --input PATH --output DATA_DIR [--vocab-size N] [--all-highligh
 c2fsum pretext   --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S] [--extra-train FILE]
 c2fsum train     --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                  [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
-c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--attention-out FILE] [--max-words W] [FILE|-]
+c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--min-len N] [--attention-out FILE]
+                 [--max-words W] [FILE|-]
 c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N] [--max-words W]
-c2fsum baseline  first|lead3|ilp --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
+                 [--min-len N] [--official] [--rouge-clean none|ptb]
+c2fsum baseline  first|lead3|ilp --data DATA_DIR --split SPLIT --out DIR [--budget WORDS] [--rouge-clean none|ptb]
 c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N   (cli/experiment.py)
 c2fsum compare   A B [--samples N] [--seed S]                                         (cli/compare.py)
-c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official]
+c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official] [--rouge-clean none|ptb]
 c2fsum serve     --model RUN_DIR [--host 127.0.0.1] [--port 8000]
 """
 
@@ -165,6 +167,8 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
         official=a.official,
         progress=not a.quiet,
         max_words=a.max_words,
+        rouge_clean=a.rouge_clean,
+        min_len=a.min_len,
     )
     print(results_table([metrics]))
     print(f"predictions and metrics written to {a.out}")
@@ -175,7 +179,16 @@ def cmd_baseline(a: argparse.Namespace) -> int:
     from c2fsum.evaluation.baselines import run_baseline
     from c2fsum.reports.tables import results_table
 
-    metrics = run_baseline(a.name, a.data, a.split, a.out, limit=a.limit or 0, official=a.official, ilp_budget=a.budget)
+    metrics = run_baseline(
+        a.name,
+        a.data,
+        a.split,
+        a.out,
+        limit=a.limit or 0,
+        official=a.official,
+        ilp_budget=a.budget,
+        rouge_clean=a.rouge_clean,
+    )
     print(results_table([metrics]))
     print(f"predictions and metrics written to {a.out}")
     return 0
@@ -187,7 +200,7 @@ def cmd_rouge(a: argparse.Namespace) -> int:
     for p in (a.candidates, a.references):
         if not Path(p).exists():
             raise CLIError(f"rouge: {p}: no such file")
-    scores = rouge_files(a.candidates, a.references, official=a.official)
+    scores = rouge_files(a.candidates, a.references, official=a.official, clean=a.rouge_clean)
     print(json.dumps({k: v for k, v in scores.items() if k != "per_doc"}, indent=2))
     return 0
 
@@ -207,6 +220,34 @@ def cmd_table(a: argparse.Namespace) -> int:
 
 
 # -- parser ----------------------------------------------------------------------------------
+def _non_negative_int(text: str) -> int:
+    v = int(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
+    return v
+
+
+def _add_min_len(s: argparse.ArgumentParser) -> None:
+    s.add_argument(
+        "--min-len",
+        type=_non_negative_int,
+        metavar="N",
+        help="fewest summary tokens before </s> (default: the model's, the 5th percentile of its training "
+        "summaries' lengths; 0 allows an empty summary)",
+    )
+
+
+def _add_rouge_clean(s: argparse.ArgumentParser) -> None:
+    s.add_argument(
+        "--rouge-clean",
+        choices=["none", "ptb"],
+        default="none",
+        help="none (default): score the strings exactly as ROUGE-1.5.5 would; ptb: drop PTB brackets "
+        "(-lrb- ...) and <pad>-like tokens, <unk> matches nothing, </s> splits sentences (recorded in "
+        "metrics.json; with --official the cleaned strings go to the Perl script)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     from c2fsum import __version__
 
@@ -280,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--beam", type=_positive_int, help="beam size (config default 5; 1 = greedy)")
     s.add_argument("--block-trigrams", action="store_true", help="never repeat a trigram (Paulus et al.)")
     s.add_argument("--replace-unk", action="store_true", help="<unk> -> the source word attended most")
-    s.add_argument("--min-len", type=int, help="minimum summary length in tokens")
+    _add_min_len(s)
     s.add_argument("--max-len", type=int, help="maximum summary length in tokens")
     s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")
     s.add_argument(
@@ -301,7 +342,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--limit", type=int, help="first N documents only")
     s.add_argument("--block-trigrams", action="store_true")
     s.add_argument("--replace-unk", action="store_true")
+    _add_min_len(s)
     s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
+    _add_rouge_clean(s)
     s.add_argument(
         "--max-words",
         type=_positive_int,
@@ -322,13 +365,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--split", default="test")
     s.add_argument("--out", required=True, metavar="DIR")
     s.add_argument("--limit", type=int)
-    s.add_argument("--official", action="store_true")
+    s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
+    _add_rouge_clean(s)
     s.set_defaults(func=cmd_baseline)
 
     s = sub.add_parser("rouge", help="score any system's output against references")
     s.add_argument("--candidates", required=True, metavar="C.jsonl", help='lines {"id", "candidate"}')
     s.add_argument("--references", required=True, metavar="R.jsonl", help='lines {"id", "references": [..]}')
     s.add_argument("--official", action="store_true", help="run the ROUGE-1.5.5 Perl script")
+    _add_rouge_clean(s)
     s.set_defaults(func=cmd_rouge)
 
     from c2fsum.cli.plot import add_plot_parser

@@ -13,6 +13,7 @@ from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.beam import beam_search
 from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.decoding.hypothesis import Hypothesis
+from c2fsum.decoding.lengths import FALLBACK_MIN_LEN
 from c2fsum.decoding.postprocess import ids_to_words, words_to_text
 from c2fsum.models.base import Summarizer
 
@@ -46,13 +47,19 @@ def decode_examples(
     batch_size: int | None = None,
     progress: bool = False,
 ) -> list[Decoded]:
-    """Beam search (greedy when ``beam`` is 1) over ``examples``, in their order."""
+    """Beam search (greedy when ``beam`` is 1) over ``examples``, in their order.
+
+    ``min_len`` None: ``cfg.decode.min_len`` (a loaded checkpoint's config holds the model's
+    default, :mod:`c2fsum.decoding.lengths`), or :data:`~c2fsum.decoding.lengths.FALLBACK_MIN_LEN`
+    when that is None too.
+    """
     dc = cfg.decode
     beam = dc.beam if beam is None else beam
     block = dc.block_trigrams if block_trigrams is None else block_trigrams
     rep_unk = dc.replace_unk if replace_unk is None else replace_unk
     max_len = dc.max_len if max_len is None else max_len
     min_len = dc.min_len if min_len is None else min_len
+    min_len = FALLBACK_MIN_LEN if min_len is None else min_len
     bs = batch_size or dc.batch_size
     model.eval()
     out: list[Decoded] = []

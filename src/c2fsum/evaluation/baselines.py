@@ -13,7 +13,7 @@ from pathlib import Path
 from c2fsum.data.prepare import read_prepared
 from c2fsum.evaluation.ilp import ilp_summary
 from c2fsum.evaluation.scoring import first_sentence_baseline, lead_k
-from c2fsum.metrics.rouge import score_corpus
+from c2fsum.metrics.rouge import rouge_settings, score_corpus
 from c2fsum.training.checkpoint import write_json
 from c2fsum.utils.io import write_jsonl
 
@@ -43,8 +43,14 @@ def run_baseline(
     limit: int = 0,
     official: bool = False,
     ilp_budget: int = ILP_BUDGET,
+    rouge_clean: str = "none",
 ) -> dict:
-    """Write ``predictions.jsonl`` and ``metrics.json`` of a baseline on a prepared split."""
+    """Write ``predictions.jsonl`` and ``metrics.json`` of a baseline on a prepared split.
+
+    ROUGE scores exactly the strings written to ``predictions.jsonl``; ``rouge_clean``: see
+    :func:`c2fsum.metrics.rouge.score_corpus`.
+    """
+    settings = rouge_settings(official=official, clean=rouge_clean)
     if name not in BASELINES:
         raise ValueError(f"unknown baseline {name!r}, expected one of {', '.join(BASELINES)}")
     path = Path(data_dir) / f"{split}.jsonl"
@@ -61,10 +67,13 @@ def run_baseline(
         )
         if limit and len(rows) >= limit:
             break
-    scores = score_corpus([r["candidate"] for r in rows], [r["references"] for r in rows], official=official)
+    scores = score_corpus(
+        [r["candidate"] for r in rows], [r["references"] for r in rows], official=official, clean=rouge_clean
+    )
     metrics = {
         "ppl": None,
         **{k: v for k, v in scores.items() if k != "per_doc"},
+        **settings,
         "model": DISPLAY[name],
         "split": split,
         "n_docs": len(rows),

@@ -2,7 +2,9 @@
 
 Writes ``predictions.jsonl`` (``{"id", "candidate", "references"}``, candidate sentences on
 separate lines) and ``metrics.json`` (``ppl``, ``rouge1``, ``rouge2``, ``rougeL`` x100 with
-the paper's max-over-highlights protocol, the same with ``_concat``, and decoding settings).
+the paper's max-over-highlights protocol, the same with ``_concat``, ``rouge_clean`` and
+``rouge_official`` (how ROUGE was computed), and decoding settings). ROUGE scores exactly the
+strings written to ``predictions.jsonl``, as ROUGE-1.5.5 would.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.documents import decode_examples
 from c2fsum.metrics.entropy import EntropyMeter
 from c2fsum.metrics.output_stats import OutputStats
-from c2fsum.metrics.rouge import score_corpus
+from c2fsum.metrics.rouge import rouge_settings, score_corpus
 from c2fsum.training.checkpoint import load_checkpoint, write_json
 from c2fsum.training.trainer import perplexity
 from c2fsum.utils.io import write_jsonl
@@ -73,11 +75,17 @@ def evaluate(
     official: bool = False,
     progress: bool = True,
     max_words: int | None = None,
+    rouge_clean: str = "none",
+    min_len: int | None = None,
 ) -> dict:
     """Score a run directory (its best checkpoint) on ``split``; returns the metrics dict.
 
-    Documents are read whole (as many chunks as they need) unless ``max_words`` cuts them.
+    Documents are read whole (as many chunks as they need) unless ``max_words`` cuts them. ROUGE
+    scores exactly the candidate and reference strings written to ``predictions.jsonl``;
+    ``rouge_clean``: see :func:`c2fsum.metrics.rouge.score_corpus`. ``min_len`` None: the model's
+    default (:mod:`c2fsum.decoding.lengths`); the value used is recorded as ``min_len``.
     """
+    settings = rouge_settings(official=official, clean=rouge_clean)
     loaded = load_checkpoint(model_dir, device=device)
     cfg, vocab, model = loaded.config, loaded.vocab, loaded.model
     cfg = replace(cfg, data=inference_grid(cfg.data, max_words))
@@ -92,11 +100,12 @@ def evaluate(
         beam=beam,
         block_trigrams=block_trigrams,
         replace_unk=replace_unk,
+        min_len=min_len,
         progress=progress,
     )
     candidates = [d.text for d in decoded]
     references = [reference_texts(d.example) for d in decoded]
-    scores = score_corpus(candidates, references, official=official)
+    scores = score_corpus(candidates, references, official=official, clean=rouge_clean)
     stats = OutputStats()
     entropy = EntropyMeter()
     for d in decoded:
@@ -106,6 +115,7 @@ def evaluate(
     metrics = {
         "ppl": ppl,
         **{k: v for k, v in scores.items() if k != "per_doc"},
+        **settings,
         **stats.summary(),
         "entropy": entropy.mean,
         "entropy_uniform": entropy.uniform_mean,
@@ -114,6 +124,7 @@ def evaluate(
         "n_docs": len(decoded),
         "max_words": cfg.data.max_words,
         "beam": beam if beam is not None else cfg.decode.beam,
+        "min_len": min_len if min_len is not None else cfg.decode.min_len,
         "block_trigrams": bool(cfg.decode.block_trigrams if block_trigrams is None else block_trigrams),
         "checkpoint": str(loaded.path),
     }

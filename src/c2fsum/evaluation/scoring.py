@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from c2fsum.metrics.rouge import score_corpus
+from c2fsum.metrics.rouge import rouge_settings, score_corpus
 
 __all__ = ["JsonlRead", "first_sentence_baseline", "lead_k", "read_jsonl_with_errors", "rouge_files"]
 
@@ -118,13 +118,18 @@ def _read_by_id(read: JsonlRead, parse, what: str) -> dict:
     return out
 
 
-def rouge_files(candidates_path: str | Path, references_path: str | Path, official: bool = False) -> dict:
+def rouge_files(
+    candidates_path: str | Path, references_path: str | Path, official: bool = False, *, clean: str = "none"
+) -> dict:
     """ROUGE of a candidates file against a references file (see the module docstring for the formats).
 
     Returns the keys of :func:`c2fsum.metrics.rouge.score_corpus` (means x100 under the max and the
-    concat protocol, ``n_docs``, ``per_doc`` with ids) plus ``n_skipped`` (malformed lines of both
-    files) and ``skipped`` (their ``file:line: reason`` messages).
+    concat protocol, ``n_docs``, ``per_doc`` with ids), ``rouge_clean`` and ``rouge_official``
+    (:func:`~c2fsum.metrics.rouge.rouge_settings`), ``n_skipped`` (malformed lines of both files)
+    and ``skipped`` (their ``file:line: reason`` messages). ``clean``: ``none`` (the strings as
+    ROUGE-1.5.5 reads them) or ``ptb`` (c2fsum's former cleaning, see :mod:`c2fsum.metrics.rouge`).
     """
+    settings = rouge_settings(official=official, clean=clean)
     cand_read = read_jsonl_with_errors(candidates_path)
     ref_read = read_jsonl_with_errors(references_path)
     candidates = _read_by_id(cand_read, _candidate_field, "field 'candidate': expected a string or a list of strings")
@@ -145,9 +150,11 @@ def rouge_files(candidates_path: str | Path, references_path: str | Path, offici
     if unused:
         log.info("%s: %d reference ids have no candidate (not scored)", ref_read.path, unused)
     ids = list(candidates)
-    scores = score_corpus([candidates[i] for i in ids], [references[i] for i in ids], official=official, ids=ids)
+    scores = score_corpus(
+        [candidates[i] for i in ids], [references[i] for i in ids], official=official, ids=ids, clean=clean
+    )
     skipped = cand_read.errors + ref_read.errors
-    return {**scores, "n_skipped": len(skipped), "skipped": skipped}
+    return {**scores, **settings, "n_skipped": len(skipped), "skipped": skipped}
 
 
 # --------------------------------------------------------------------------- baselines

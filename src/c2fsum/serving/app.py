@@ -25,6 +25,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 
+from c2fsum.decoding.lengths import FALLBACK_MIN_LEN
 from c2fsum.pipeline import Pipeline, Summary
 from c2fsum.serving.batcher import Batcher, DecodeOptions, QueueFullError, RequestTimeoutError
 from c2fsum.serving.limits import BodySizeLimit
@@ -173,7 +174,8 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
             return error(422, f"beam: {beam} is larger than this server allows ({settings.max_beam})")
         if max_len > settings.max_length:
             return error(422, f"max_length: {max_len} is larger than this server allows ({settings.max_length})")
-        min_len = min(dc.min_len, max_len) if req.min_length is None else req.min_length
+        default_min = FALLBACK_MIN_LEN if dc.min_len is None else dc.min_len  # a loaded model's is a number
+        min_len = min(default_min, max_len) if req.min_length is None else req.min_length
         if min_len > max_len:
             return error(422, f"min_length: {min_len} is larger than max_length ({max_len})")
         block = dc.block_trigrams if req.block_trigrams is None else req.block_trigrams

@@ -26,7 +26,12 @@ class SummarizeRequest(BaseModel):
     text: str = Field(description="The article, raw text (it is tokenized like the training data).")
     beam: int | None = Field(None, ge=1, description="Beam size (1 = greedy); default: the model's config.")
     max_length: int | None = Field(None, ge=1, description="Most summary tokens; default: the model's config.")
-    min_length: int | None = Field(None, ge=0, description="Fewest summary tokens before `</s>` is allowed.")
+    min_length: int | None = Field(
+        None,
+        ge=0,
+        description="Fewest summary tokens before `</s>` is allowed; default: the model's (the 5th percentile "
+        "of its training summaries' lengths, capped at max_length); 0 allows an empty summary.",
+    )
     block_trigrams: bool | None = Field(None, description="Never repeat a trigram (Paulus et al. 2017).")
 
 

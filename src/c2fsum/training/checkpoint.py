@@ -9,6 +9,8 @@ A checkpoint is a directory::
     optimizer.safetensors  the optimizer's tensor state (e.g. momentum buffers); may be empty
     rng.safetensors        torch CPU (and CUDA) generator states
     rng.json               Python and NumPy generator states
+    lengths.json           the training targets' lengths and the default ``min_len`` they give
+                           (:mod:`c2fsum.decoding.lengths`; absent in checkpoints written before it)
     manifest.json          format name and version, size and SHA-256 of every other file (written last)
 
 Directories are written under a temporary name and swapped in whole
@@ -29,7 +31,7 @@ import hashlib
 import json
 import logging
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,7 @@ from safetensors.torch import load_file, save_file
 
 from c2fsum.config import Config, config_from_json
 from c2fsum.data.vocab import Vocab, VocabError
+from c2fsum.decoding.lengths import FALLBACK_MIN_LEN, LENGTHS_FILE
 from c2fsum.models import Summarizer, build_model
 from c2fsum.utils.io import atomic_directory, atomic_write_text, existing_checkpoint_dir
 
@@ -58,8 +61,11 @@ class CheckpointError(RuntimeError):
 class Loaded:
     model: Summarizer
     config: Config
+    """With ``decode.min_len`` resolved to a number (:func:`resolve_min_len`)."""
     vocab: Vocab
     path: Path
+    lengths: dict | None = None
+    """The checkpoint's ``lengths.json`` (training target lengths), None when it has none."""
 
 
 def _state_dict(model: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -87,8 +93,12 @@ def save_checkpoint(
     vocab: Vocab,
     trainer_state: dict | None = None,
     optimizer: torch.optim.Optimizer | None = None,
+    lengths: dict | None = None,
 ) -> Path:
     """Write a complete checkpoint directory atomically; returns its path.
+
+    ``lengths``: :func:`c2fsum.decoding.lengths.target_length_facts` of the training targets,
+    written as ``lengths.json`` (it gives the model's default ``min_len``).
 
     A write that fails (disk full, read-only or unwritable directory) raises :class:`CheckpointError`
     naming ``path`` and the reason; the temporary directory is removed and the previous checkpoint
@@ -97,7 +107,13 @@ def save_checkpoint(
     path = Path(path)
     try:
         _save_checkpoint(
-            path, model=model, config=config, vocab=vocab, trainer_state=trainer_state, optimizer=optimizer
+            path,
+            model=model,
+            config=config,
+            vocab=vocab,
+            trainer_state=trainer_state,
+            optimizer=optimizer,
+            lengths=lengths,
         )
     except (OSError, SafetensorError) as e:
         reason = f"{e.strerror or e} [{errno.errorcode.get(e.errno or 0, e.errno)}]" if isinstance(e, OSError) else e
@@ -115,10 +131,13 @@ def _save_checkpoint(
     vocab: Vocab,
     trainer_state: dict | None,
     optimizer: torch.optim.Optimizer | None,
+    lengths: dict | None = None,
 ) -> None:
     with atomic_directory(path) as tmp:
         save_file(_state_dict(model), str(tmp / "model.safetensors"))
         (tmp / "config.json").write_text(config.to_json(), encoding="utf-8")
+        if lengths is not None:
+            (tmp / LENGTHS_FILE).write_text(json.dumps(lengths, indent=2, sort_keys=True), encoding="utf-8")
         vocab.save(tmp / "vocab.txt")
         if trainer_state is not None:
             state = dict(trainer_state)
@@ -326,6 +345,39 @@ def resolve_checkpoint(run_or_ckpt: str | Path, which: str = "best") -> Path:
     raise CheckpointError(f"{p}: no checkpoint found (expected {p}/best or {p}/last with model.safetensors)")
 
 
+def read_lengths(path: str | Path) -> dict | None:
+    """The ``lengths.json`` of a checkpoint directory, None when it has none.
+
+    A file that is not a JSON object with a non-negative integer ``min_len`` is a :class:`CheckpointError`.
+    """
+    f = Path(path) / LENGTHS_FILE
+    if not f.exists():
+        return None
+    facts = read_json(f)
+    if not isinstance(facts, dict) or type(facts.get("min_len")) is not int or facts["min_len"] < 0:
+        raise CheckpointError(f"{f}: expected a JSON object with a non-negative integer 'min_len'")
+    return facts
+
+
+def resolve_min_len(config: Config, lengths: dict | None, where: str | Path = "checkpoint") -> Config:
+    """``config`` with ``decode.min_len`` a number: the config's own, else the recorded default.
+
+    ``None`` becomes ``lengths["min_len"]``, or :data:`~c2fsum.decoding.lengths.FALLBACK_MIN_LEN`
+    without ``lengths``. A checkpoint without ``lengths.json`` was written when 0 was the only
+    default (which made barely trained models write empty summaries): its 0 also becomes the
+    fallback. Pass ``min_len=0`` when decoding to allow empty summaries.
+    """
+    dc = config.decode
+    if dc.min_len is not None and not (lengths is None and dc.min_len == 0):
+        return config
+    if lengths is not None:
+        value = int(lengths["min_len"])
+    else:
+        value = FALLBACK_MIN_LEN
+        log.info("%s: no %s (older checkpoint): default decode.min_len %d", where, LENGTHS_FILE, value)
+    return replace(config, decode=replace(dc, min_len=value))
+
+
 def load_checkpoint(run_or_ckpt: str | Path, *, which: str = "best", device: str | torch.device = "cpu") -> Loaded:
     """Rebuild a model from a checkpoint's config, weights and vocabulary (no pickle involved).
 
@@ -345,11 +397,13 @@ def load_checkpoint(run_or_ckpt: str | Path, *, which: str = "best", device: str
         vocab = Vocab.load(path / "vocab.txt")
     except VocabError as e:
         raise CheckpointError(f"{path / 'vocab.txt'}: {e}") from e
+    lengths = read_lengths(path)
+    config = resolve_min_len(config, lengths, path)
     model = build_model(config.model, len(vocab), config.data.chunks)
     load_weights(model, path / "model.safetensors", vocab_size=len(vocab))
     model.to(device)
     model.eval()
-    return Loaded(model=model, config=config, vocab=vocab, path=path)
+    return Loaded(model=model, config=config, vocab=vocab, path=path, lengths=lengths)
 
 
 def write_json(path: str | Path, obj: Any) -> None:

@@ -33,6 +33,7 @@ from c2fsum.config import Config
 from c2fsum.data.batching import Example, bucketed_batches, collate, encode_example, shard_batch
 from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import Vocab
+from c2fsum.decoding.lengths import target_length_facts
 from c2fsum.losses.checks import NonFiniteError, require_finite
 from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, reinforce_loss
 from c2fsum.losses.self_critical import mixed_loss, self_critical_loss
@@ -227,6 +228,8 @@ class Trainer:
         if cfg.train.objective not in ("ml", "mixed"):
             raise TrainingError(f"train.objective: got {cfg.train.objective!r}, expected ml or mixed")
         self.train_ex, self.val_ex = load_splits(self.data_dir, self.vocab, cfg)
+        # recorded in every checkpoint: the model's default decode.min_len comes from these
+        self.target_lengths = target_length_facts([len(e.tgt) for e in self.train_ex])
         if cfg.train.best_metric == "rougeL" and self.validate_fn is None:
             from c2fsum.training.validation import rouge_validation
 
@@ -352,6 +355,7 @@ class Trainer:
                 vocab=self.vocab,
                 trainer_state=state,
                 optimizer=self.optimizer,
+                lengths=self.target_lengths,
             )
 
     def _log(self, row: dict) -> None:

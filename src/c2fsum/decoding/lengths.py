@@ -1,0 +1,61 @@
+"""The default minimum summary length, learned from the training targets and recorded with the model.
+
+A barely trained model puts most of its probability on ``</s>`` and, allowed to stop at once,
+writes the empty summary. Decoding therefore forbids ``</s>`` until ``min_len`` tokens were
+written, and by default ``min_len`` is the :data:`MIN_LEN_PERCENTILE`-th percentile (lower
+nearest rank) of the training targets' lengths in tokens: 95% of what the model was taught to
+write is at least that long (9 tokens on the shared CNN/DM training sample, whose targets average
+13.6). The trainer records these facts in each checkpoint's ``lengths.json``; a checkpoint without
+one (written before they were recorded) gets :data:`FALLBACK_MIN_LEN`. An explicit
+``decode.min_len`` in the config, ``--min-len`` on the command line, ``min_len=`` in the Python API
+or ``min_length`` in an HTTP request wins; 0 allows the empty summary again.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+__all__ = ["FALLBACK_MIN_LEN", "LENGTHS_FILE", "MIN_LEN_PERCENTILE", "target_length_facts"]
+
+MIN_LEN_PERCENTILE = 5
+"""Percentile of the training targets' lengths used as the default ``min_len``."""
+FALLBACK_MIN_LEN = 5
+"""``min_len`` of a model with no recorded target lengths (below the shortest 1% of CNN/DM targets)."""
+LENGTHS_FILE = "lengths.json"
+"""The checkpoint file holding :func:`target_length_facts` of the training targets."""
+
+
+def _lower_rank(sorted_values: Sequence[int], q: float) -> int:
+    """The ``q``-th percentile by lower nearest rank: ``sorted_values[ceil(q/100 * n) - 1]``."""
+    k = max(1, math.ceil(q / 100 * len(sorted_values)))
+    return sorted_values[k - 1]
+
+
+def target_length_facts(lengths: Sequence[int]) -> dict:
+    """Facts about the training targets' lengths (tokens, without ``</s>``) and the ``min_len`` they give.
+
+    Returns ``n``, ``mean``, ``min``, ``p5``, ``p50``, ``p95``, ``max`` and ``min_len`` (= ``p5``,
+    :data:`MIN_LEN_PERCENTILE`), ``min_len_rule`` (how it was chosen, in words). Raises ValueError
+    for no lengths or a negative one.
+
+    >>> target_length_facts([4, 9, 10, 12, 13, 13, 14, 15, 16, 30])["min_len"]
+    4
+    >>> target_length_facts(list(range(1, 101)))["min_len"]
+    5
+    """
+    values = sorted(int(x) for x in lengths)
+    if not values:
+        raise ValueError("target lengths: no training targets")
+    if values[0] < 0:
+        raise ValueError(f"target lengths: expected counts >= 0, got {values[0]}")
+    p = {f"p{q}": _lower_rank(values, q) for q in (MIN_LEN_PERCENTILE, 50, 95)}
+    return {
+        "n": len(values),
+        "mean": sum(values) / len(values),
+        "min": values[0],
+        **p,
+        "max": values[-1],
+        "min_len": p[f"p{MIN_LEN_PERCENTILE}"],
+        "min_len_rule": f"{MIN_LEN_PERCENTILE}th percentile (lower nearest rank) of the training targets' tokens",
+    }
