@@ -66,7 +66,9 @@ class ModelConfig:
     init_range: float = 0.1
     """Parameters are drawn uniformly from [-init_range, init_range]."""
     input_feed: bool = True
-    """Feed the previous attentional context to the decoder input (Luong et al. 2015)."""
+    """Feed the previous attentional context to the decoder input (Luong et al. 2015; the thesis).
+    Paulus et al. (2017, section 2) feed the decoder the embedding of the previous word only:
+    their presets set it to false."""
     chunk_encoder: str = "cnn"
     """MODEL 2/3 chunk representation: ``cnn`` (Kim 2014) or ``bow`` (fixed embedding sum)."""
     chunk_filters: int = 600
@@ -85,6 +87,9 @@ class ModelConfig:
     """Paulus: pointer/generator switch copying source words (extended vocabulary)."""
     share_embeddings: bool = False
     """Paulus: W_out = tanh(W_emb W_proj)."""
+    share_src_tgt_emb: bool = False
+    """Paulus (section 2.4): one embedding matrix W_emb for the encoder's and the decoder's words
+    (default off: the thesis's models embed them separately; checkpoints without the key load as off)."""
     output: str = "luong"
     """Generator input: ``luong`` c_t = tanh(W2 [c~; h_t]) or ``paulus`` [h_t; c~; c^d_t]."""
     lazy_fine: bool = False

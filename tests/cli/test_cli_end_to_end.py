@@ -37,7 +37,19 @@ def test_prepare_writes_splits_vocab_and_stats(e2e):
     for name in ("train.jsonl", "val.jsonl", "test.jsonl", "vocab.txt", "stats.json"):
         assert (data / name).exists(), name
     stats = json.loads((data / "stats.json").read_text())
-    assert json.dumps(stats).count("30") >= 1
+    # the statistics agree with the files written: documents, words (without the </s> markers),
+    # sentences and highlights of each split, counted again here
+    for split, n in (("train", 30), ("val", 10), ("test", 10)):
+        docs = [json.loads(x) for x in (data / f"{split}.jsonl").read_text().splitlines() if x.strip()]
+        s = stats["splits"][split]
+        assert s["documents"] == len(docs) == n - sum(s["dropped"].values()) - sum(s["skipped"].values())
+        assert s["words"] == sum(1 for d in docs for sent in d["src"] for w in sent if w != "</s>")
+        assert s["sentences"] == sum(len(d["src"]) for d in docs)
+        assert s["summary_words"] == sum(len(d["tgt"]) for d in docs)
+        assert s["avg_highlights_per_doc"] == round(sum(len(d["refs"]) for d in docs) / len(docs), 2)
+        assert s["avg_words_per_doc"] == round(s["words"] / len(docs), 2)
+    vocab_lines = (data / "vocab.txt").read_text().splitlines()
+    assert stats["vocab"]["size"] == len(vocab_lines)
 
 
 @pytest.mark.parametrize("preset", ["model0-cpu", "model2-cpu", "model3-cpu"])

@@ -4,7 +4,9 @@ finished work is kept on a rerun, an interrupted run resumes to the same weights
 from __future__ import annotations
 
 import json
+import math
 import re
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -30,10 +32,11 @@ SHRINK = [
 PRESETS = ["model0-cpu", "model3-cpu"]
 
 
-def experiment_argv(data: Path, out: Path, presets=PRESETS, steps: int = 3) -> list[str]:
+def experiment_argv(data: Path, out: Path, presets=PRESETS, steps: int = 3, whole: bool = False) -> list[str]:
     return [
         "-q",
         "experiment",
+        *(["--whole-documents"] if whole else []),
         "--data",
         str(data),
         "--presets",
@@ -54,7 +57,7 @@ def experiment_argv(data: Path, out: Path, presets=PRESETS, steps: int = 3) -> l
 @pytest.fixture(scope="module")
 def exp(prepared_small, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("exp") / "exp"
-    assert main(experiment_argv(prepared_small, out)) == 0
+    assert main(experiment_argv(prepared_small, out, whole=True)) == 0
     return out
 
 
@@ -108,6 +111,44 @@ def test_results_table_holds_the_metrics_files(exp):
     for r in runs:
         finished = json.loads((exp / "runs" / r["Model"] / "finished.json").read_text())
         assert int(r["Steps"]) == finished["steps"] == 3 and r["Stopped by"] == "max_steps"
+
+
+def test_models_read_the_papers_400_words_and_whole_articles_are_a_separate_labelled_table(exp, prepared_small):
+    """Tables 6.1-6.2 under the thesis's protocol by default: each model reads the first 400
+    words (recorded in metrics.json and stated in the report); whole articles only as another,
+    labelled table."""
+    words = [sum(len(s) for s in json.loads(x)["src"]) for x in (prepared_small / "test.jsonl").open()][:4]
+    assert max(words) > 400  # so the cut matters on these documents
+    md, html = (exp / "report.md").read_text(), (exp / "report.html").read_text()
+    assert "each model reads the first 400 words of each article, the thesis's protocol" in md
+    assert "each model reads the first 400 words of each article, the thesis&#39;s protocol" in html
+    whole_rows = markdown_table(md, "## Whole articles (not the thesis's protocol)")
+    assert [r["Model"] for r in whole_rows] == PRESETS
+    for key, r in zip(PRESETS, whole_rows, strict=True):
+        cut = json.loads((exp / "eval" / key / "metrics.json").read_text())
+        whole = json.loads((exp / "eval-whole" / key / "metrics.json").read_text())
+        assert cut["max_words"] == 400 and whole["max_words"] == 0
+        assert (r["PPL"], r["ROUGE-L"]) == (fmt(whole["ppl"]), fmt(whole["rougeL"]))
+        assert cut["ppl"] != whole["ppl"]  # the models read other words
+        assert cut["entropy_uniform"] <= math.log(10) + 1e-9  # at most 10 chunks of 40 words
+        assert cut["entropy_uniform"] < whole["entropy_uniform"]  # more chunks on the long articles
+    # the Table 6.1 rows are the 400-word figures
+    rows = {r["Model"]: r for r in markdown_table(md, "## Results (thesis Table 6.1)")}
+    for key in PRESETS:
+        assert rows[key]["PPL"] == fmt(json.loads((exp / "eval" / key / "metrics.json").read_text())["ppl"])
+
+
+def test_an_experiment_from_before_the_protocol_is_not_mixed_with_it(tmp_path):
+    """experiment.json without max_words was evaluated on whole articles: a rerun asking for the
+    thesis's 400 words is refused (its evaluations would mix both protocols)."""
+    from c2fsum.experiments.runner import ExperimentError, _check_settings
+
+    settings = ExperimentSettings(data="d", presets=["model0-cpu"], epochs=1)
+    old = {k: v for k, v in asdict(settings).items() if k not in ("max_words", "whole_documents")}
+    (tmp_path / "experiment.json").write_text(json.dumps(old))
+    with pytest.raises(ExperimentError, match="max_words=0, got 400"):
+        _check_settings(tmp_path, settings)
+    _check_settings(tmp_path, replace(settings, max_words=0))  # the old protocol, asked for: accepted
 
 
 def test_report_shows_summaries_figures_configs_environment(exp):

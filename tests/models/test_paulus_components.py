@@ -8,7 +8,19 @@ from c2fsum.modules.intra import IntraDecoderAttention
 from grids import grid
 
 V = 30
-ALL = dict(bidirectional=True, temporal=True, intra_decoder=True, pointer=True, share_embeddings=True, output="paulus")
+ALL = dict(
+    bidirectional=True,
+    temporal=True,
+    intra_decoder=True,
+    pointer=True,
+    share_embeddings=True,
+    share_src_tgt_emb=True,
+    input_feed=False,
+    output="paulus",
+)
+PAPER = ALL
+"""Paulus et al. (2017) as published: every component on, one embedding matrix for encoder and
+decoder (section 2.4) and a decoder fed the previous word's embedding only (section 2)."""
 
 
 def tiny(family="model0", seed=0, **kw):
@@ -142,3 +154,96 @@ def test_stepwise_decoding_equals_teacher_forcing_for_the_full_model():
         st = o.state
         assert torch.allclose(o.logprobs, full[:, t], atol=1e-5)
     assert mem.shared is not None and mem.select(torch.tensor([1, 1, 0])).shared[0] is mem.shared[0]  # W_out once
+
+
+def test_one_embedding_matrix_for_encoder_and_decoder(tmp_path):
+    """Paulus section 2.4: the same W_emb embeds the article and the summary words."""
+    from c2fsum.config import Config
+    from c2fsum.data.vocab import SPECIALS, Vocab
+    from c2fsum.training.checkpoint import load_checkpoint, save_checkpoint
+
+    tied, apart = tiny("model0", share_src_tgt_emb=True), tiny("model0")
+    assert tied.tgt_emb is tied.src_emb and apart.tgt_emb is not apart.src_emb
+    n = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
+    assert n(apart) - n(tied) == V * 8  # one V x E matrix fewer
+    # both the encoder's and the decoder's look-ups send their gradient to the one matrix
+    src, mask = grid(1, 2, 4, [8])
+    tgt = torch.full((1, 2), 9)  # a word that is not in the source
+    tied.train()
+    tied(src, mask, tgt).logprobs.sum().backward()
+    g = tied.src_emb.weight.grad
+    assert g[9].abs().sum() > 0  # decoder input
+    assert g[src[0, 0, 0]].abs().sum() > 0  # encoder input
+    # a checkpoint keeps the tie and the outputs
+    cfg = Config()
+    cfg.model = ModelConfig(family="model0", emb_dim=8, hidden=12, enc_layers=1, dec_layers=1, share_src_tgt_emb=True)
+    vocab = Vocab([*SPECIALS, *(f"w{i}" for i in range(V - 4))])
+    save_checkpoint(tmp_path / "ck", model=tied.eval(), config=cfg, vocab=vocab)
+    loaded = load_checkpoint(tmp_path / "ck").model
+    assert loaded.tgt_emb is loaded.src_emb
+    assert torch.equal(loaded(src, mask, tgt).logprobs, tied(src, mask, tgt).logprobs)
+
+
+def test_a_checkpoint_written_without_the_new_keys_loads_as_before(tmp_path):
+    """Checkpoints from before ``share_src_tgt_emb`` existed: the key is absent, the model loads
+    with two embeddings and its own input feeding, as trained."""
+    import json
+
+    from c2fsum.config import Config
+    from c2fsum.data.vocab import SPECIALS, Vocab
+    from c2fsum.training.checkpoint import load_checkpoint, save_checkpoint
+
+    m = tiny("model0", share_embeddings=True)
+    cfg = Config()
+    cfg.model = ModelConfig(family="model0", emb_dim=8, hidden=12, enc_layers=1, dec_layers=1, share_embeddings=True)
+    save_checkpoint(tmp_path / "ck", model=m, config=cfg, vocab=Vocab([*SPECIALS, *(f"w{i}" for i in range(V - 4))]))
+    saved = json.loads((tmp_path / "ck" / "config.json").read_text())
+    del saved["model"]["share_src_tgt_emb"]
+    (tmp_path / "ck" / "config.json").write_text(json.dumps(saved))
+    (tmp_path / "ck" / "manifest.json").unlink()  # as an edited checkpoint it no longer matches its manifest
+    loaded = load_checkpoint(tmp_path / "ck").model
+    assert loaded.tgt_emb is not loaded.src_emb and loaded.input_feed
+    assert torch.equal(loaded.tgt_emb.weight, m.tgt_emb.weight) and torch.equal(loaded.src_emb.weight, m.src_emb.weight)
+
+
+@pytest.mark.parametrize("input_feed", [False, True])
+def test_without_input_feeding_the_decoder_reads_only_the_previous_word(input_feed):
+    """Paulus section 2: h^d_t is computed from the embedding of y_{t-1} (and h^d_{t-1}); the
+    attention context reaches the output layer, not the LSTM. With input feeding (the thesis)
+    the context c_{t-1} enters the LSTM too."""
+    m = tiny("model0", **{**PAPER, "input_feed": input_feed, "pointer": False})
+    assert m.decoder.cells[0].input_size == 8 + (12 if input_feed else 0)
+    src, mask = grid(1, 2, 4, [8])
+    tgt = torch.randint(4, V, (1, 4))
+    mem = m.encode(src, mask)
+    other = m.encode(src.flip(2).masked_fill(~mask, 0), mask)  # another article: other contexts
+    other.final = mem.final  # ... but the same initial decoder state
+    hs = []
+    for memory in (mem, other):
+        st = m.init_state(memory)
+        for t in range(4):
+            st = m.step(memory, st, tgt[:, t]).state
+        hs.append(st.h)
+    assert torch.equal(hs[0], hs[1]) is (not input_feed)
+
+
+@pytest.mark.parametrize("preset", ["paulus-ml", "paulus-rl", "paulus-ml-cpu", "paulus-rl-cpu"])
+def test_paulus_presets_build_the_published_model(preset):
+    from pathlib import Path
+
+    from c2fsum.config import load_config
+
+    m = load_config(Path(__file__).resolve().parents[2] / "configs" / f"{preset}.yaml").model
+    paper = {k: v for k, v in PAPER.items()}
+    assert {k: getattr(m, k) for k in paper} == paper
+    assert (m.enc_layers, m.dec_layers) == (1, 1)
+
+
+@pytest.mark.parametrize("preset", ["model0", "model1", "model2", "model3", "model0-cpu", "model3-cpu"])
+def test_thesis_presets_keep_separate_embeddings_and_input_feeding(preset):
+    from pathlib import Path
+
+    from c2fsum.config import load_config
+
+    m = load_config(Path(__file__).resolve().parents[2] / "configs" / f"{preset}.yaml").model
+    assert m.input_feed and not m.share_src_tgt_emb

@@ -51,11 +51,18 @@ def ckpt(run, tmp_path) -> Path:
     return Path(shutil.copytree(run / "last", tmp_path / "ckpt"))
 
 
-def test_a_saved_checkpoint_lists_every_file_in_its_manifest(ckpt):
+def test_a_saved_checkpoint_lists_every_file_in_its_manifest(ckpt, prepared_small):
+    from c2fsum.data.vocab import Vocab
+
     manifest = json.loads((ckpt / "manifest.json").read_text())
     assert manifest["version"] == FORMAT_VERSION and manifest["format"] == "c2fsum-checkpoint"
     assert set(manifest["files"]) == {p.name for p in ckpt.iterdir()} - {"manifest.json"}
-    assert load_checkpoint(ckpt).vocab is not None
+    loaded = load_checkpoint(ckpt)
+    # the training vocabulary: the 4 specials and the data's 500 most frequent words, in order
+    assert loaded.vocab.itos == Vocab.load(prepared_small / "vocab.txt").itos[: 500 + 4]
+    saved = load_file(str(ckpt / "model.safetensors"))
+    own = loaded.model.state_dict()
+    assert saved.keys() == own.keys() and all(torch.equal(saved[k], own[k]) for k in saved)
 
 
 def test_truncated_weights(ckpt):
@@ -178,12 +185,14 @@ def test_loading_and_resuming_never_unpickle(run, prepared_small, tmp_path, monk
         raise AssertionError("something unpickled")
 
     copy = Path(shutil.copytree(run, tmp_path / "run"))
+    text = ["The cat sat on the mat. It was a sunny day in the city."]
+    expected = c2fsum.load(copy).summarize(text)[0]
     monkeypatch.setattr(pickle, "loads", refuse)
     monkeypatch.setattr(pickle, "load", refuse)
     monkeypatch.setattr(pickle, "Unpickler", refuse)
     monkeypatch.setattr(torch, "load", refuse)
-    summaries = c2fsum.load(copy).summarize(["The cat sat on the mat. It was a sunny day in the city."])
-    assert summaries[0].tokens is not None
+    summary = c2fsum.load(copy).summarize(text)[0]
+    assert summary.tokens and summary.tokens == expected.tokens and summary.text == expected.text
     t = Trainer(load_config(None, TINY + ["train.max_steps=2"]), prepared_small, copy, resume=True, progress=False)
     assert t.fit()["steps"] == 2
 

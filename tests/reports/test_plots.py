@@ -8,6 +8,7 @@ import logging
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from matplotlib.image import imread
@@ -200,3 +201,83 @@ def test_heatmap_for_document(tiny_run, tmp_path):
         heatmap_for_document(run, prepared_small, "no-such-doc", tmp_path / "x.png")
     with pytest.raises(FileNotFoundError, match="nosplit.jsonl"):
         heatmap_for_document(run, prepared_small, doc_id, tmp_path / "x.png", split="nosplit")
+
+
+# -- what the figures show (not only that a PNG exists) ----------------------------------------
+@pytest.fixture
+def drawn(monkeypatch):
+    """The matplotlib figures the plot functions save, in order."""
+    from c2fsum.reports import plots
+
+    figs = []
+    real = plots._save
+
+    def save(fig, out_path):
+        figs.append(fig)
+        return real(fig, out_path)
+
+    monkeypatch.setattr(plots, "_save", save)
+    return figs
+
+
+def _heatmap_content(fig):
+    ax = fig.axes[0]
+    (img,) = ax.get_images()
+    return (
+        np.asarray(img.get_array()),
+        [t.get_text() for t in ax.get_yticklabels()],
+        [t.get_text() for t in ax.get_xticklabels()],
+        img.get_clim(),
+    )
+
+
+def test_attention_heatmap_draws_one_row_per_chunk_one_column_per_word(tmp_path, drawn):
+    attn = torch.tensor([[0.7, 0.2, 0.1], [0.0, 0.0, 1.0]])  # (T=2 words, M=3 chunks)
+    attention_heatmap(attn, ["[0] a $ 5", "[1] b", "[2] c"], ["w1", "</s>"], tmp_path / "h.png")
+    matrix, rows, cols, clim = _heatmap_content(drawn[-1])
+    assert np.allclose(matrix, attn.T.numpy())  # chunk i, word t -> attn[t, i]
+    assert rows == [r"[0] a \$ 5", "[1] b", "[2] c"] and cols == ["w1", "</s>"]
+    assert clim == (0.0, 1.0)  # one scale for every model
+
+
+def test_training_curves_draw_each_runs_rows(tmp_path, drawn):
+    a = write_metrics(tmp_path / "model0")
+    b = write_metrics(tmp_path / "model2", base=120.0)
+    training_curves([a, b], tmp_path / "curves.png", labels=["MODEL 0", "MODEL 2"])
+    ax = drawn[-1].axes[0]
+    lines = ax.get_lines()
+    assert ax.get_yscale() == "log" and len(lines) == 4  # train + val per run
+    for run, (train, val) in zip((a, b), (lines[0:2], lines[2:4]), strict=True):
+        log = read_metrics_log(run)
+        assert train.get_linestyle() == "--" and val.get_linestyle() == "-"
+        assert list(zip(train.get_xdata(), train.get_ydata(), strict=True)) == sorted(log.train)
+        assert list(zip(val.get_xdata(), val.get_ydata(), strict=True)) == sorted(log.val)
+        assert train.get_color() == val.get_color()
+    assert lines[0].get_color() != lines[2].get_color()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[:2] == ["MODEL 0", "MODEL 2"]
+
+
+def test_heatmap_for_document_draws_the_decoded_chunk_attention(tiny_run, tmp_path, drawn):
+    from c2fsum.data.batching import encode_example
+    from c2fsum.data.prepare import read_prepared
+    from c2fsum.decoding.documents import decode_examples
+    from c2fsum.metrics.entropy import chunk_distribution
+    from c2fsum.training.checkpoint import load_checkpoint
+
+    run, prepared_small = tiny_run
+    doc = next(d for d in read_prepared(prepared_small / "test.jsonl") if sum(map(len, d["src"])) > 60)
+    loaded = load_checkpoint(run)
+    cfg = loaded.config
+    ex = encode_example(doc, loaded.vocab, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len, max_tgt_len=20)
+    (dec,) = decode_examples(loaded.model, loaded.vocab, [ex], cfg, beam=2)
+    want = chunk_distribution(dec.hypothesis.attn, dec.hypothesis.coarse)  # (T, M)
+    heatmap_for_document(run, prepared_small, doc["id"], tmp_path / "doc.png", beam=2)
+    matrix, rows, cols, _ = _heatmap_content(drawn[-1])
+    assert matrix.shape == (4, want.size(0))  # the trained grid: 4 chunks of 10 words
+    assert np.allclose(matrix, want.T.numpy(), atol=1e-6)
+    assert rows[0].startswith("[0] " + " ".join(ex.words[:3]))
+    assert cols[: len(dec.words)] == list(dec.words)
+    # reading the first 60 words as evaluation does (--max-words): 6 chunks of 10
+    heatmap_for_document(run, prepared_small, doc["id"], tmp_path / "doc60.png", beam=2, max_words=60)
+    assert _heatmap_content(drawn[-1])[0].shape[0] == 6

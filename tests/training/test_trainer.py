@@ -95,6 +95,8 @@ def test_val_holdout_moves_validation_documents_into_training(prepared_small):
 
 
 def test_mixed_objective_trains_from_an_ml_model(prepared_small, tmp_path):
+    # the wiring (init_from, logged rewards); the sign of the self-critical term is checked by
+    # tests/training/test_policy_gradients_in_trainer.py (this test passes with it flipped)
     paulus = [
         "model.bidirectional=true",
         "model.temporal=true",

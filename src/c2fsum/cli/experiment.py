@@ -2,7 +2,10 @@
 
     c2fsum experiment --data DATA_DIR --presets P1,P2,... --out EXP_DIR (--budget-minutes N | --epochs N)
                       [--threads 1] [--eval-limit N] [--beam K] [--set key=value ...] [--device cpu|cuda]
-                      [--docs ID,...] [--report-only]
+                      [--max-words W] [--whole-documents] [--docs ID,...] [--report-only]
+
+Models read the first ``--max-words`` words of each test article (default 400, the thesis's
+protocol); ``--whole-documents`` adds a separate evaluation on whole articles (``eval-whole/``).
 
 Rerunning the same command keeps finished runs and evaluations, resumes an interrupted run and
 rebuilds the report (see :mod:`c2fsum.experiments.runner`).
@@ -12,6 +15,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+PAPER_MAX_WORDS = 400
+"""``c2fsum.experiments.runner.PAPER_MAX_WORDS``, repeated so that parsing arguments imports no torch."""
 
 
 def _presets(text: str) -> list[str]:
@@ -58,6 +64,8 @@ def cmd_experiment(a: argparse.Namespace) -> int:
         beam=a.beam,
         device=a.device,
         seed=a.seed,
+        max_words=a.max_words,
+        whole_documents=a.whole_documents,
     )
     result = run_experiment(settings, a.out, progress=not a.quiet, doc_ids=a.docs)
     _print_tables(a.out)
@@ -96,6 +104,19 @@ def add_experiment_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--beam", type=int, metavar="K", help="beam size (config default)")
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     s.add_argument("--seed", type=int, help="random seed of every run")
+    s.add_argument(
+        "--max-words",
+        type=int,
+        default=PAPER_MAX_WORDS,
+        metavar="W",
+        help=f"models read the first W words of each article (default {PAPER_MAX_WORDS}: the thesis's "
+        "protocol, its 10x40 grid; 0: whole articles)",
+    )
+    s.add_argument(
+        "--whole-documents",
+        action="store_true",
+        help="also evaluate every model on whole articles (eval-whole/, a separate table of the report)",
+    )
     s.add_argument(
         "--docs",
         type=_presets,

@@ -5,7 +5,9 @@ Layout of an experiment directory (``EXP_DIR``)::
     experiment.json            the settings (data, presets, budget, overrides); a rerun must agree
     runs/PRESET/               a training run (config.json, metrics.jsonl, best/, last/)
     runs/PRESET/finished.json  written once training is over: the trainer's summary and wall time
-    eval/PRESET/               predictions.jsonl, metrics.json (+ timing.json) on the test split
+    eval/PRESET/               predictions.jsonl, metrics.json (+ timing.json) on the test split, each
+                               article cut to its first ``max_words`` words (400: the thesis's protocol)
+    eval-whole/PRESET/         with ``whole_documents``: the same on whole articles (another setting)
     eval/first, eval/lead3, eval/ilp   the extractive baselines on the same documents
     report.md, report.html, figures/   built by :mod:`c2fsum.reports.experiment`
 
@@ -37,6 +39,11 @@ BASELINE_NAMES = ("first", "lead3", "ilp")
 """Baselines evaluated in every experiment (rows of the results table)."""
 
 PACKAGE_CONFIGS = Path(__file__).resolve().parents[3] / "configs"
+PAPER_MAX_WORDS = 400
+"""Words of each article the models read in the thesis's evaluation (its 10x40 grid)."""
+SAVED_DEFAULTS = {"max_words": 0}
+"""Settings absent from an ``experiment.json`` written before they existed: what it did then
+(evaluation read whole articles)."""
 
 
 class ExperimentError(ValueError):
@@ -49,6 +56,11 @@ class ExperimentSettings:
 
     ``budget_minutes`` (training wall time per preset) and ``epochs`` are the two budgets of the
     issue; ``max_steps`` is for tests. ``eval_limit`` 0 evaluates the whole split.
+
+    ``max_words``: the models read the first ``max_words`` words of each test article (default
+    400, the thesis's protocol for Tables 6.1-6.2: the 10x40 grid they were trained on; 0: whole
+    articles). ``whole_documents``: also evaluate every model on whole articles, into
+    ``eval-whole/`` (a separate table of the report, labelled as not the thesis's protocol).
     """
 
     data: str
@@ -63,6 +75,8 @@ class ExperimentSettings:
     beam: int | None = None
     device: str = "cpu"
     seed: int | None = None
+    max_words: int = PAPER_MAX_WORDS
+    whole_documents: bool = False
 
     def budget_overrides(self) -> list[str]:
         out = [f"train.threads={self.threads}", f"train.device={self.device}"]
@@ -118,14 +132,17 @@ def _check_settings(exp_dir: Path, settings: ExperimentSettings) -> None:
             "eval_limit",
             "beam",
             "seed",
+            "max_words",
         ):
-            if saved.get(key) != mine[key]:
+            was = saved.get(key, SAVED_DEFAULTS.get(key))
+            if was != mine[key]:
                 raise ExperimentError(
-                    f"{path}: this experiment was run with {key}={saved.get(key)!r}, got "
+                    f"{path}: this experiment was run with {key}={was!r}, got "
                     f"{mine[key]!r}; use the same settings to resume or another --out"
                 )
-        # presets may be added to an experiment; keep the union in order
+        # presets may be added to an experiment; keep the union in order; likewise the whole-document setting
         mine["presets"] = list(dict.fromkeys([*saved.get("presets", []), *settings.presets]))
+        mine["whole_documents"] = bool(saved.get("whole_documents")) or settings.whole_documents
     write_json(path, mine)
 
 
@@ -164,8 +181,16 @@ def train_preset(settings: ExperimentSettings, preset: str, run_dir: Path, *, pr
     return summary
 
 
-def evaluate_preset(settings: ExperimentSettings, run_dir: Path, eval_dir: Path, *, progress: bool = True) -> dict:
-    """Evaluate a finished run on the experiment's split (kept if ``metrics.json`` exists)."""
+def evaluate_preset(
+    settings: ExperimentSettings,
+    run_dir: Path,
+    eval_dir: Path,
+    *,
+    progress: bool = True,
+    max_words: int | None = None,
+) -> dict:
+    """Evaluate a finished run on the experiment's split (kept if ``metrics.json`` exists), each
+    article cut to ``max_words`` words (default: ``settings.max_words``; 0: whole articles)."""
     metrics_path = eval_dir / "metrics.json"
     if metrics_path.exists():
         return json.loads(metrics_path.read_text(encoding="utf-8"))
@@ -179,6 +204,7 @@ def evaluate_preset(settings: ExperimentSettings, run_dir: Path, eval_dir: Path,
         limit=settings.eval_limit,
         device=settings.device,
         progress=progress,
+        max_words=settings.max_words if max_words is None else max_words,
     )
     write_json(eval_dir / "timing.json", {"eval_s": round(time.monotonic() - t0, 1)})
     return metrics
@@ -219,6 +245,8 @@ def run_experiment(
         raise ExperimentError("--presets: give at least one preset")
     if settings.budget_minutes <= 0 and settings.epochs <= 0 and settings.max_steps <= 0:
         raise ExperimentError("give a training budget: --budget-minutes N or --epochs N")
+    if settings.max_words < 0:
+        raise ExperimentError(f"--max-words: expected >= 0 (0: whole articles), got {settings.max_words}")
     data = Path(settings.data).resolve()
     settings = replace(settings, data=str(data))  # the same directory however a rerun spells it
     for f in ("vocab.txt", "train.jsonl", "val.jsonl", f"{settings.split}.jsonl"):
@@ -231,6 +259,7 @@ def run_experiment(
         preset_path(p)
     exp_dir.mkdir(parents=True, exist_ok=True)
     _check_settings(exp_dir, settings)
+    saved_whole = bool(json.loads((exp_dir / "experiment.json").read_text(encoding="utf-8")).get("whole_documents"))
     failures = []
     baselines = run_baselines(settings, exp_dir)
     runs = {}
@@ -243,6 +272,8 @@ def run_experiment(
             continue
         try:
             runs[name] = evaluate_preset(settings, run_dir, eval_dir, progress=progress)
+            if settings.whole_documents or saved_whole:
+                evaluate_preset(settings, run_dir, exp_dir / "eval-whole" / name, progress=progress, max_words=0)
         except (ValueError, FileNotFoundError, RuntimeError) as e:
             failures.append(_log_failure(exp_dir, name, "evaluate", e))
             continue

@@ -28,6 +28,7 @@ def build_model(cfg: ModelConfig, vocab_size: int, max_chunks: int = 10) -> Summ
         intra_decoder=cfg.intra_decoder,
         pointer=cfg.pointer,
         share_embeddings=cfg.share_embeddings,
+        share_src_tgt_emb=cfg.share_src_tgt_emb,
         output=cfg.output,
     )
     if cfg.family in ("model0", "model1"):

@@ -40,7 +40,8 @@ class CoarseToFine(Model0):
     """Hierarchical attention; ``coarse="soft"`` is MODEL 2, ``coarse="hard"`` MODEL 3.
 
     ``use_soft`` (set by the trainer per minibatch, thesis +ALTERNATE / +PRETRAIN) makes a
-    hard model attend softly for that minibatch.
+    hard model attend softly for that minibatch. It acts in training mode only: in eval mode
+    (validation, evaluation, decoding) a hard model always attends by argmax, as at test time.
     """
 
     def __init__(
@@ -66,7 +67,8 @@ class CoarseToFine(Model0):
         **components,
     ):
         """``components``: the Paulus et al. options of :class:`Model0` that combine with
-        hierarchical attention (bidirectional, intra_decoder, pointer, share_embeddings, output).
+        hierarchical attention (bidirectional, intra_decoder, pointer, share_embeddings,
+        share_src_tgt_emb, output).
         ``lazy_fine``: also encode lazily in training (hard attention); ``chunk_slice``: chunks
         read at a time by the chunk encoder on the lazy path."""
         if components.get("temporal"):
@@ -118,7 +120,7 @@ class CoarseToFine(Model0):
 
     def lazy_active(self) -> bool:
         """Whether :meth:`encode` takes the lazy path (hard attention, at test time or lazy_fine)."""
-        hard = self.coarse == "hard" and not self.use_soft
+        hard = self.coarse == "hard" and not self.soft_batch()
         return hard and self.lazy and (not self.training or self.lazy_fine)
 
     def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
@@ -192,8 +194,14 @@ class CoarseToFine(Model0):
         finally:
             self._teacher_forcing = False
 
+    def soft_batch(self) -> bool:
+        """Whether a hard model attends softly now: ``use_soft`` and training mode."""
+        return bool(self.use_soft) and self.training
+
     def attention_mode(self) -> str:
-        if self.coarse == "soft" or self.use_soft:
+        """``soft`` (MODEL 2, or a +PRETRAIN / +ALTERNATE soft training batch of MODEL 3),
+        ``sample`` (MODEL 3 in training) or ``argmax`` (MODEL 3 in eval mode)."""
+        if self.coarse == "soft" or self.soft_batch():
             return "soft"
         return "sample" if self.training else "argmax"
 

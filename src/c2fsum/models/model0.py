@@ -2,7 +2,7 @@
 with the components of Paulus et al. (2017) as options.
 
     src grid (B, M, N) --emb--> (B, M, N, E) --flat LSTM (or per chunk: MODEL 1)--> h_i (B, M, N, H)
-    step t:  x_t = [emb(y_{t-1}); c_{t-1}]                          (input feeding)
+    step t:  x_t = [emb(y_{t-1}); c_{t-1}]                          (input feeding; Paulus: emb(y_{t-1}))
              h_t = LSTM-stack(x_t, h_{t-1})                         (B, H)
              alpha = softmax_i(h_i^T W h_t) over real words         (B, M*N)   [temporal: Paulus eq. 3-4]
              c~ = sum_i alpha_i h_i                                 (B, H)
@@ -10,6 +10,7 @@ with the components of Paulus et al. (2017) as options.
              paulus: f_t = [h_t; c~; c^d_t]                          (Paulus eq. 9)
              [intra-decoder: c^d_t = attention over h_1..h_{t-1}; luong appends it to f_t]
              p(y_t) = softmax(W_out dropout(f_t) + b)               (B, V)     [shared: W_out = tanh(W_emb W_proj)]
+             [share_src_tgt_emb: one W_emb for the source and the target words, Paulus 2.4]
              [pointer: mix with copying alpha over V' = V + document words, Paulus eq. 12]
 
 The decoder starts from the encoder's final state when both have L layers.
@@ -54,8 +55,13 @@ class Model0(Summarizer):
         intra_decoder: bool = False,
         pointer: bool = False,
         share_embeddings: bool = False,
+        share_src_tgt_emb: bool = False,
         output: str = "luong",
     ):
+        """``share_embeddings``: W_out = tanh(W_emb W_proj) (Paulus eq. 13); ``share_src_tgt_emb``:
+        the encoder and the decoder read words through one embedding (Paulus section 2.4),
+        ``tgt_emb`` is then ``src_emb``; ``input_feed``: the decoder's input is
+        ``[emb(y_{t-1}); c_{t-1}]`` (True) or ``emb(y_{t-1})`` alone (Paulus section 2)."""
         super().__init__()
         if output not in OUTPUT_STYLES:
             raise ValueError(f"model.output: got {output!r}, expected one of {OUTPUT_STYLES}")
@@ -65,7 +71,8 @@ class Model0(Summarizer):
         self.output = output
         self.copies = pointer
         self.src_emb = make_embedding(vocab_size, emb_dim, self.pad_id)
-        self.tgt_emb = make_embedding(vocab_size, emb_dim, self.pad_id)
+        self.shares_src_tgt_emb = share_src_tgt_emb
+        self.tgt_emb = self.src_emb if share_src_tgt_emb else make_embedding(vocab_size, emb_dim, self.pad_id)
         self.encoder = LSTMWordEncoder(
             emb_dim=emb_dim,
             hidden=hidden,

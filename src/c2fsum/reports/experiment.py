@@ -4,7 +4,9 @@
 share) and ``figures/*.png``:
 
 * the results table of the thesis's Table 6.1 (Model, PPL, ROUGE-1/2/L; FIRST, LEAD-3 and ILP as
-  rows), read from every ``eval/*/metrics.json``;
+  rows), read from every ``eval/*/metrics.json``, with the input the models read (the first
+  ``max_words`` words of each article: 400 is the thesis's protocol) taken from those files;
+* with ``whole_documents``, the same two tables for whole articles (``eval-whole/``), labelled;
 * the entropy table of Table 6.2 (coarse-attention entropy per generated word, ln M);
 * predicted summaries side by side for a few documents (Figures 6.2-6.4: source, GOLD, the
   baselines, each model), read from the ``predictions.jsonl`` files;
@@ -45,7 +47,9 @@ log = logging.getLogger(__name__)
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 BASELINE_ORDER = ("first", "lead3", "ilp")
 SOURCE_WORDS = 400
-"""Words of the source shown beside the summaries (the models read the first 400)."""
+"""Words of the source shown beside the summaries when the models read whole articles."""
+PAPER_MAX_WORDS = 400
+"""The thesis's evaluation reads the first 400 words of each article (its 10x40 grid)."""
 
 
 @dataclass
@@ -65,6 +69,8 @@ class System:
     finished: dict | None = None
     eval_s: float | None = None
     problems: list[str] = field(default_factory=list)
+    whole_metrics: dict | None = None
+    """``eval-whole/KEY/metrics.json``: the model on whole articles (``--whole-documents``), or None."""
 
 
 def _read_json(path: Path, problems: list[str]):
@@ -111,8 +117,36 @@ def collect(exp_dir: str | Path) -> tuple[dict, list[System], list[dict]]:
         s.metrics = _read_json(s.eval_dir / "metrics.json", s.problems)
         timing = _read_json(s.eval_dir / "timing.json", [])
         s.eval_s = timing.get("eval_s") if timing else None
+        whole = exp / "eval-whole" / key / "metrics.json"
+        if settings.get("whole_documents") or whole.exists():
+            s.whole_metrics = _read_json(whole, s.problems)
         systems.append(s)
     return settings, systems, failures
+
+
+def input_protocol(settings: dict, systems: list[System]) -> tuple[str, list[str]]:
+    """What the models read, in words, and any disagreement between ``experiment.json`` and the
+    ``max_words`` recorded in the models' ``metrics.json`` (0 or absent: whole articles)."""
+    want = int(settings.get("max_words") or 0)
+    seen = {s.label: int(s.metrics.get("max_words") or 0) for s in systems if s.kind == "model" and s.metrics}
+    problems = [
+        f"{label}: evaluated with max_words={got}, the experiment asks for {want} (delete eval/{label} to redo it)"
+        for label, got in seen.items()
+        if got != want
+    ]
+    if want == PAPER_MAX_WORDS:
+        text = (
+            f"each model reads the first {want} words of each article, the thesis's protocol "
+            f"(`max_words` {want} in every model's metrics.json)"
+        )
+    elif want > 0:
+        text = f"each model reads the first {want} words of each article (the thesis reads {PAPER_MAX_WORDS})"
+    else:
+        text = (
+            "each model reads whole articles (`max_words` 0): NOT the thesis's protocol, which reads "
+            f"the first {PAPER_MAX_WORDS} words"
+        )
+    return text + "; the baselines read whole articles.", problems
 
 
 def _row(s: System) -> dict:
@@ -141,6 +175,7 @@ def choose_documents(predictions: list[dict[str, dict]], n: int) -> list[str]:
 
 
 def _source_text(doc: dict, words: int = SOURCE_WORDS) -> str:
+    """The first ``words`` words of the article (`` …`` when there are more)."""
     toks = [t for sent in doc["src"] for t in sent if t not in ("<s>", "</s>")]
     return " ".join(toks[:words]) + (" …" if len(toks) > words else "")
 
@@ -316,6 +351,9 @@ def build_report(
     evaluated = [s for s in systems if s.metrics is not None]
     models = [s for s in evaluated if s.kind == "model"]
     rows = [_row(s) for s in evaluated]
+    max_words = int(settings.get("max_words") or 0)
+    protocol, protocol_problems = input_protocol(settings, systems)
+    whole_rows = [{**s.whole_metrics, "model": s.label} for s in models if s.whole_metrics is not None]
 
     # Figures 6.2-6.4: the same documents through every system
     preds = {s.key: _predictions(s) for s in evaluated}
@@ -337,7 +375,9 @@ def build_report(
         examples.append(
             {
                 "id": doc_id,
-                "source": _source_text(doc) if doc else f"(source not found in {data_dir / (split + '.jsonl')})",
+                "source": _source_text(doc, max_words or SOURCE_WORDS)
+                if doc
+                else f"(source not found in {data_dir / (split + '.jsonl')})",
                 "gold": [" ".join(r) for r in doc["refs"]] if doc else [],
                 "outputs": [(s.label, preds[s.key][doc_id]["candidate"]) for s in evaluated if doc_id in preds[s.key]],
             }
@@ -361,6 +401,7 @@ def build_report(
                     split=split,
                     beam=settings.get("beam"),
                     device=settings.get("device", "cpu"),
+                    max_words=max_words,
                 )
                 entry["path"] = out
             except (ValueError, FileNotFoundError, RuntimeError) as e:
@@ -398,6 +439,8 @@ def build_report(
     run_rows = _run_rows(systems)
     run_head, run_body = table_cells(run_rows, RUN_COLUMNS)
     problems = [p for s in systems for p in s.problems if not p.endswith("timing.json: missing")]
+    problems += protocol_problems
+    whole_entropy = [r for r in whole_rows if r.get("entropy") is not None]
     context = {
         "title": f"c2fsum experiment: {exp.name}",
         "exp_dir": str(exp),
@@ -406,10 +449,17 @@ def build_report(
         "budget": budget,
         "split": split,
         "n_docs": ", ".join(map(str, n_docs)) or "-",
+        "protocol": protocol,
+        "max_words": max_words,
+        "paper_max_words": PAPER_MAX_WORDS,
         "results_md": markdown_table(rows, COLUMNS),
         "results": (results_head, results_body),
         "entropy_md": markdown_table(entropy_rows, ENTROPY_COLUMNS) if entropy_rows else "",
         "entropy": (entropy_head, entropy_body),
+        "whole_md": markdown_table(whole_rows, COLUMNS) if whole_rows else "",
+        "whole": table_cells(whole_rows, COLUMNS),
+        "whole_entropy_md": markdown_table(whole_entropy, ENTROPY_COLUMNS) if whole_entropy else "",
+        "whole_entropy": table_cells(whole_entropy, ENTROPY_COLUMNS),
         "runs_md": markdown_table(run_rows, RUN_COLUMNS) if run_rows else "",
         "runs": (run_head, run_body),
         "orderings": orderings(rows),

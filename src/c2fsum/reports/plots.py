@@ -18,7 +18,7 @@ import json
 import logging
 import math
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -159,19 +159,26 @@ def heatmap_for_document(
     split: str = "test",
     beam: int | None = None,
     device: str = "cpu",
+    max_words: int | None = None,
 ) -> Path:
     """Decode document ``doc_id`` of ``{data_dir}/{split}.jsonl`` with the run's best checkpoint
     and write its chunk-attention heatmap (:func:`attention_heatmap`) to ``out_path``.
+
+    The model reads the grid it was trained on (``max_words`` None), or, as ``c2fsum evaluate
+    --max-words`` does, the first ``max_words`` words in as many chunks as they need (0: all).
 
     The rows are the grid's chunks (``config.data.chunk_len`` words each), the columns the
     generated words and ``</s>``; the title gives the mean coarse-attention entropy.
     """
     from c2fsum.data.batching import encode_example
+    from c2fsum.data.grid import inference_grid
     from c2fsum.decoding.documents import decode_examples
     from c2fsum.training.checkpoint import load_checkpoint
 
     loaded = load_checkpoint(run_dir, device=device)
     cfg = loaded.config
+    if max_words is not None:
+        cfg = replace(cfg, data=inference_grid(cfg.data, max_words))
     doc = _find_document(Path(data_dir) / f"{split}.jsonl", str(doc_id))
     example = encode_example(
         doc,

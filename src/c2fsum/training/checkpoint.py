@@ -69,7 +69,16 @@ class Loaded:
 
 
 def _state_dict(model: torch.nn.Module) -> dict[str, torch.Tensor]:
-    return {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
+    """CPU copies of the state dict; a tensor listed under two names (a shared embedding,
+    ``model.share_src_tgt_emb``) is stored under each (safetensors refuses shared memory)."""
+    out: dict[str, torch.Tensor] = {}
+    seen: set[int] = set()
+    for k, v in model.state_dict().items():
+        t = v.detach().cpu().contiguous()
+        ptr = t.untyped_storage().data_ptr()
+        out[k] = t.clone() if ptr in seen else t
+        seen.add(ptr)
+    return out
 
 
 def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], dict]:

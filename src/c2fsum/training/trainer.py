@@ -417,7 +417,9 @@ class Trainer:
 
     def choose_attention(self) -> None:
         """MODEL 3: +PRETRAIN and +ALTERNATE switch a whole (global) minibatch to soft attention;
-        with several processes rank 0 draws and every rank follows."""
+        with several processes rank 0 draws and every rank follows. The switch lasts for one
+        training step (:meth:`train_step` clears it) and acts in training mode only, so
+        validation and evaluation always read the hard model (argmax)."""
         tc, model = self.cfg.train, self.model
         if getattr(model, "coarse", None) == "hard":
             soft = self.pos.epoch < tc.soft_pretrain_epochs
@@ -462,8 +464,15 @@ class Trainer:
         A rank whose shard is empty (a batch smaller than the number of processes) runs one
         document with weight 0, because every rank must take part in the gradient average.
         """
-        cfg, tc = self.cfg, self.cfg.train
         self.choose_attention()
+        try:
+            return self._train_step(indices)
+        finally:
+            if getattr(self.model, "use_soft", False):
+                self.model.use_soft = False  # type: ignore[assignment]  # the soft switch lasts one step
+
+    def _train_step(self, indices: list[int]) -> float:
+        cfg, tc = self.cfg, self.cfg.train
         local = shard_batch(indices, self.dist.rank, self.dist.world)
         idle = not local
         if idle:
