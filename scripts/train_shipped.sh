@@ -11,7 +11,9 @@
 #   WORK        prepared data, the run and its evaluation [work/shipped]
 #   DATA        the raw data [../shared/data/cnndm for cnndm-*, ../shared/data/pubmed for pubmed-*]
 #   MINUTES     training time bound [100]; THREADS torch threads [2]
-#   DTYPE       storage dtype of the shipped weights [float16] (they load as float32)
+#   DTYPE       storage dtype of the shipped weights: auto (float32 if the folder fits in 25 MB,
+#               else float16), float32, float16 or bfloat16 [auto]; they always load as float32
+#   MAX_MB      the most a shipped folder may weigh, MB [25]
 #   EVAL_ARGS   extra `c2fsum evaluate` flags, e.g. "--limit 2000" or "--block-trigrams" []
 #   NOTES       a Markdown file of failure modes seen by hand, put on the model card []
 set -euo pipefail
@@ -20,7 +22,8 @@ BIN=${BIN:-.venv/bin}
 WORK=${WORK:-work/shipped}
 MINUTES=${MINUTES:-100}
 THREADS=${THREADS:-2}
-DTYPE=${DTYPE:-float16}
+DTYPE=${DTYPE:-auto}
+MAX_MB=${MAX_MB:-25}
 EVAL_ARGS=${EVAL_ARGS:-}
 CONFIG=configs/$NAME.yaml
 OUT=src/c2fsum/pretrained/$NAME
@@ -67,13 +70,27 @@ rm -rf "$RUN"
 "$C2F" train --config "$CONFIG" --data "$PREPARED" --out "$RUN" --max-minutes "$MINUTES" \
   --set "train.threads=$THREADS"
 
-echo "== [$NAME] evaluate on the test split"
-# shellcheck disable=SC2086  # EVAL_ARGS is a list of flags
-"$C2F" evaluate --model "$RUN" --data "$PREPARED" --split test --out "$EVAL" $EVAL_ARGS
+# export first, so that the scores on the card are those of the weights that ship
+export_to() {  # export_to DTYPE [more export flags]: the run's best checkpoint into $OUT
+  local dtype=$1
+  shift
+  "$C2F" export --model "$RUN" --name "$NAME" --out "$OUT" --dtype "$dtype" --data "$PREPARED" --max-mb "$MAX_MB" \
+    ${NOTES:+--notes "$NOTES"} "$@"
+}
+if [ "$DTYPE" = auto ]; then  # float32 when it fits in MAX_MB, else float16
+  echo "== [$NAME] export (float32 if it fits in $MAX_MB MB, else float16) -> $OUT"
+  if export_to float32; then DTYPE=float32; else DTYPE=float16; export_to float16; fi
+else
+  echo "== [$NAME] export ($DTYPE) -> $OUT"
+  export_to "$DTYPE"
+fi
 
-echo "== [$NAME] export ($DTYPE) with its model card -> $OUT"
-"$C2F" export --model "$RUN" --name "$NAME" --out "$OUT" --dtype "$DTYPE" --eval "$EVAL" \
-  --data "$PREPARED" ${NOTES:+--notes "$NOTES"}
+echo "== [$NAME] evaluate the exported weights on the test split"
+# shellcheck disable=SC2086  # EVAL_ARGS is a list of flags
+"$C2F" evaluate --model "$OUT" --data "$PREPARED" --split test --out "$EVAL" $EVAL_ARGS
+
+echo "== [$NAME] export again with the test scores on its model card"
+export_to "$DTYPE" --eval "$EVAL"
 
 echo "== [$NAME] check: it loads by name from this checkout"
 "$BIN/python" -c "import c2fsum; m = c2fsum.load('$NAME'); print('loaded', m.path)"

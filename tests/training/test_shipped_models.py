@@ -194,6 +194,7 @@ def test_model_card_holds_the_facts(run, evaluated, exported):
     assert "Hand-written note: copies the first sentence too often." in card
     assert "\ntrain    40 " in card  # the statistics table of `c2fsum prepare`
     assert f"On {metrics['n_docs']} documents of the test split" in card
+    assert f"Measured with the weights in `{run / 'best'}`." in card
     for label, key in (("ROUGE-1", "rouge1"), ("ROUGE-2", "rouge2"), ("ROUGE-L", "rougeL")):
         row = next(line for line in card.splitlines() if line.startswith(f"| {label} |"))
         score, ci = (c.strip() for c in row.strip("|").split("|")[1:3])
@@ -204,6 +205,17 @@ def test_model_card_holds_the_facts(run, evaluated, exported):
     assert "Not measured" not in card and "Not recorded" not in card
     bare = (exported["f32"] / "README.md").read_text()  # no --eval/--data: says what is missing
     assert "Not measured yet (export with `--eval EVAL_DIR`" in bare and "Not recorded" in bare
+
+
+def test_a_lone_checkpoint_exports_with_what_it_knows(run, tmp_path):
+    """A checkpoint copied out of its run (no metrics.jsonl): steps and best perplexity from trainer.json."""
+    lone = shutil.copytree(run / "best", tmp_path / "lone")
+    state = json.loads((lone / "trainer.json").read_text())
+    export_model(lone, tmp_path / "out")
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert f"| steps | {state['position']['step']} (" in card
+    best = state["schedule"]["best"]
+    assert f"| validation perplexity | best {best:,.2f} (step {state['schedule']['best_step']}), last n/a |" in card
 
 
 def test_bootstrap_mean_golden_values():
@@ -224,10 +236,14 @@ def test_export_refuses_a_folder_over_the_size_bound(run, tmp_path):
 
 def test_export_command_end_to_end(run, tmp_path, capsys):
     out = tmp_path / "pretrained" / "mine"
-    assert main(["-q", "export", "--model", str(run), "--out", str(out), "--dtype", "float16"]) == 0
+    argv = ["-q", "export", "--model", str(run), "--out", str(out), "--dtype", "float16", "--made-by", "by hand"]
+    assert main(argv) == 0
     said = capsys.readouterr().out
     assert f"as 'mine' to {out}" in said and "stored as float16" in said
     assert load_checkpoint(out).path == out
+    assert "Made from nothing by `by hand`" in (out / "README.md").read_text()
+    assert main(["-q", "export", "--model", str(run), "--out", str(tmp_path / "y"), "--max-mb", "0.01"]) == 2
+    assert capsys.readouterr().err.startswith(f"c2fsum export: error: {tmp_path / 'y'}: the export would be 0.")
     assert main(["-q", "export", "--model", str(run), "--out", str(tmp_path / "x"), "--eval", "nope"]) == 2
     assert "nope/metrics.json: missing" in capsys.readouterr().err
 

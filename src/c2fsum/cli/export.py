@@ -22,7 +22,7 @@ def cmd_export(a: argparse.Namespace) -> int:
         notes=a.notes,
         which=a.which,
         max_mb=a.max_mb,
-        command=a.command,
+        command=a.made_by,
     )
     print(
         f"exported {meta['source']} as {meta['name']!r} to {a.out}: {meta['bytes'] / 1e6:.2f} MB, "
@@ -54,5 +54,9 @@ def add_export_parser(sub) -> None:
     s.add_argument("--notes", metavar="FILE", help="Markdown the author adds under 'Failure modes'")
     s.add_argument("--which", default="best", choices=["best", "last"], help="checkpoint of a run directory (best)")
     s.add_argument("--max-mb", type=float, default=MAX_MB, help=f"refuse a folder larger than this (MB, {MAX_MB:g})")
-    s.add_argument("--command", help="the command that made the model, for the card (default: the registry's)")
+    s.add_argument(
+        "--made-by",
+        metavar="COMMAND",
+        help="the command that made the model, for the card (default: the registry's, e.g. `make model`)",
+    )
     s.set_defaults(func=cmd_export)

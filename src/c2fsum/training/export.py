@@ -83,11 +83,15 @@ def _read_jsonl(path: Path) -> list[dict]:
     return rows
 
 
-def training_facts(ckpt: Path) -> dict[str, Any]:
-    """Steps, epochs, tokens, time and validation perplexity of the run behind checkpoint ``ckpt``."""
-    facts: dict[str, Any] = {}
+def training_facts(ckpt: Path, best_metric: str = "ppl") -> dict[str, Any]:
+    """Steps, epochs, tokens, time and validation perplexity of the run behind checkpoint ``ckpt``
+    (``best_metric``: what the run's schedule kept as its best score, ``train.best_metric``)."""
     state = read_json(ckpt / "trainer.json") if (ckpt / "trainer.json").exists() else {}
     pos = state.get("position", {})
+    sched = state.get("schedule", {})
+    # without the run's metrics.jsonl (a lone checkpoint) the best score is the schedule's
+    best = sched.get("best") if best_metric == "ppl" else None
+    facts: dict[str, Any] = {"val_ppl_best": best, "val_ppl_best_step": sched.get("best_step"), "val_ppl_last": None}
     facts["checkpoint_step"] = pos.get("step")
     run = _run_dir(ckpt)
     last = run / "last" / "trainer.json" if run else None
@@ -187,7 +191,7 @@ def export_model(
     weights = {k: v.detach().cpu() for k, v in loaded.model.state_dict().items()}
     stored, rounding = _cast(weights, STORED_DTYPES[dtype])
     n_params = sum(v.numel() for v in weights.values())
-    train = training_facts(loaded.path)
+    train = training_facts(loaded.path, loaded.config.train.best_metric)
     scores = test_scores(Path(eval_dir)) if eval_dir else None
     stats = None
     if data_dir:
@@ -234,8 +238,8 @@ def export_model(
         size = sum(p.stat().st_size for p in tmp.iterdir() if p.is_file())
         if size > max_mb * 1e6:
             raise CheckpointError(
-                f"{out}: the export would be {size / 1e6:.1f} MB, more than {max_mb:g} MB "
-                f"(weights {weight_bytes / 1e6:.1f} MB as {dtype}; try --dtype float16 or a smaller model); "
+                f"{out}: the export would be {size / 1e6:.2f} MB, more than {max_mb:g} MB "
+                f"(weights {weight_bytes / 1e6:.2f} MB as {dtype}; try --dtype float16 or a smaller model); "
                 "nothing written"
             )
     load_checkpoint(out.resolve())  # the folder reads back through the verified path
