@@ -122,11 +122,13 @@ def hub_cache(root: Path, repo: str, folder: Path, commit: str = COMMIT, ref: st
     (store / "blobs").mkdir(parents=True, exist_ok=True)
     snap = store / "snapshots" / commit
     snap.mkdir(parents=True)
-    for f in sorted(folder.iterdir()):
+    extra = root / "gitattributes"  # every hub repository has one; the manifest does not list it
+    extra.write_text("*.safetensors filter=lfs diff=lfs merge=lfs -text\n", encoding="utf-8")
+    for f in [*sorted(folder.iterdir()), extra]:
         data = f.read_bytes()
         blob = store / "blobs" / hashlib.sha256(data).hexdigest()
         blob.write_bytes(data)
-        (snap / f.name).symlink_to(Path("..") / ".." / "blobs" / blob.name)
+        (snap / (".gitattributes" if f == extra else f.name)).symlink_to(Path("..") / ".." / "blobs" / blob.name)
     (store / "refs").mkdir(exist_ok=True)
     (store / "refs" / ref).write_text(commit, encoding="utf-8")
     return snap
