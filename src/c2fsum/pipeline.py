@@ -155,5 +155,5 @@ class Pipeline:
 def load(run_dir: str | Path, *, device: str = "cpu") -> Pipeline:
     """Load a model by name: a shipped model (``"cnndm-small"``), the best checkpoint of a run
     directory, a checkpoint directory, or a Hugging Face hub repository id ``"owner/name[@rev]"``
-    (:mod:`c2fsum.registry`)."""
+    (:mod:`c2fsum.training.registry`)."""
     return Pipeline(run_dir, device=device)

@@ -10,7 +10,7 @@ import argparse
 
 
 def cmd_export(a: argparse.Namespace) -> int:
-    from c2fsum.training.export import export_model
+    from c2fsum.reports.export import export_model
 
     meta = export_model(
         a.model,
@@ -34,7 +34,7 @@ def cmd_export(a: argparse.Namespace) -> int:
 
 
 def add_export_parser(sub) -> None:
-    from c2fsum.training.export import MAX_MB
+    from c2fsum.reports.export import MAX_MB
 
     s = sub.add_parser(
         "export",

@@ -13,7 +13,7 @@ c2fsum serve     --model RUN_DIR [--host 127.0.0.1] [--port 8000]
 c2fsum export    --model RUN_DIR --out DIR [--name NAME] [--dtype float16] [--eval DIR]     (cli/export.py)
 
 --model takes a shipped model name (cnndm-small), a run or checkpoint directory, or a Hugging Face
-hub repository id owner/name[@revision] (c2fsum/registry.py).
+hub repository id owner/name[@revision] (c2fsum/training/registry.py).
 """
 
 from __future__ import annotations

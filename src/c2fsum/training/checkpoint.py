@@ -11,7 +11,7 @@ A checkpoint is a directory::
     rng.json               Python and NumPy generator states
     manifest.json          format name and version, size and SHA-256 of every other file (written last)
 
-A checkpoint exported for shipping (:mod:`c2fsum.training.export`) has only the model's files
+A checkpoint exported for shipping (:mod:`c2fsum.reports.export`) has only the model's files
 (weights, config, vocabulary), ``export.json`` (where it came from, the dtype its weights are
 stored in) and a model card ``README.md``; weights stored as float16 load back as float32.
 
@@ -328,10 +328,10 @@ def restore_optimizer(path: str | Path, optimizer: torch.optim.Optimizer, state:
 
 
 def resolve_checkpoint(run_or_ckpt: str | Path, which: str = "best") -> Path:
-    """A checkpoint directory from a model name (:func:`c2fsum.registry.resolve_model`: a shipped
+    """A checkpoint directory from a model name (:func:`c2fsum.training.registry.resolve_model`: a shipped
     model, a run directory (``best``, falling back to ``last``), a checkpoint directory, or a
     Hugging Face hub repository id)."""
-    from c2fsum.registry import resolve_model  # imports this module
+    from c2fsum.training.registry import resolve_model  # imports this module
 
     p = resolve_model(run_or_ckpt)
     if (p / "model.safetensors").exists():

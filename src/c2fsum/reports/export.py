@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,6 @@ import torch
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from safetensors.torch import save_file
 
-from c2fsum import __version__
 from c2fsum.training.checkpoint import (
     STORED_DTYPES,
     CheckpointError,
@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 EXPORT_FORMAT = "c2fsum-export"
 MAX_MB = 25.0
 """Default bound on an exported folder's size, in MB (10^6 bytes): what a shipped model may weigh."""
-TEMPLATES = Path(__file__).resolve().parents[1] / "reports" / "templates"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 CI_METRICS = ("rouge1", "rouge2", "rougeL")
 
 
@@ -63,6 +63,13 @@ def bootstrap_mean(
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(means, [alpha, 1.0 - alpha])
     return float(x.mean()), float(low), float(high)
+
+
+def _c2fsum_version() -> str:
+    try:
+        return metadata.version("c2fsum")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
 
 
 def _run_dir(ckpt: Path) -> Path | None:
@@ -210,7 +217,7 @@ def export_model(
         "parameters": n_params,
         "source": str(loaded.path),
         "source_step": train.get("checkpoint_step"),
-        "c2fsum_version": __version__,
+        "c2fsum_version": _c2fsum_version(),
     }
     with atomic_directory(out) as tmp:
         save_file(stored, str(tmp / "model.safetensors"))
@@ -270,7 +277,7 @@ def model_card(
     command: str | None,
 ) -> str:
     """The model card (Markdown) from the facts the export has (see ``templates/model_card.md.j2``)."""
-    from c2fsum.registry import SHIPPED
+    from c2fsum.training.registry import SHIPPED
 
     shipped = SHIPPED.get(name)
     env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, keep_trailing_newline=True)
