@@ -1,7 +1,7 @@
 """The Python entry point for users who embed c2fsum.
 
 >>> import c2fsum
->>> model = c2fsum.load("runs/model0-cpu")
+>>> model = c2fsum.load("cnndm-small")          # or a run directory, or a hub repo id "owner/name"
 >>> out = model.summarize(["Text of a news article ..."], beam=5)
 >>> out[0].text, out[0].tokens, out[0].attention.shape   # (T, M, N)
 """
@@ -156,5 +156,7 @@ class Pipeline:
 
 
 def load(run_dir: str | Path, *, device: str = "cpu") -> Pipeline:
-    """Load the best checkpoint of a run directory (or a checkpoint directory itself)."""
+    """Load a model by name: a shipped model (``"cnndm-small"``), the best checkpoint of a run
+    directory, a checkpoint directory, or a Hugging Face hub repository id ``"owner/name[@rev]"``
+    (:mod:`c2fsum.training.registry`)."""
     return Pipeline(run_dir, device=device)

@@ -13,6 +13,10 @@ c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes
 c2fsum compare   A B [--samples N] [--seed S]                                         (cli/compare.py)
 c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official] [--rouge-clean none|ptb]
 c2fsum serve     --model RUN_DIR [--host 127.0.0.1] [--port 8000]
+c2fsum export    --model RUN_DIR --out DIR [--name NAME] [--dtype float16] [--eval DIR]     (cli/export.py)
+
+--model takes a shipped model name (cnndm-small), a run or checkpoint directory, or a Hugging Face
+hub repository id owner/name[@revision] (c2fsum/training/registry.py).
 """
 
 from __future__ import annotations
@@ -248,6 +252,9 @@ def _add_rouge_clean(s: argparse.ArgumentParser) -> None:
     )
 
 
+MODEL_HELP = "shipped model name (e.g. cnndm-small), run or checkpoint directory, or hub repo id owner/name[@rev]"
+
+
 def build_parser() -> argparse.ArgumentParser:
     from c2fsum import __version__
 
@@ -315,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_train)
 
     s = sub.add_parser("summarize", help="summarize raw text from a file or stdin")
-    s.add_argument("--model", required=True, metavar="RUN_DIR")
+    s.add_argument("--model", required=True, metavar="MODEL", help=MODEL_HELP)
     s.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="article text (default: stdin)")
     s.add_argument("--lines", action="store_true", help="one article per line; one summary per line")
     s.add_argument("--beam", type=_positive_int, help="beam size (config default 5; 1 = greedy)")
@@ -334,7 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_summarize)
 
     s = sub.add_parser("evaluate", help="perplexity, beam search and ROUGE on a prepared split")
-    s.add_argument("--model", required=True, metavar="RUN_DIR")
+    s.add_argument("--model", required=True, metavar="MODEL", help=MODEL_HELP)
     s.add_argument("--data", required=True, metavar="DATA_DIR")
     s.add_argument("--split", default="test", help="train, val or test (test)")
     s.add_argument("--out", required=True, metavar="DIR", help="writes predictions.jsonl and metrics.json")
@@ -382,11 +389,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     from c2fsum.cli.compare import add_compare_parser
     from c2fsum.cli.experiment import add_experiment_parser
+    from c2fsum.cli.export import add_export_parser
     from c2fsum.cli.serve import add_serve_parser
 
     add_experiment_parser(sub)
     add_compare_parser(sub)
     add_serve_parser(sub)
+    add_export_parser(sub)
 
     s = sub.add_parser("table", help="print metrics.json files as one results table")
     s.add_argument("metrics", nargs="+", metavar="METRICS", help="metrics.json files or their folders")

@@ -1,6 +1,6 @@
 """``c2fsum plot``: figures from run directories and prepared data.
 
-    c2fsum plot attention --model RUN_DIR --data DATA_DIR --doc ID --out FILE.png
+    c2fsum plot attention --model MODEL --data DATA_DIR --doc ID --out FILE.png
                           [--split test] [--beam K] [--device cpu]
     c2fsum plot curves RUN_DIR [RUN_DIR ...] --out FILE.png [--labels a,b,...]
 
@@ -34,9 +34,8 @@ def cmd_plot_attention(a: argparse.Namespace) -> int:
     from c2fsum.reports.plots import heatmap_for_document
 
     out = _png(a.out)
-    for flag, p in (("--model", a.model), ("--data", a.data)):
-        if not Path(p).is_dir():
-            raise FileNotFoundError(f"{flag} {p}: no such directory")
+    if not Path(a.data).is_dir():
+        raise FileNotFoundError(f"--data {a.data}: no such directory")
     path = heatmap_for_document(a.model, a.data, a.doc, out, split=a.split, beam=a.beam, device=a.device)
     print(f"attention heatmap of document {a.doc} written to {path}")
     return 0
@@ -73,7 +72,12 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
         description="Decode one document with a trained run and draw, for every summary "
         "word, the attention on each source chunk.",
     )
-    s.add_argument("--model", required=True, metavar="RUN_DIR", help="run directory (its best checkpoint)")
+    s.add_argument(
+        "--model",
+        required=True,
+        metavar="MODEL",
+        help="run directory (its best checkpoint), checkpoint, shipped model name or hub repo id",
+    )
     s.add_argument("--data", required=True, metavar="DATA_DIR", help="output of `c2fsum prepare`")
     s.add_argument("--doc", required=True, metavar="ID", help="id of the document in the split")
     s.add_argument("--out", required=True, metavar="FILE.png", help="the PNG to write")

@@ -1,13 +1,12 @@
 """``c2fsum serve``: the HTTP API and the attention page, run by uvicorn.
 
-c2fsum serve --model RUN_DIR [--host 127.0.0.1] [--port 8000] [--device cpu|cuda]
+c2fsum serve --model MODEL [--host 127.0.0.1] [--port 8000] [--device cpu|cuda]
              [--max-chars N] [--max-batch K] [--max-queue Q] [--timeout S] [--threads T]
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 
 def cmd_serve(a: argparse.Namespace) -> int:
@@ -16,8 +15,6 @@ def cmd_serve(a: argparse.Namespace) -> int:
 
     from c2fsum.serving import ServeSettings, create_app
 
-    if not Path(a.model).is_dir():
-        raise FileNotFoundError(f"--model {a.model}: no such directory")
     if a.threads:
         torch.set_num_threads(a.threads)
     settings = ServeSettings(
@@ -35,7 +32,12 @@ def cmd_serve(a: argparse.Namespace) -> int:
 
 def add_serve_parser(sub) -> None:
     s = sub.add_parser("serve", help="HTTP API and a web page showing where the model reads")
-    s.add_argument("--model", required=True, metavar="RUN_DIR", help="run directory (or checkpoint directory)")
+    s.add_argument(
+        "--model",
+        required=True,
+        metavar="MODEL",
+        help="shipped model name, run or checkpoint directory, or hub repo id owner/name[@rev]",
+    )
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     s.add_argument("--port", type=int, default=8000, help="port (8000)")
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])

@@ -13,6 +13,10 @@ A checkpoint is a directory::
                            (:mod:`c2fsum.decoding.lengths`; absent in checkpoints written before it)
     manifest.json          format name and version, size and SHA-256 of every other file (written last)
 
+A checkpoint exported for shipping (:mod:`c2fsum.reports.export`) has only the model's files
+(weights, config, vocabulary), ``export.json`` (where it came from, the dtype its weights are
+stored in) and a model card ``README.md``; weights stored as float16 load back as float32.
+
 Directories are written under a temporary name and swapped in whole
 (:func:`c2fsum.utils.io.atomic_directory`), so a crash never leaves half a checkpoint.
 
@@ -254,12 +258,20 @@ def read_tensors(path: str | Path) -> dict[str, torch.Tensor]:
         raise CheckpointError(f"{path}: not a readable safetensors file ({e})") from e
 
 
-def load_weights(model: torch.nn.Module, path: str | Path, *, vocab_size: int | None = None) -> None:
+def load_weights(
+    model: torch.nn.Module,
+    path: str | Path,
+    *,
+    vocab_size: int | None = None,
+    stored_dtype: torch.dtype | None = None,
+) -> None:
     """Load ``model.safetensors`` at ``path`` into ``model`` after checking every tensor.
 
     Names, shapes and dtypes must equal the model's exactly, and float tensors must be finite;
     otherwise a :class:`CheckpointError` names the first offending tensor (and the vocabulary
-    size when that explains a shape mismatch).
+    size when that explains a shape mismatch). ``stored_dtype`` (declared by an exported
+    checkpoint's ``export.json``, e.g. float16) is accepted for the model's floating-point
+    tensors and converted to the model's dtype.
     """
     path = Path(path)
     weights = read_tensors(path)
@@ -288,6 +300,8 @@ def load_weights(model: torch.nn.Module, path: str | Path, *, vocab_size: int | 
                 f"{path}: tensor {k!r} has shape {list(got.shape)}, the model of config.json "
                 f"expects {list(want.shape)}{hint}"
             )
+        if stored_dtype is not None and got.dtype == stored_dtype and want.is_floating_point():
+            got = weights[k] = got.to(want.dtype)
         if got.dtype != want.dtype:
             raise CheckpointError(f"{path}: tensor {k!r} has dtype {got.dtype}, expected {want.dtype}")
         if got.is_floating_point() and not bool(torch.isfinite(got).all()):
@@ -342,8 +356,12 @@ def restore_optimizer(path: str | Path, optimizer: torch.optim.Optimizer, state:
 
 
 def resolve_checkpoint(run_or_ckpt: str | Path, which: str = "best") -> Path:
-    """A checkpoint directory from a run directory (``best``, falling back to ``last``) or itself."""
-    p = Path(run_or_ckpt)
+    """A checkpoint directory from a model name (:func:`c2fsum.training.registry.resolve_model`: a shipped
+    model, a run directory (``best``, falling back to ``last``), a checkpoint directory, or a
+    Hugging Face hub repository id)."""
+    from c2fsum.training.registry import resolve_model  # imports this module
+
+    p = resolve_model(run_or_ckpt)
     if (p / "model.safetensors").exists():
         return p
     order = [which, "last" if which == "best" else "best"]
@@ -387,8 +405,28 @@ def resolve_min_len(config: Config, lengths: dict | None, where: str | Path = "c
     return replace(config, decode=replace(dc, min_len=value))
 
 
+STORED_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+"""Dtypes an exported checkpoint may store its floating-point weights in (``export.json``)."""
+
+
+def _stored_dtype(path: Path) -> torch.dtype | None:
+    """The weights' storage dtype that ``export.json`` declares (None without the file)."""
+    if not (path / "export.json").exists():
+        return None
+    meta = read_json(path / "export.json")
+    name = meta.get("weights_dtype", "float32") if isinstance(meta, dict) else None
+    if name not in STORED_DTYPES:
+        raise CheckpointError(
+            f"{path / 'export.json'}: weights_dtype {name!r}, expected one of {', '.join(STORED_DTYPES)}"
+        )
+    return STORED_DTYPES[name]
+
+
 def load_checkpoint(run_or_ckpt: str | Path, *, which: str = "best", device: str | torch.device = "cpu") -> Loaded:
     """Rebuild a model from a checkpoint's config, weights and vocabulary (no pickle involved).
+
+    ``run_or_ckpt`` is any model name :func:`resolve_checkpoint` accepts (shipped name, directory,
+    hub repository id).
 
     Every file is verified first (:func:`verify_checkpoint`, :func:`load_weights`); a damaged or
     mismatched checkpoint raises :class:`CheckpointError` naming the file and the problem.
@@ -409,7 +447,7 @@ def load_checkpoint(run_or_ckpt: str | Path, *, which: str = "best", device: str
     lengths = read_lengths(path)
     config = resolve_min_len(config, lengths, path)
     model = build_model(config.model, len(vocab), config.data.chunks)
-    load_weights(model, path / "model.safetensors", vocab_size=len(vocab))
+    load_weights(model, path / "model.safetensors", vocab_size=len(vocab), stored_dtype=_stored_dtype(path))
     model.to(device)
     model.eval()
     return Loaded(model=model, config=config, vocab=vocab, path=path, lengths=lengths)

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Make one shipped model from nothing: prepare its data, train it with configs/NAME.yaml for a
+# bounded time, evaluate it on the test split, export it (with its model card) into
+# src/c2fsum/pretrained/NAME, where `c2fsum.load("NAME")` finds it once installed.
+#
+#   scripts/train_shipped.sh NAME        NAME: cnndm-small | pubmed-model0 | pubmed-model3
+#   make model [NAME=...]                the same through the Makefile (default NAME=cnndm-small)
+#
+# Variables (defaults in brackets):
+#   BIN         the c2fsum installation's bin folder [.venv/bin]
+#   WORK        prepared data, the run and its evaluation [work/shipped]
+#   DATA        the raw data [../shared/data/cnndm for cnndm-*, ../shared/data/pubmed for pubmed-*]
+#   MINUTES     training time bound [100]; THREADS torch threads [2]
+#   DTYPE       storage dtype of the shipped weights: auto (float32 if the folder fits in 25 MB,
+#               else float16), float32, float16 or bfloat16 [auto]; they always load as float32
+#   MAX_MB      the most a shipped folder may weigh, MB [25]
+#   EVAL_ARGS   extra `c2fsum evaluate` flags, e.g. "--limit 2000" or "--block-trigrams" []
+#   NOTES       a Markdown file of failure modes seen by hand, put on the model card []
+set -euo pipefail
+NAME=${1:?usage: scripts/train_shipped.sh NAME (cnndm-small, pubmed-model0 or pubmed-model3)}
+BIN=${BIN:-.venv/bin}
+WORK=${WORK:-work/shipped}
+MINUTES=${MINUTES:-100}
+THREADS=${THREADS:-2}
+DTYPE=${DTYPE:-auto}
+MAX_MB=${MAX_MB:-25}
+EVAL_ARGS=${EVAL_ARGS:-}
+CONFIG=configs/$NAME.yaml
+OUT=src/c2fsum/pretrained/$NAME
+C2F="$BIN/c2fsum"
+
+if [ ! -f "$CONFIG" ]; then
+  echo "error: $CONFIG not found: the recipe of $NAME (model, sizes, optimizer, data) is not in this" >&2
+  echo "       checkout; write it (see configs/*-cpu.yaml) or check out a version that has it" >&2
+  exit 1
+fi
+case "$NAME" in
+  cnndm-*) DATA=${DATA:-../shared/data/cnndm}; DATASET=cnndm ;;
+  pubmed-*) DATA=${DATA:-../shared/data/pubmed}; DATASET=pubmed ;;
+  *)
+    if [ -z "${DATA:-}" ]; then
+      echo "error: $NAME: no data set known for this name (cnndm-* or pubmed-*); set DATA" >&2
+      exit 1
+    fi
+    DATASET=$NAME ;;
+esac
+if [ ! -x "$C2F" ]; then
+  echo "error: $C2F not found: run \`make install\` (or set BIN to the folder holding c2fsum)" >&2
+  exit 1
+fi
+export OMP_NUM_THREADS=$THREADS
+PREPARED=$WORK/data/$DATASET
+RUN=$WORK/runs/$NAME
+EVAL=$WORK/eval/$NAME
+mkdir -p "$WORK"
+START=$(date +%s)
+
+echo "== [$NAME] prepare $DATA -> $PREPARED"
+if [ -f "$PREPARED/stats.json" ]; then
+  echo "   (already prepared; delete $PREPARED to redo)"
+elif [ -d "$DATA" ]; then
+  "$C2F" prepare --input "$DATA" --output "$PREPARED" --workers "$THREADS"
+else
+  echo "error: $DATA not found; set DATA to a folder of train/val/test .jsonl[.gz] files" >&2
+  exit 1
+fi
+
+echo "== [$NAME] train with $CONFIG for at most $MINUTES minutes on $THREADS threads"
+rm -rf "$RUN"
+"$C2F" train --config "$CONFIG" --data "$PREPARED" --out "$RUN" --max-minutes "$MINUTES" \
+  --set "train.threads=$THREADS"
+
+# export first, so that the scores on the card are those of the weights that ship
+export_to() {  # export_to DTYPE [more export flags]: the run's best checkpoint into $OUT
+  local dtype=$1
+  shift
+  "$C2F" export --model "$RUN" --name "$NAME" --out "$OUT" --dtype "$dtype" --data "$PREPARED" --max-mb "$MAX_MB" \
+    ${NOTES:+--notes "$NOTES"} "$@"
+}
+if [ "$DTYPE" = auto ]; then  # float32 when it fits in MAX_MB, else float16
+  echo "== [$NAME] export (float32 if it fits in $MAX_MB MB, else float16) -> $OUT"
+  if export_to float32; then DTYPE=float32; else DTYPE=float16; export_to float16; fi
+else
+  echo "== [$NAME] export ($DTYPE) -> $OUT"
+  export_to "$DTYPE"
+fi
+
+echo "== [$NAME] evaluate the exported weights on the test split"
+# shellcheck disable=SC2086  # EVAL_ARGS is a list of flags
+"$C2F" evaluate --model "$OUT" --data "$PREPARED" --split test --out "$EVAL" $EVAL_ARGS
+
+echo "== [$NAME] export again with the test scores on its model card"
+export_to "$DTYPE" --eval "$EVAL"
+
+echo "== [$NAME] check: it loads by name from this checkout"
+"$BIN/python" -c "import c2fsum; m = c2fsum.load('$NAME'); print('loaded', m.path)"
+echo "== [$NAME] done in $(( ($(date +%s) - START) / 60 )) minutes; model card: $OUT/README.md"
+echo "   commit $OUT (weights, config, vocabulary, manifest, card); reinstall to ship it"

@@ -1,0 +1,62 @@
+"""``c2fsum export``: a trained model as a small checkpoint folder with a model card, for shipping.
+
+c2fsum export --model RUN_DIR --out DIR [--name NAME] [--dtype float32|float16|bfloat16]
+              [--eval EVAL_DIR] [--data DATA_DIR] [--notes FILE] [--which best|last] [--max-mb MB]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def cmd_export(a: argparse.Namespace) -> int:
+    from c2fsum.reports.export import export_model
+
+    meta = export_model(
+        a.model,
+        a.out,
+        name=a.name,
+        dtype=a.dtype,
+        eval_dir=a.eval,
+        data_dir=a.data,
+        notes=a.notes,
+        which=a.which,
+        max_mb=a.max_mb,
+        command=a.made_by,
+    )
+    print(
+        f"exported {meta['source']} as {meta['name']!r} to {a.out}: {meta['bytes'] / 1e6:.2f} MB, "
+        f"{meta['parameters']:,} parameters stored as {meta['weights_dtype']} "
+        f"(largest rounding error {meta['max_abs_rounding_error']:.2g}); it loads by path"
+        + (" or, once installed, by name" if a.out.rstrip("/").endswith(f"pretrained/{meta['name']}") else "")
+    )
+    return 0
+
+
+def add_export_parser(sub) -> None:
+    from c2fsum.reports.export import MAX_MB
+
+    s = sub.add_parser(
+        "export",
+        help="write a trained model for shipping: weights only (optionally float16), manifest, model card",
+    )
+    s.add_argument("--model", required=True, metavar="MODEL", help="run directory, checkpoint, or model name")
+    s.add_argument("--out", required=True, metavar="DIR", help="folder to write, e.g. src/c2fsum/pretrained/NAME")
+    s.add_argument("--name", help="the model's name on its card (default: the folder's name)")
+    s.add_argument(
+        "--dtype",
+        default="float32",
+        choices=["float32", "float16", "bfloat16"],
+        help="storage dtype of the weights; they load back as float32 (float32)",
+    )
+    s.add_argument("--eval", metavar="EVAL_DIR", help="`c2fsum evaluate --out` folder: test scores with bootstrap CIs")
+    s.add_argument("--data", metavar="DATA_DIR", help="`c2fsum prepare` folder: its statistics go on the card")
+    s.add_argument("--notes", metavar="FILE", help="Markdown the author adds under 'Failure modes'")
+    s.add_argument("--which", default="best", choices=["best", "last"], help="checkpoint of a run directory (best)")
+    s.add_argument("--max-mb", type=float, default=MAX_MB, help=f"refuse a folder larger than this (MB, {MAX_MB:g})")
+    s.add_argument(
+        "--made-by",
+        metavar="COMMAND",
+        help="the command that made the model, for the card (default: the registry's, e.g. `make model`)",
+    )
+    s.set_defaults(func=cmd_export)

@@ -1,0 +1,301 @@
+"""Export a trained model for shipping: weights only, optionally float16, with a model card.
+
+``c2fsum export --model RUN_DIR --name NAME --out DIR [--dtype float16] [--eval EVAL_DIR]
+[--data DATA_DIR] [--notes FILE]`` writes a checkpoint folder that :func:`load_checkpoint` reads
+like any other (manifest with SHA-256 of every file, safetensors, JSON; never a pickle)::
+
+    model.safetensors   the weights of the chosen checkpoint (``best``), no optimizer or RNG state
+    config.json         the resolved Config
+    vocab.txt           the vocabulary
+    lengths.json        the training targets' lengths and the default minimum summary length
+    export.json         where it came from, the dtype the weights are stored in, their rounding error
+    README.md           the model card: data, recipe, training time, test scores with bootstrap
+                        confidence intervals, failure modes measured on the test predictions
+    manifest.json       size and SHA-256 of every other file
+
+Float16 weights halve the size and load back as float32 (the model computes in float32); the
+largest rounding error of any weight is recorded in ``export.json`` and on the card.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from safetensors.torch import save_file
+
+from c2fsum.decoding.lengths import LENGTHS_FILE
+from c2fsum.training.checkpoint import (
+    STORED_DTYPES,
+    CheckpointError,
+    _write_manifest,
+    load_checkpoint,
+    read_json,
+)
+from c2fsum.utils.io import atomic_directory
+
+log = logging.getLogger(__name__)
+
+EXPORT_FORMAT = "c2fsum-export"
+MAX_MB = 25.0
+"""Default bound on an exported folder's size, in MB (10^6 bytes): what a shipped model may weigh."""
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+CI_METRICS = ("rouge1", "rouge2", "rougeL")
+
+
+def bootstrap_mean(
+    values: list[float], *, samples: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the mean of ``values`` ``(D,)`` and its percentile bootstrap interval.
+
+    Documents are resampled with replacement ``samples`` times (seeded: same inputs, same answer).
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"bootstrap_mean: expected a non-empty list of scores, got shape {x.shape}")
+    rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, x.size, size=(samples, x.size))].mean(axis=1)
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(x.mean()), float(low), float(high)
+
+
+def _c2fsum_version() -> str:
+    try:
+        return metadata.version("c2fsum")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def _run_dir(ckpt: Path) -> Path | None:
+    """The run directory a ``best``/``last`` checkpoint belongs to (None for a lone checkpoint)."""
+    parent = ckpt.parent
+    return parent if (parent / "metrics.jsonl").is_file() or (parent / "config.json").is_file() else None
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut by a crash; the trainer's log is append-only
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
+def training_facts(ckpt: Path, best_metric: str = "ppl") -> dict[str, Any]:
+    """Steps, epochs, tokens, time and validation perplexity of the run behind checkpoint ``ckpt``
+    (``best_metric``: what the run's schedule kept as its best score, ``train.best_metric``)."""
+    state = read_json(ckpt / "trainer.json") if (ckpt / "trainer.json").exists() else {}
+    pos = state.get("position", {})
+    sched = state.get("schedule", {})
+    # without the run's metrics.jsonl (a lone checkpoint) the best score is the schedule's
+    best = sched.get("best") if best_metric == "ppl" else None
+    facts: dict[str, Any] = {"val_ppl_best": best, "val_ppl_best_step": sched.get("best_step"), "val_ppl_last": None}
+    facts["checkpoint_step"] = pos.get("step")
+    run = _run_dir(ckpt)
+    last = run / "last" / "trainer.json" if run else None
+    total = read_json(last).get("position", {}) if last and last.exists() else pos
+    facts.update(
+        steps=total.get("step"),
+        epochs=total.get("epoch"),
+        tokens=total.get("tokens"),
+        minutes=round(total["elapsed"] / 60.0, 1) if isinstance(total.get("elapsed"), int | float) else None,
+        skipped_steps=total.get("skipped"),
+    )
+    if run and (run / "metrics.jsonl").is_file():
+        val = [r for r in _read_jsonl(run / "metrics.jsonl") if r.get("split") == "val" and "ppl" in r]
+        if val:
+            best = min(val, key=lambda r: r["ppl"])
+            facts.update(val_ppl_best=best["ppl"], val_ppl_best_step=best.get("step"), val_ppl_last=val[-1]["ppl"])
+    return facts
+
+
+def test_scores(eval_dir: Path, *, samples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Metrics of an ``evaluate`` output folder with bootstrap 95% intervals of ROUGE (x100) and
+    failure statistics of its predictions (empty summaries, ``<unk>`` share, lengths, worst documents)."""
+    from c2fsum.evaluation.scoring import rouge_files
+
+    metrics_path, pred_path = eval_dir / "metrics.json", eval_dir / "predictions.jsonl"
+    for p in (metrics_path, pred_path):
+        if not p.is_file():
+            raise FileNotFoundError(f"{p}: missing (--eval expects the folder `c2fsum evaluate --out` wrote)")
+    metrics = read_json(metrics_path)
+    scored = rouge_files(pred_path, pred_path)
+    per_doc = scored["per_doc"]
+    ci = {}
+    for m in CI_METRICS:
+        mean, low, high = bootstrap_mean([100.0 * d[m] for d in per_doc], samples=samples, seed=seed)
+        ci[m] = {"mean": mean, "low": low, "high": high}
+    preds = _read_jsonl(pred_path)
+    words = [c.split() for c in (p.get("candidate", "") for p in preds) if isinstance(c, str)]
+    n_words = sum(len(w) for w in words)
+    ref_lens = [
+        min(len(r.split()) for r in p["references"])
+        for p in preds
+        if isinstance(p.get("references"), list) and p["references"]
+    ]
+    worst = sorted(per_doc, key=lambda d: d["rougeL"])[:3]
+    failures = {
+        "empty": sum(1 for w in words if not w),
+        "unk_share": 100.0 * sum(w.count("<unk>") for w in words) / max(n_words, 1),
+        "docs_with_unk": sum(1 for w in words if "<unk>" in w),
+        "mean_len": n_words / max(len(words), 1),
+        "mean_ref_len": sum(ref_lens) / max(len(ref_lens), 1),
+        "worst": [{"id": d["id"], "rougeL": 100.0 * d["rougeL"]} for d in worst],
+        "zero_rouge1": sum(1 for d in per_doc if d["rouge1"] == 0.0),
+    }
+    return {"metrics": metrics, "ci": ci, "samples": samples, "seed": seed, "failures": failures}
+
+
+def _cast(weights: dict[str, torch.Tensor], dtype: torch.dtype) -> tuple[dict[str, torch.Tensor], float]:
+    """Floating-point tensors cast to ``dtype``; returns them and the largest absolute rounding error."""
+    out, err = {}, 0.0
+    for k, v in weights.items():
+        if v.is_floating_point() and v.dtype != dtype:
+            c = v.to(dtype)
+            if not bool(torch.isfinite(c).all()):
+                raise CheckpointError(f"tensor {k!r}: values beyond the range of {dtype} (largest {v.abs().max():.3g})")
+            err = max(err, float((c.to(v.dtype) - v).abs().max()) if v.numel() else 0.0)
+            out[k] = c.contiguous()
+        else:
+            out[k] = v.contiguous()
+    return out, err
+
+
+def export_model(
+    model: str | Path,
+    out: str | Path,
+    *,
+    name: str | None = None,
+    dtype: str = "float32",
+    eval_dir: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    notes: str | Path | None = None,
+    which: str = "best",
+    max_mb: float = MAX_MB,
+    command: str | None = None,
+) -> dict[str, Any]:
+    """Write the ``which`` checkpoint of ``model`` (any model name) to ``out`` for shipping.
+
+    Returns ``export.json``'s content plus ``bytes`` (the folder's size). Raises
+    :class:`CheckpointError` when the folder would be larger than ``max_mb`` MB (nothing is
+    written then) or a weight does not fit ``dtype``; FileNotFoundError for a missing ``--eval``
+    or ``--data`` file.
+    """
+    if dtype not in STORED_DTYPES:
+        raise ValueError(f"--dtype {dtype}: expected one of {', '.join(STORED_DTYPES)}")
+    loaded = load_checkpoint(model, which=which)
+    out = Path(out)
+    name = name or out.name
+    weights = {k: v.detach().cpu() for k, v in loaded.model.state_dict().items()}
+    stored, rounding = _cast(weights, STORED_DTYPES[dtype])
+    n_params = sum(v.numel() for v in weights.values())
+    train = training_facts(loaded.path, loaded.config.train.best_metric)
+    scores = test_scores(Path(eval_dir)) if eval_dir else None
+    stats = None
+    if data_dir:
+        from c2fsum.data.prepare import format_stats_table
+
+        stats_path = Path(data_dir) / "stats.json"
+        if not stats_path.is_file():
+            raise FileNotFoundError(f"{stats_path}: missing (--data expects a `c2fsum prepare` output folder)")
+        stats = format_stats_table(read_json(stats_path))
+    author_notes = Path(notes).read_text(encoding="utf-8").strip() if notes else ""
+    meta = {
+        "format": EXPORT_FORMAT,
+        "name": name,
+        "weights_dtype": dtype,
+        "max_abs_rounding_error": rounding,
+        "parameters": n_params,
+        "source": str(loaded.path),
+        "source_step": train.get("checkpoint_step"),
+        "c2fsum_version": _c2fsum_version(),
+    }
+    with atomic_directory(out) as tmp:
+        save_file(stored, str(tmp / "model.safetensors"))
+        (tmp / "config.json").write_text(loaded.config.to_json(), encoding="utf-8")
+        loaded.vocab.save(tmp / "vocab.txt")
+        if loaded.lengths is not None:  # the default minimum summary length travels with the model
+            (tmp / LENGTHS_FILE).write_text(json.dumps(loaded.lengths, indent=2) + "\n", encoding="utf-8")
+        (tmp / "export.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        weight_bytes = (tmp / "model.safetensors").stat().st_size
+        card = model_card(
+            name=name,
+            config=loaded.config,
+            vocab_size=len(loaded.vocab),
+            meta=meta,
+            weight_bytes=weight_bytes,
+            train=train,
+            scores=scores,
+            stats=stats,
+            notes=author_notes,
+            command=command,
+        )
+        (tmp / "README.md").write_text(card, encoding="utf-8")
+        _write_manifest(tmp)
+        for f in tmp.iterdir():  # package data: readable by every user once installed
+            f.chmod(0o644)
+        tmp.chmod(0o755)
+        size = sum(p.stat().st_size for p in tmp.iterdir() if p.is_file())
+        if size > max_mb * 1e6:
+            raise CheckpointError(
+                f"{out}: the export would be {size / 1e6:.2f} MB, more than {max_mb:g} MB "
+                f"(weights {weight_bytes / 1e6:.2f} MB as {dtype}; try --dtype float16 or a smaller model); "
+                "nothing written"
+            )
+    load_checkpoint(out.resolve())  # the folder reads back through the verified path
+    return {**meta, "bytes": size}
+
+
+def _fmt(x: Any, digits: int = 2) -> str:
+    if x is None:
+        return "n/a"
+    if isinstance(x, float):
+        return f"{x:,.{digits}f}" if math.isfinite(x) else str(x)
+    if isinstance(x, int):
+        return f"{x:,}"
+    return str(x)
+
+
+def model_card(
+    *,
+    name: str,
+    config,
+    vocab_size: int,
+    meta: dict,
+    weight_bytes: int,
+    train: dict,
+    scores: dict | None,
+    stats: str | None,
+    notes: str,
+    command: str | None,
+) -> str:
+    """The model card (Markdown) from the facts the export has (see ``templates/model_card.md.j2``)."""
+    from c2fsum.training.registry import SHIPPED
+
+    shipped = SHIPPED.get(name)
+    env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, keep_trailing_newline=True)
+    env.filters["fmt"] = _fmt
+    return env.get_template("model_card.md.j2").render(
+        name=name,
+        description=shipped.description if shipped else "",
+        command=command or (shipped.command if shipped else None),
+        cfg=config,
+        vocab_size=vocab_size,
+        meta=meta,
+        weight_mb=weight_bytes / 1e6,
+        train=train,
+        scores=scores,
+        stats=stats,
+        notes=notes,
+    )
