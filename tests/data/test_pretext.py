@@ -63,3 +63,19 @@ def test_write_keeps_held_out_validation_documents_out_of_training(tmp_path):
     assert train_ids == {"t", "v0", "v1"} and val_ids == {"v2"}
     assert counts == {"train": 9, "val": 3}
     assert (tmp_path / "out" / "vocab.txt").read_text() == "<pad>\t0\n"
+
+
+def test_with_summaries_adds_real_documents_and_keeps_the_real_validation_split(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    val = [dict(DOC, id=f"v{i}") for i in range(3)]
+    (data / "train.jsonl").write_text(json.dumps(dict(DOC, id="t")) + "\n")
+    (data / "val.jsonl").write_text("".join(json.dumps(d) + "\n" for d in val))
+    (data / "vocab.txt").write_text("<pad>\t0\n")
+    counts = write_pretext(data, tmp_path / "out", task="lead", stride=1, val_holdout=1, with_summaries=2)
+    train = [json.loads(line) for line in open(tmp_path / "out" / "train.jsonl")]
+    real = [e for e in train if e["id"] == "t"]
+    assert len(real) == 2 and real[0]["tgt"] == ["x"]  # the human summary, twice
+    assert len(train) - len(real) == 9  # windows of t, v0, v1 (not of the held-out v2)
+    assert (tmp_path / "out" / "val.jsonl").read_text() == (data / "val.jsonl").read_text()
+    assert counts == {"train": 11, "val": 3}

@@ -73,7 +73,13 @@ def cmd_pretext(a: argparse.Namespace) -> int:
         if not Path(p).exists():
             raise CLIError(f"pretext: {p}: no such file or directory")
     counts = write_pretext(
-        a.data, a.out, task=a.task, stride=a.stride, val_holdout=a.val_holdout, extra_train=a.extra_train
+        a.data,
+        a.out,
+        task=a.task,
+        stride=a.stride,
+        val_holdout=a.val_holdout,
+        extra_train=a.extra_train,
+        with_summaries=a.with_summaries,
     )
     print(f"pretext ({a.task}): {counts['train']:,} training and {counts['val']:,} validation examples in {a.out}")
     return 0
@@ -294,6 +300,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument(
         "--extra-train", action="append", default=[], metavar="FILE", help="another prepared split file to read"
+    )
+    s.add_argument(
+        "--with-summaries",
+        type=int,
+        default=0,
+        metavar="K",
+        help="multi-task fine-tuning data: the pretext windows plus K copies of each real training "
+        "document, and the real val.jsonl (0: pretext only)",
     )
     s.set_defaults(func=cmd_pretext)
 

@@ -89,6 +89,7 @@ def write_pretext(
     stride: int = 2,
     val_holdout: int = 100,
     extra_train: Iterable[str | Path] = (),
+    with_summaries: int = 0,
 ) -> dict[str, int]:
     """Write a pretext data folder from the prepared folder ``data_dir``; returns example counts.
 
@@ -97,6 +98,12 @@ def write_pretext(
     example another corpus's ``train.jsonl``; its words outside ``vocab.txt`` are copied or
     ``<unk>``). Validation windows come from the last ``val_holdout`` validation documents
     (all of them when ``val_holdout`` is 0).
+
+    ``with_summaries`` > 0 makes a multi-task folder for fine-tuning instead: ``train.jsonl``
+    holds the pretext windows and ``with_summaries`` copies of every real training document (with
+    its human summary), and ``val.jsonl`` is the source folder's own, untouched, so that training
+    with ``data.val_holdout`` set to the same ``val_holdout`` adds the same validation documents to
+    training (real and pretext) and validates on the same held-out ones.
     """
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -111,12 +118,33 @@ def write_pretext(
             yield from read_prepared(path)
 
     kw = {"task": task, "stride": stride}
-    counts = {
-        "train": _write(out_dir / "train.jsonl", pretext_examples(train_docs(), **kw)),  # type: ignore[arg-type]
-        "val": _write(out_dir / "val.jsonl", pretext_examples(held, **kw)),  # type: ignore[arg-type]
-    }
+    if with_summaries > 0:
+
+        def multi_task() -> Iterator[dict[str, Any]]:
+            yield from pretext_examples(train_docs(), **kw)  # type: ignore[arg-type]
+            for _ in range(with_summaries):
+                yield from read_prepared(data_dir / "train.jsonl")
+
+        counts = {"train": _write(out_dir / "train.jsonl", multi_task())}
+        shutil.copyfile(data_dir / "val.jsonl", out_dir / "val.jsonl")
+        counts["val"] = len(val_docs)
+    else:
+        counts = {
+            "train": _write(out_dir / "train.jsonl", pretext_examples(train_docs(), **kw)),  # type: ignore[arg-type]
+            "val": _write(out_dir / "val.jsonl", pretext_examples(held, **kw)),  # type: ignore[arg-type]
+        }
     shutil.copyfile(data_dir / "vocab.txt", out_dir / "vocab.txt")
     (out_dir / "stats.json").write_text(
-        json.dumps({"pretext": task, "stride": stride, "source": str(data_dir), "examples": counts}, indent=2) + "\n"
+        json.dumps(
+            {
+                "pretext": task,
+                "stride": stride,
+                "with_summaries": with_summaries,
+                "source": str(data_dir),
+                "examples": counts,
+            },
+            indent=2,
+        )
+        + "\n"
     )
     return counts
