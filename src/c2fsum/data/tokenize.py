@@ -41,6 +41,7 @@ from functools import lru_cache
 
 from nltk.tokenize import NLTKWordTokenizer
 
+from c2fsum.data.sbd import sentence_starts
 from c2fsum.data.vocab import EOS
 
 log = logging.getLogger(__name__)
@@ -102,20 +103,6 @@ class _PTBWordTokenizer(NLTKWordTokenizer):
 _WORD_TOKENIZER = _PTBWordTokenizer()
 
 
-@lru_cache(maxsize=1)
-def _segmenter():
-    """The pysbd segmenter, built once per process (building it compiles many regexes).
-
-    pysbd builds regexes from its abbreviation list on every call; with the standard library's
-    cache of 512 compiled patterns they are evicted and recompiled for each article. A larger
-    cache (a few MB) makes segmentation about 30% faster.
-    """
-    import pysbd
-
-    re._MAXCACHE = max(getattr(re, "_MAXCACHE", 0), 4096)  # private, but stable since Python 3.0
-    return pysbd.Segmenter(language="en", clean=False)
-
-
 def normalize_text(text: str) -> str:
     """Canonical lowercase form of ``text`` that the word tokenizer reads.
 
@@ -134,16 +121,86 @@ def normalize_text(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
+_CLOSERS_ONLY = re.compile(r"[\]\)}>\"'»”’]+")
+_CACHE_WORDS = 1 << 18
+
+
 def _word_tokens(normalized: str) -> list[str]:
     """Treebank word tokens of normalized text, re-tokenized until they no longer change.
 
     A few NLTK rules interact (``boys'cannot`` -> ``boys' can not``, whose ``boys'`` only
     splits on a second pass); iterating makes the tokens a fixed point, so that tokenizing
-    the joined tokens again changes nothing. One extra pass is the common case.
+    the joined tokens again changes nothing.
+
+    NLTK's rules look at a word and the characters next to it; only the rules for the end of
+    the text (``$``: the final period, a final ``:``/``,``) reach further, over the closing
+    brackets and quotes after the text's last word. So the tokens of the text are those of
+    each whitespace-separated word as found in mid-text (cached: most words recur), then those
+    of the last word and the closers after it, tokenized as a text of their own. The same
+    holds for every further pass, so the fixed point can be found word by word too.
     """
-    tokens = _WORD_TOKENIZER.tokenize(normalized)
+    words = normalized.split()
+    if not words:
+        return []
+    k = len(words) - 1
+    while k > 0 and _CLOSERS_ONLY.fullmatch(words[k]):
+        k -= 1
+    tokens: list[str] = []
+    if k > 0:
+        tokens += _word_fixed(words[0], True)
+        fixed = _word_fixed
+        for word in words[1:k]:
+            tokens += fixed(word, False)
+    tokens += _text_tokens(" ".join(words[k:]), k == 0)
+    return tokens
+
+
+@lru_cache(maxsize=4096)
+def _text_tokens(text: str, start: bool) -> tuple[str, ...]:
+    """The fixed point of the tokenizer on the end of a (normalized) text, end-of-text rules
+    included; ``start``: ``text`` is the whole text, else it follows other words."""
+    tokens = _tokenize_pass(text, start, end=True)
     for _ in range(4):
-        again = _WORD_TOKENIZER.tokenize(normalize_text(" ".join(tokens)))
+        again = _tokenize_pass(normalize_text(" ".join(tokens)), start, end=True)
+        if again == tokens:
+            break
+        tokens = again
+    return tuple(tokens)
+
+
+def _tokenize_pass(text: str, start: bool, end: bool) -> list[str]:
+    """One NLTK pass over ``text``; with ``start`` (``end``) False as if words came before
+    (after) it. NLTK never joins across whitespace, so a word on either side stays a token."""
+    tokens = _WORD_TOKENIZER.tokenize(("" if start else "z ") + text + ("" if end else " z"))
+    if not start:
+        if tokens[0] != "z":  # pragma: no cover
+            raise AssertionError(f"tokenizing {text!r} changed the word before it: {tokens}")
+        del tokens[0]
+    if not end:
+        if tokens[-1] != "z":  # pragma: no cover
+            raise AssertionError(f"tokenizing {text!r} changed the word after it: {tokens}")
+        del tokens[-1]
+    return tokens
+
+
+@lru_cache(maxsize=_CACHE_WORDS)
+def _word_once(word: str, start: bool) -> tuple[str, ...]:
+    """One tokenizer pass over ``word`` (no whitespace) followed by more text; ``start``: the
+    word begins the text (``""x`` tokenizes differently there)."""
+    return tuple(_tokenize_pass(word, start, end=False))
+
+
+@lru_cache(maxsize=_CACHE_WORDS)
+def _word_fixed(word: str, start: bool) -> tuple[str, ...]:
+    """The tokens of ``word`` (no whitespace) followed by more text, at the fixed point.
+
+    As :func:`_text_tokens`: at most four passes after the first (a word stable after fewer
+    stays stable, so a word needs as many passes alone as within its text).
+    """
+    tokens = _word_once(word, start)
+    for _ in range(4):
+        words = [w for tok in tokens for w in normalize_text(tok).split()]
+        again = tuple(t for i, w in enumerate(words) for t in _word_once(w, start and i == 0))
         if again == tokens:
             break
         tokens = again
@@ -175,36 +232,6 @@ def _render(tokens: Sequence[str]) -> tuple[str, list[int | None]]:
     return "".join(parts), ends
 
 
-def _cut_offsets(view: str) -> list[int]:
-    """Character offsets in ``view`` where pysbd starts a new sentence.
-
-    ``Segmenter.segment`` would also locate each sentence in the text with a regex compiled for
-    that sentence (slow on long articles); its processor returns the same sentences, which are
-    located here in order with ``str.find``.
-    """
-    segmenter = _segmenter()
-    if hasattr(segmenter, "processor"):
-        sentences = segmenter.processor(view).process()
-    else:  # pragma: no cover - other pysbd versions
-        sentences = segmenter.segment(view)
-    cuts: list[int] = []
-    pos = 0
-    first = True
-    for sentence in sentences:
-        sentence = sentence.strip()
-        if not sentence:
-            continue
-        found = view.find(sentence, pos)
-        if found < 0:
-            log.debug("pysbd sentence not found in its input, boundary ignored: %r", sentence[:60])
-            continue
-        if not first:
-            cuts.append(found)
-        first = False
-        pos = found + len(sentence)
-    return cuts
-
-
 def _break_after(tokens: Sequence[str]) -> set[int]:
     """Indices ``k`` such that a sentence ends after ``tokens[k]`` according to pysbd.
 
@@ -213,7 +240,7 @@ def _break_after(tokens: Sequence[str]) -> set[int]:
     """
     view, ends = _render(tokens)
     breaks: set[int] = set()
-    cuts = [c for c in _cut_offsets(view) if 0 < c < len(view) and (view[c - 1] == " " or view[c] == " ")]
+    cuts = [c for c in sentence_starts(view) if 0 < c < len(view) and (view[c - 1] == " " or view[c] == " ")]
     if not cuts:
         return breaks
     ci = 0
