@@ -39,15 +39,18 @@ import string
 from collections.abc import Callable
 
 # ------------------------------------------------------------------ placeholders (pysbd's)
-_PLACEHOLDER_CHARS = "∯∮♨☝ȸȹ☉☈☇☄ᓴᓷᓰᓱᓳᓸ✂⌬ƪ☏♟♝⎋♬♭\r\n"
+_PLACEHOLDER_CHARS = "∯∮♨☝ȸȹ☉☈☇☄ᓴᓷᓰᓱᓳᓸ✂⌬ƪ☏♟♝⎋♬♭\r\n\x00"
+_SEPARATOR = "\x00"
 _PLACEHOLDERS = re.compile("[" + re.escape(_PLACEHOLDER_CHARS) + "]")
 _PUNCTUATIONS = ("。", "．", ".", "！", "!", "?", "？")
 
 # ------------------------------------------------------------------ list items
 _ROMAN = "i ii iii iv v vi vii viii ix x xi xii xiii xiv x xi xii xiii xv xvi xvii xviii xix xx".split(" ")
 _LATIN = list(string.ascii_lowercase)
-_LIST_WITH_PERIODS = re.compile(r"(?<=^)[a-z](?=\.)|(?<=\A)[a-z](?=\.)|(?<=\s)[a-z](?=\.)")
-_LIST_WITH_PARENS = re.compile(r"(?<=\()[a-z]+(?=\))|(?<=^)[a-z]+(?=\))|(?<=\A)[a-z]+(?=\))|(?<=\s)[a-z]+(?=\))")
+# pysbd's (?<=^)[a-z](?=\.)|(?<=\A)[a-z](?=\.)|(?<=\s)[a-z](?=\.), found in " " + text (3x faster)
+_LIST_WITH_PERIODS = re.compile(r"\s([a-z])\.")
+# pysbd's (?<=\()[a-z]+(?=\))|(?<=^)[a-z]+(?=\))|(?<=\A)[a-z]+(?=\))|(?<=\s)[a-z]+(?=\)), in " " + text
+_LIST_WITH_PARENS = re.compile(r"[\s(]([a-z]+)\)")
 _LIST_LETTERS_AND_PERIODS = re.compile(r"(?<=^)[a-z]\.|(?<=\A)[a-z]\.|(?<=\s)[a-z]\.", re.IGNORECASE)
 _LIST_LETTERS_PARENS = re.compile(r"\([a-z]+(?=\))|(?<=^)[a-z]+(?=\))|(?<=\A)[a-z]+(?=\))|(?<=\s)[a-z]+(?=\))", re.I)
 
@@ -92,10 +95,10 @@ _FILE_FORMAT = re.compile(
     r"(?<=\s)\.(?=(jpe?g|png|gif|tiff?|pdf|ps|docx?|xlsx?|svg|bmp|tga|exif|odt|html?|txt|rtf|bat|sxw|xml|zip|exe"
     r"|msi|blend|wmv|mp[34]|pptx?|flac|rb|cpp|cs|js)\s)"
 )
-_ELLIPSIS_RULES = (
-    (re.compile(r"(\s\.){3}\s"), "♟♟♟♟♟♟♟"),
-    (re.compile(r"(?<=[a-z])(\.\s){3}\.($|\\n)"), "♝♝♝♝♝♝♝"),
-    (re.compile(r"\.\.\."), "ƪƪƪ"),
+_ELLIPSIS_RULES = (  # (what must occur in a view, whose only whitespace is " ", for the rule to match)
+    (" . . . ", re.compile(r"(\s\.){3}\s"), "♟♟♟♟♟♟♟"),
+    (". . . .", re.compile(r"(?<=[a-z])(\.\s){3}\.($|\\n)"), "♝♝♝♝♝♝♝"),
+    ("...", re.compile(r"\.\.\."), "ƪƪƪ"),
 )
 _EXCLAMATION_WORDS = re.compile(
     "|".join(
@@ -120,7 +123,12 @@ _PUNCT_TO_PLACEHOLDER = str.maketrans(
     {".": "∯", "。": "&ᓰ&", "．": "&ᓱ&", "！": "&ᓳ&", "!": "&ᓴ&", "?": "&ᓷ&", "？": "&ᓸ&"}
 )
 _DOUBLE_PUNCT = re.compile(r"\?!|!\?|\?\?|!!")
-_DOUBLE_PUNCT_RULES = ((re.compile(r"\?!"), "☉"), (re.compile(r"!\?"), "☈"), (re.compile(r"\?\?"), "☇"), (re.compile(r"!!"), "☄"))
+_DOUBLE_PUNCT_RULES = (
+    (re.compile(r"\?!"), "☉"),
+    (re.compile(r"!\?"), "☈"),
+    (re.compile(r"\?\?"), "☇"),
+    (re.compile(r"!!"), "☄"),
+)
 _QE_RULES = (
     (re.compile(r"\?(?=('|\"))"), "&ᓷ&"),
     (re.compile(r"\!(?=('|\"))"), "&ᓴ&"),
@@ -137,7 +145,6 @@ _SUB_SYMBOLS = (
 )  # fmt: skip
 _REINSERT_ELLIPSIS = (("ƪƪƪ", "..."), ("♟♟♟♟♟♟♟", " . . . "), ("♝♝♝♝♝♝♝", ". . . ."), ("☏☏", ".."), ("∮", "."))
 _ANY_SYMBOL = re.compile("[∯♬♭ᓰᓱᓳᓴᓷᓸ☉☇☈☄✂⌬ȸȹƪ♟♝☏∮⎋]")
-_ALL_LETTERS = re.compile(r"\A[a-zA-Z]*\Z")
 _PARENS_BETWEEN_DOUBLE_QUOTES = re.compile(r'["\”]\s\(.*\)\s["\“]')
 _SPACE_BEFORE_PAREN = re.compile(r"\s(?=\()")
 _SPACE_AFTER_PAREN = re.compile(r"(?<=\))\s")
@@ -157,9 +164,6 @@ def sentence_starts(view: str) -> list[int]:
     first = True
     n = len(text)
     for sentence in sentences(view):
-        sentence = sentence.strip()
-        if not sentence:
-            continue
         start = pos
         while start < n and text[start].isspace():
             start += 1
@@ -177,7 +181,10 @@ def sentence_starts(view: str) -> list[int]:
 
 
 def sentences(view: str) -> list[str]:
-    """The sentences pysbd finds in ``view`` (lowercase, no line breaks), as pysbd returns them."""
+    """The sentences pysbd finds in ``view`` (lowercase, no line breaks), stripped, empty ones left out.
+
+    pysbd leaves a sentence of three or more ASCII letters unstripped; it has no spaces to strip.
+    """
     if not view:
         return []
     text = _PLACEHOLDERS.sub("_", view)
@@ -185,42 +192,38 @@ def sentences(view: str) -> list[str]:
     text = _abbreviations(text)
     for rule, repl in _NUMBER_RULES:
         text = rule.sub(repl, text)
-    text = _CONTINUOUS_PUNCT.sub(lambda m: m.group().replace("!", "&ᓴ&").replace("?", "&ᓷ&"), text)
+    if "!" in text or "?" in text:
+        text = _CONTINUOUS_PUNCT.sub(lambda m: m.group().replace("!", "&ᓴ&").replace("?", "&ᓷ&"), text)
     text = _WITH_MULTIPLE_PERIODS.sub("\\1∮\\3", text)
     if "°" in text:
         text = _GEO_LOCATION.sub("∯", text)
-    text = _FILE_FORMAT.sub("∯", text)
+    if " ." in text:
+        text = _FILE_FORMAT.sub("∯", text)
     if '"' in text or "”" in text:  # check_for_parens_between_quotes (views have no double quotes)
         text = _PARENS_BETWEEN_DOUBLE_QUOTES.sub(_parens_between_quotes, text)
-    out: list[str] = []
+    parts: list[str] = []
     for segment in text.split("\r"):
         if not segment:
             continue
-        for rule, repl in _ELLIPSIS_RULES:
-            segment = rule.sub(repl, segment)
-        parts = _process_segment(segment) if any(p in segment for p in _PUNCTUATIONS) else [segment]
-        for part in parts:
-            if not part:
-                continue
-            if _ANY_SYMBOL.search(part):
-                for old, new in _SUB_SYMBOLS:
-                    part = part.replace(old, new)
-            part = _post_process(part)
-            if part:
-                out.append(part.replace("&⎋&", "'"))
-    return out
+        for needle, rule, repl in _ELLIPSIS_RULES:
+            if needle in segment:
+                segment = rule.sub(repl, segment)
+        if any(p in segment for p in _PUNCTUATIONS):
+            parts += _process_segment(segment)
+        else:
+            parts.append(segment)
+    # pysbd's post-processing of each sentence replaces strings that never span two sentences:
+    # done once on all of them, joined by a character that no view holds
+    joined = _SEPARATOR.join(parts)
+    if _ANY_SYMBOL.search(joined):
+        for old, new in _SUB_SYMBOLS + _REINSERT_ELLIPSIS + (("\n", ""), ("&⎋&", "'")):
+            if old in joined:
+                joined = joined.replace(old, new)
+    return [part for part in (p.strip() for p in joined.split(_SEPARATOR)) if part]
 
 
 def _parens_between_quotes(match: re.Match) -> str:
     return _SPACE_AFTER_PAREN.sub("\r", _SPACE_BEFORE_PAREN.sub("\r", match.group()))
-
-
-def _post_process(txt: str) -> str:
-    if len(txt) > 2 and _ALL_LETTERS.search(txt):
-        return txt
-    for old, new in _REINSERT_ELLIPSIS:
-        txt = txt.replace(old, new)
-    return txt.replace("\n", "").strip()
 
 
 # ------------------------------------------------------------------ list items
@@ -242,7 +245,7 @@ def _alphabet_list(text: str, regex: re.Pattern, alphabet: list[str], *, parens:
     would replace are decided on the list as found first, and replacing a letter twice only
     adds empty lines, so one substitution of all the chosen letters gives the same sentences.
     """
-    items = [i for i in regex.findall(text) if i in alphabet]
+    items = [i for i in regex.findall(" " + text) if i in alphabet]
     if not items:
         return text
     chosen: set[str] = set()
@@ -266,7 +269,9 @@ def _alphabet_list(text: str, regex: re.Pattern, alphabet: list[str], *, parens:
             return "\r" + s if s in chosen else s
 
         return _LIST_LETTERS_PARENS.sub(paren, text)
-    return _LIST_LETTERS_AND_PERIODS.sub(lambda m: "\r" + m.group()[0] + "∯" if m.group()[0] in chosen else m.group(), text)
+    return _LIST_LETTERS_AND_PERIODS.sub(
+        lambda m: "\r" + m.group()[0] + "∯" if m.group()[0] in chosen else m.group(), text
+    )
 
 
 # ------------------------------------------------------------------ abbreviations
