@@ -72,7 +72,7 @@ _PREPOSITIVE = frozenset(
 _NUMBER_ABBR = frozenset("art ext no nos p pp".split())
 _PLAIN_ABBR = frozenset(a for a in _ABBREVIATIONS if "." not in a)
 _DOTTED_ABBR = tuple(a for a in _ABBREVIATIONS if "." in a)  # "." is a wildcard in pysbd's regex
-_DOTTED_FIND = {a: re.compile(r"(?:^|\s|\r|\n){}".format(a), re.IGNORECASE) for a in _DOTTED_ABBR}
+_DOTTED_FIND = {a: re.compile(rf"(?:^|\s|\r|\n){a}", re.IGNORECASE) for a in _DOTTED_ABBR}
 _AFTER_PREPOSITIVE = re.compile(r"\s|:\d+")
 _AFTER_NUMBER_ABBR = re.compile(r"\s\d|\s+\(")
 _AFTER_ABBR = re.compile(r"(\.|\:|-|\?|,)|(\s([a-z]|I\s|I'm|I'll|\d|\())")
@@ -103,7 +103,9 @@ _ELLIPSIS_RULES = (  # (what must occur in a view, whose only whitespace is " ",
 _EXCLAMATION_WORDS = re.compile(
     "|".join(
         re.escape(w)
-        for w in "!Xũ !Kung ǃʼOǃKung !Xuun !Kung-Ekoka ǃHu ǃKhung ǃKu ǃung ǃXo ǃXû ǃXung ǃXũ !Xun Yahoo! Y!J Yum!".split()
+        for w in (
+            "!Xũ !Kung ǃʼOǃKung !Xuun !Kung-Ekoka ǃHu ǃKhung ǃKu ǃung ǃXo ǃXû ǃXung ǃXũ !Xun Yahoo! Y!J Yum!"
+        ).split()
     )
 )
 _WORD_WITH_LEADING_APOSTROPHE = re.compile(r"(?<=\s)'(?:[^']|'[a-zA-Z])*'\S")

@@ -144,7 +144,8 @@ def _word_tokens(normalized: str) -> list[str]:
     brackets and quotes after the text's last word. So the tokens of the text are those of
     each whitespace-separated word as found in mid-text (cached: most words recur), then those
     of the last word and the closers after it, tokenized as a text of their own. The same
-    holds for every further pass, so the fixed point can be found word by word too.
+    holds for every further pass, so the fixed point can be found word by word too. Words not
+    in the cache yet are tokenized together, in one call of the tokenizer (:func:`_fill`).
     """
     words = normalized.split()
     if not words:
@@ -155,11 +156,80 @@ def _word_tokens(normalized: str) -> list[str]:
     tokens: list[str] = []
     if k > 0:
         tokens += _word_fixed(words[0], True)
-        fixed = _word_fixed
+        fixed = _FIXED
+        if len(fixed) > _CACHE_WORDS:
+            fixed.clear()
+            _ONCE.clear()
+            _RENORMALIZED.clear()
+        _fill([w for w in set(words[1:k]) if w not in fixed])
         for word in words[1:k]:
-            tokens += fixed(word, False)
+            tokens += fixed[word]
     tokens += _text_tokens(" ".join(words[k:]), k == 0)
     return tokens
+
+
+_ONCE: dict[str, tuple[str, ...]] = {}
+"""Word -> its tokens after one tokenizer pass, in mid-text (a cache, cleared when full)."""
+_FIXED: dict[str, tuple[str, ...]] = {}
+"""Word -> its tokens at the fixed point, in mid-text (a cache, cleared when full)."""
+_RENORMALIZED: dict[str, list[str]] = {}
+"""Token -> ``normalize_text(token).split()`` (a cache, cleared with the others)."""
+_MARK = "Z"  # between words tokenized together: normalized text has no capitals
+
+
+def _fill(words: list[str]) -> None:
+    """Put the mid-text fixed-point tokens of ``words`` (not cached yet) into ``_FIXED``.
+
+    As :func:`_text_tokens`: at most four passes after the first; a word stable after fewer
+    stays stable, so a word needs as many passes alone as within its text.
+    """
+    _fill_once(words)
+    current = {w: _ONCE[w] for w in words}
+    for _ in range(4):
+        if not current:
+            break
+        parts = {w: [p for tok in tokens for p in _renormalized(tok)] for w, tokens in current.items()}
+        _fill_once([p for ps in parts.values() for p in ps if p not in _ONCE])
+        unstable = {}
+        for w, tokens in current.items():
+            again = tuple(t for p in parts[w] for t in _ONCE[p])
+            if again == tokens:
+                _FIXED[w] = tokens
+            else:
+                unstable[w] = again
+        current = unstable
+    _FIXED.update(current)
+
+
+def _renormalized(token: str) -> list[str]:
+    """``normalize_text(token).split()``; a token of ASCII letters and digits is already normal."""
+    if token.isascii() and token.isalnum():
+        return [token]
+    parts = _RENORMALIZED.get(token)
+    if parts is None:
+        parts = _RENORMALIZED[token] = normalize_text(token).split()
+    return parts
+
+
+def _fill_once(words: list[str]) -> None:
+    """Put the tokens of one mid-text pass over each of ``words`` into ``_ONCE``: all in one call
+    of the tokenizer, the words separated by ``Z`` (NLTK never joins across whitespace)."""
+    hard = []
+    for w in dict.fromkeys(words):
+        if w.isascii() and w.isalnum() and w not in _CONTRACTED:
+            _ONCE[w] = (w,)  # no rule of the tokenizer touches ASCII letters and digits alone
+        else:
+            hard.append(w)
+    if not hard:
+        return
+    tokens = _WORD_TOKENIZER.tokenize(f"{_MARK} " + f" {_MARK} ".join(hard) + f" {_MARK}")
+    marks = [k for k, tok in enumerate(tokens) if tok == _MARK]
+    if len(marks) != len(hard) + 1 or marks[0] != 0:  # pragma: no cover - NLTK never joins words
+        for w in hard:
+            _ONCE[w] = _word_once(w, False)
+        return
+    for w, a, b in zip(hard, marks, marks[1:], strict=False):
+        _ONCE[w] = tuple(tokens[a + 1 : b])
 
 
 @lru_cache(maxsize=4096)
@@ -227,7 +297,7 @@ def _render(tokens: Sequence[str]) -> tuple[str, list[int], list[int]]:
     quotes, left, right = _QUOTE_TOKENS, _GLUE_LEFT, _GLUE_RIGHT
     pieces = [
         tok if (prev in right or tok in left) else " " + tok
-        for prev, tok in zip(itertools.chain(("",), tokens), tokens)
+        for prev, tok in zip(itertools.chain(("",), tokens), tokens, strict=False)  # prev: one longer
         if tok not in quotes
     ]
     if not pieces:
@@ -262,7 +332,11 @@ def _split_final_period(sentence: list[str]) -> None:
         j -= 1
     word = sentence[j]
     if len(word) > 1 and word.endswith(".") and word[-2] != ".":
-        sentence[j : j + 1] = _word_tokens(word)
+        # = _word_tokens(word): the final period splits off, then the rest is an ordinary word
+        # (a token holds no '"', the one character that tokenizes differently at a text start)
+        if word[:-1] not in _FIXED:
+            _fill([word[:-1]])
+        sentence[j : j + 1] = _FIXED[word[:-1]] + (".",)
 
 
 def _assemble(tokens: Sequence[str], breaks: Sequence[int]) -> list[list[str]]:
@@ -341,6 +415,8 @@ def split_sentences(text: str) -> list[list[str]]:
         return []
     # pysbd reads the whole text even across </s>, so that its cuts match those of a first pass
     breaks = sorted(set(_break_after(tokens)).union(forced))
+    # the words that may lose their final period (_split_final_period), tokenized together
+    _fill([w for w in {t[:-1] for t in tokens if t[-1] == "." and len(t) > 1 and t[-2] != "."} if w not in _FIXED])
     final = _FINAL_FORMS.__getitem__
     return [list(map(final, sentence)) for sentence in _assemble(tokens, breaks)]
 
