@@ -174,6 +174,7 @@ _FIXED: dict[str, tuple[str, ...]] = {}
 """Word -> its tokens at the fixed point, in mid-text (a cache, cleared when full)."""
 _RENORMALIZED: dict[str, list[str]] = {}
 """Token -> ``normalize_text(token).split()`` (a cache, cleared with the others)."""
+_BATCH = 4096  # words per tokenizer call
 _MARK = "Z"  # between words tokenized together: normalized text has no capitals
 
 
@@ -220,15 +221,18 @@ def _fill_once(words: list[str]) -> None:
             _ONCE[w] = (w,)  # no rule of the tokenizer touches ASCII letters and digits alone
         else:
             hard.append(w)
-    if not hard:
-        return
-    tokens = _WORD_TOKENIZER.tokenize(f"{_MARK} " + f" {_MARK} ".join(hard) + f" {_MARK}")
+    for at in range(0, len(hard), _BATCH):  # bounded calls: NLTK times out a regex after 5 s
+        _tokenize_together(hard[at : at + _BATCH])
+
+
+def _tokenize_together(words: list[str]) -> None:
+    tokens = _WORD_TOKENIZER.tokenize(f"{_MARK} " + f" {_MARK} ".join(words) + f" {_MARK}")
     marks = [k for k, tok in enumerate(tokens) if tok == _MARK]
-    if len(marks) != len(hard) + 1 or marks[0] != 0:  # pragma: no cover - NLTK never joins words
-        for w in hard:
+    if len(marks) != len(words) + 1 or marks[0] != 0:  # pragma: no cover - NLTK never joins words
+        for w in words:
             _ONCE[w] = _word_once(w, False)
         return
-    for w, a, b in zip(hard, marks, marks[1:], strict=False):
+    for w, a, b in zip(words, marks, marks[1:], strict=False):
         _ONCE[w] = tuple(tokens[a + 1 : b])
 
 
