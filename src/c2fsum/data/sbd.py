@@ -17,8 +17,9 @@ for rule in pysbd's order, with three differences in how, none in what:
   abbreviations) is one scan over the periods of the text, each period checked against the
   abbreviations that could end at it; the list rules make one substitution per list kind;
 * characters that pysbd uses as its own placeholders never reach the rules: they are
-  replaced by ``_`` in a copy of the view of the same length, in which the sentences are
-  then located (pysbd would turn a ``∯`` of the text into a period, for example).
+  replaced by U+0001 (which no rule treats specially) in a copy of the view of the same
+  length, in which the sentences are then located (pysbd would turn a ``∯`` of the text into
+  a period, for example). None of the 3,573 golden documents holds such a character.
 
 pysbd quirks kept on purpose, because the tokens of the prepared data depend on them: the
 dotted abbreviations ``i.e``, ``e.g``, ``u.s``, ``ph.d``, ``d.phil``, ``dr.phil``,
@@ -160,7 +161,7 @@ def sentence_starts(view: str) -> list[int]:
     a window, so that a sentence pysbd rewrote cannot send the search to the end of the text
     for each of many sentences); one that is not found is skipped.
     """
-    text = _PLACEHOLDERS.sub("_", view)
+    text = _PLACEHOLDERS.sub("\x01", view)
     cuts: list[int] = []
     pos = 0
     first = True
@@ -189,7 +190,7 @@ def sentences(view: str) -> list[str]:
     """
     if not view:
         return []
-    text = _PLACEHOLDERS.sub("_", view)
+    text = _PLACEHOLDERS.sub("\x01", view)
     text = _list_items(text)
     text = _abbreviations(text)
     for rule, repl in _NUMBER_RULES:
