@@ -246,10 +246,20 @@ def _tokenize_together(words: list[str]) -> None:
         _ONCE[w] = tuple(tokens[a + 1 : b])
 
 
-@lru_cache(maxsize=4096)
 def _text_tokens(text: str, start: bool) -> tuple[str, ...]:
     """The fixed point of the tokenizer on the end of a (normalized) text, end-of-text rules
     included; ``start``: ``text`` is the whole text, else it follows other words."""
+    if len(text) <= 64:  # the usual end of a text ("said .", "cnn ."): cached
+        return _short_text_tokens(text, start)
+    return _text_tokens_uncached(text, start)
+
+
+@lru_cache(maxsize=4096)
+def _short_text_tokens(text: str, start: bool) -> tuple[str, ...]:
+    return _text_tokens_uncached(text, start)
+
+
+def _text_tokens_uncached(text: str, start: bool) -> tuple[str, ...]:
     tokens = _tokenize_pass(text, start, end=True)
     for _ in range(4):
         again = _tokenize_pass(normalize_text(" ".join(tokens)), start, end=True)
