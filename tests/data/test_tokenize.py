@@ -6,7 +6,6 @@ import gzip
 import itertools
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -182,13 +181,3 @@ def test_ptb_tokenized_test_documents_are_a_fixed_point():
         assert preprocess_article(flat(first)) == first, doc["id"]
         assert all(s[-1] == EOS and EOS not in s[:-1] for s in first)
         assert not any(t in ("(", ")", "[", "]") for s in first for t in s)
-
-
-@needs_cnndm
-def test_speed_of_a_650_word_article():
-    doc = min(_untokenized_train_articles(50), key=lambda d: abs(len(d["article"].split()) - 650))
-    preprocess_article("Warm up. The segmenter is built once.")
-    start = time.perf_counter()
-    preprocess_article(doc["article"])
-    elapsed = time.perf_counter() - start
-    assert elapsed < 2.0, f"{elapsed:.2f} s for a {len(doc['article'].split())}-word article (expected ~0.05 s)"

@@ -378,6 +378,7 @@ def _prepare_split(
     tasks = ((chunk, all_highlights, counts is not None) for chunk in _chunked(docs, chunk_size))
     tmp = _tmp_path(out, split)
     log.info("preparing %s from %s", split, "; ".join(s.describe() for s in sources))
+    split_started = time.perf_counter()
     try:
         with (
             open(tmp, "w", encoding="utf-8", newline="\n") as f,
@@ -407,6 +408,9 @@ def _prepare_split(
                 if counts is not None and chunk.counts:
                     counts.update(chunk.counts)
                 bar.update(len(chunk.results))
+                elapsed = time.perf_counter() - split_started
+                if elapsed > 0:
+                    bar.set_postfix_str(f"{tally.words / elapsed:,.0f} words/s", refresh=False)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -8,9 +8,10 @@ Raw text in, the tokens a model sees out::
 
 Steps: Unicode clean-up; PTB bracket tokens (``-LRB-``...) and typographic quotes back to
 characters; lowercasing; digits to a placeholder; NLTK's Treebank-style word tokenizer
-(``NLTKWordTokenizer``, no punkt model needed) over the whole text; sentence boundaries from
-``pysbd``; brackets written as CoreNLP tokens (``-lrb- -rrb- -lsb- -rsb- -lcb- -rcb-``) and
-every digit as ``#``.
+(``NLTKWordTokenizer``, no punkt model needed), word by word with a cache (see
+:func:`_word_tokens`: the same tokens as over the whole text); sentence boundaries by pysbd's
+rules (:mod:`c2fsum.data.sbd`, the same cuts as ``pysbd`` 0.3.4 in linear time); brackets
+written as CoreNLP tokens (``-lrb- -rrb- -lsb- -rsb- -lcb- -rcb-``) and every digit as ``#``.
 
 **Idempotence.** Part of CNN/DM circulates already PTB-tokenized and/or lowercased, so
 preprocessing must give the same tokens whatever form its input was in:
@@ -28,11 +29,22 @@ preprocessing must give the same tokens whatever form its input was in:
 * quote marks around a cut are assigned by a rule on the tokens alone.
 
 Checked on all 2,753 documents of the project's CNN/DM sample (tests: 20 of them, plus
-generated text). Speed: about 45 ms per 650-word article on one core, 30 of them in pysbd.
+generated text).
+
+**Speed (issue 17).** Until issue 17 the word tokenizer ran over the whole text and pysbd
+split it, at 5,000-30,000 words/s and worse than linearly on long texts (pysbd re-scans the
+text once per abbreviation occurrence and list item). Now each distinct word is tokenized once
+per process (new words of a document in one NLTK call) and the sentence rules run once over
+the text: 250,000-360,000 words/s on one core, in time linear in the text
+(``bench/preprocess.py``). The output is token for token the same as before on every
+document of the shared CNN/DM, long-document and PubMed test sets
+(``tests/data/test_tokenize_golden.py``; the old code is ``bench/_tokenize_before.py``).
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import logging
 import re
 import unicodedata
@@ -41,6 +53,7 @@ from functools import lru_cache
 
 from nltk.tokenize import NLTKWordTokenizer
 
+from c2fsum.data.sbd import sentence_starts
 from c2fsum.data.vocab import EOS
 
 log = logging.getLogger(__name__)
@@ -51,7 +64,7 @@ PTB_BRACKETS = {"(": "-lrb-", ")": "-rrb-", "[": "-lsb-", "]": "-rsb-", "{": "-l
 _BRACKET_TOKEN = re.compile(r"-(lrb|rrb|lsb|rsb|lcb|rcb)-", re.IGNORECASE)
 _BRACKET_CHAR = {token[1:4]: char for char, token in PTB_BRACKETS.items()}
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060\ufeff]")  # soft hyphen, zero-width marks, BOM
-_CHAR_MAP = str.maketrans(
+_CHAR_MAP = tuple(
     {
         "\u201c": " `` ",  # left double quotation mark
         "\u201e": " `` ",  # double low-9 quotation mark
@@ -67,12 +80,11 @@ _CHAR_MAP = str.maketrans(
         "\u2014": " -- ",
         "\u2015": " -- ",
         "#": "0",  # an already preprocessed digit; see the module docstring
-    }
-)
+    }.items()
+)  # str.replace for each (10x faster than str.translate with a dict; no output holds a key)
 _DIGIT = re.compile(r"\d")
 _DOTS = re.compile(r"\.{2,}")  # "..", "...", "...." all become one ellipsis token
 _QUOTE_BEFORE_PUNCT = re.compile(r"(?<!')'(?=[.,;:!?)\]}\"])")  # 'word'. -> 'word ' .
-_WHITESPACE = re.compile(r"\s+")
 _EOS_MARK = re.compile(re.escape(EOS))
 
 _QUOTE_TOKENS = frozenset({"``", "''", "'", "`", '"'})
@@ -102,20 +114,6 @@ class _PTBWordTokenizer(NLTKWordTokenizer):
 _WORD_TOKENIZER = _PTBWordTokenizer()
 
 
-@lru_cache(maxsize=1)
-def _segmenter():
-    """The pysbd segmenter, built once per process (building it compiles many regexes).
-
-    pysbd builds regexes from its abbreviation list on every call; with the standard library's
-    cache of 512 compiled patterns they are evicted and recompiled for each article. A larger
-    cache (a few MB) makes segmentation about 30% faster.
-    """
-    import pysbd
-
-    re._MAXCACHE = max(getattr(re, "_MAXCACHE", 0), 4096)  # private, but stable since Python 3.0
-    return pysbd.Segmenter(language="en", clean=False)
-
-
 def normalize_text(text: str) -> str:
     """Canonical lowercase form of ``text`` that the word tokenizer reads.
 
@@ -125,13 +123,23 @@ def normalize_text(text: str) -> str:
     """
     if not isinstance(text, str):
         raise TypeError(f"text: expected str, got {type(text).__name__}")
-    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    text = _INVISIBLE.sub("", text)
     text = _BRACKET_TOKEN.sub(lambda m: f" {_BRACKET_CHAR[m.group(1).lower()]} ", text)
-    text = text.translate(_CHAR_MAP).lower()
+    for char, repl in _CHAR_MAP:
+        if char in text:
+            text = text.replace(char, repl)
+    text = text.lower()
     text = _DIGIT.sub("0", text)
     text = _DOTS.sub(" ... ", text)
     text = _QUOTE_BEFORE_PUNCT.sub(" ' ", text)
-    return _WHITESPACE.sub(" ", text).strip()
+    return " ".join(text.split())
+
+
+_CLOSERS_ONLY = re.compile(r"[\]\)}>\"'»”’]+")
+_CACHE_WORDS = 1 << 18
+_CONTRACTED = frozenset({"cannot", "gimme", "gonna", "gotta", "lemme", "wanna"})  # NLTK splits these
 
 
 def _word_tokens(normalized: str) -> list[str]:
@@ -139,93 +147,203 @@ def _word_tokens(normalized: str) -> list[str]:
 
     A few NLTK rules interact (``boys'cannot`` -> ``boys' can not``, whose ``boys'`` only
     splits on a second pass); iterating makes the tokens a fixed point, so that tokenizing
-    the joined tokens again changes nothing. One extra pass is the common case.
+    the joined tokens again changes nothing.
+
+    NLTK's rules look at a word and the characters next to it; only the rules for the end of
+    the text (``$``: the final period, a final ``:``/``,``) reach further, over the closing
+    brackets and quotes after the text's last word. So the tokens of the text are those of
+    each whitespace-separated word as found in mid-text (cached: most words recur), then those
+    of the last word and the closers after it, tokenized as a text of their own. The same
+    holds for every further pass, so the fixed point can be found word by word too. Words not
+    in the cache yet are tokenized together, in one call of the tokenizer (:func:`_fill`).
     """
-    tokens = _WORD_TOKENIZER.tokenize(normalized)
+    words = normalized.split()
+    if not words:
+        return []
+    k = len(words) - 1
+    while k > 0 and _CLOSERS_ONLY.fullmatch(words[k]):
+        k -= 1
+    tokens: list[str] = []
+    if k > 0:
+        tokens += _word_fixed(words[0], True)
+        fixed = _FIXED
+        if len(fixed) > _CACHE_WORDS:
+            fixed.clear()
+            _ONCE.clear()
+            _RENORMALIZED.clear()
+        _fill([w for w in set(words[1:k]) if w not in fixed])
+        for word in words[1:k]:
+            tokens += fixed[word]
+    tokens += _text_tokens(" ".join(words[k:]), k == 0)
+    return tokens
+
+
+_ONCE: dict[str, tuple[str, ...]] = {}
+"""Word -> its tokens after one tokenizer pass, in mid-text (a cache, cleared when full)."""
+_FIXED: dict[str, tuple[str, ...]] = {}
+"""Word -> its tokens at the fixed point, in mid-text (a cache, cleared when full)."""
+_RENORMALIZED: dict[str, list[str]] = {}
+"""Token -> ``normalize_text(token).split()`` (a cache, cleared with the others)."""
+_BATCH = 4096  # words per tokenizer call
+_MARK = "Z"  # between words tokenized together: normalized text has no capitals
+
+
+def _fill(words: list[str]) -> None:
+    """Put the mid-text fixed-point tokens of ``words`` (not cached yet) into ``_FIXED``.
+
+    As :func:`_text_tokens`: at most four passes after the first; a word stable after fewer
+    stays stable, so a word needs as many passes alone as within its text.
+    """
+    _fill_once(words)
+    current = {w: _ONCE[w] for w in words}
     for _ in range(4):
-        again = _WORD_TOKENIZER.tokenize(normalize_text(" ".join(tokens)))
+        if not current:
+            break
+        parts = {w: [p for tok in tokens for p in _renormalized(tok)] for w, tokens in current.items()}
+        _fill_once([p for ps in parts.values() for p in ps if p not in _ONCE])
+        unstable = {}
+        for w, tokens in current.items():
+            again = tuple(t for p in parts[w] for t in _ONCE[p])
+            if again == tokens:
+                _FIXED[w] = tokens
+            else:
+                unstable[w] = again
+        current = unstable
+    _FIXED.update(current)
+
+
+def _renormalized(token: str) -> list[str]:
+    """``normalize_text(token).split()``; a token of ASCII letters and digits is already normal."""
+    if token.isascii() and token.isalnum():
+        return [token]
+    parts = _RENORMALIZED.get(token)
+    if parts is None:
+        parts = _RENORMALIZED[token] = normalize_text(token).split()
+    return parts
+
+
+def _fill_once(words: list[str]) -> None:
+    """Put the tokens of one mid-text pass over each of ``words`` into ``_ONCE``: all in one call
+    of the tokenizer, the words separated by ``Z`` (NLTK never joins across whitespace)."""
+    hard = []
+    for w in dict.fromkeys(words):
+        if w.isascii() and w.isalnum() and w not in _CONTRACTED:
+            _ONCE[w] = (w,)  # no rule of the tokenizer touches ASCII letters and digits alone
+        else:
+            hard.append(w)
+    for at in range(0, len(hard), _BATCH):  # bounded calls: NLTK times out a regex after 5 s
+        _tokenize_together(hard[at : at + _BATCH])
+
+
+def _tokenize_together(words: list[str]) -> None:
+    tokens = _WORD_TOKENIZER.tokenize(f"{_MARK} " + f" {_MARK} ".join(words) + f" {_MARK}")
+    marks = [k for k, tok in enumerate(tokens) if tok == _MARK]
+    if len(marks) != len(words) + 1 or marks[0] != 0:  # pragma: no cover - NLTK never joins words
+        for w in words:
+            _ONCE[w] = _word_once(w, False)
+        return
+    for w, a, b in zip(words, marks, marks[1:], strict=False):
+        _ONCE[w] = tuple(tokens[a + 1 : b])
+
+
+def _text_tokens(text: str, start: bool) -> tuple[str, ...]:
+    """The fixed point of the tokenizer on the end of a (normalized) text, end-of-text rules
+    included; ``start``: ``text`` is the whole text, else it follows other words."""
+    if len(text) <= 64:  # the usual end of a text ("said .", "cnn ."): cached
+        return _short_text_tokens(text, start)
+    return _text_tokens_uncached(text, start)
+
+
+@lru_cache(maxsize=4096)
+def _short_text_tokens(text: str, start: bool) -> tuple[str, ...]:
+    return _text_tokens_uncached(text, start)
+
+
+def _text_tokens_uncached(text: str, start: bool) -> tuple[str, ...]:
+    tokens = _tokenize_pass(text, start, end=True)
+    for _ in range(4):
+        again = _tokenize_pass(normalize_text(" ".join(tokens)), start, end=True)
+        if again == tokens:
+            break
+        tokens = again
+    return tuple(tokens)
+
+
+def _tokenize_pass(text: str, start: bool, end: bool) -> list[str]:
+    """One NLTK pass over ``text``; with ``start`` (``end``) False as if words came before
+    (after) it. NLTK never joins across whitespace, so a word on either side stays a token."""
+    tokens = _WORD_TOKENIZER.tokenize(("" if start else "z ") + text + ("" if end else " z"))
+    if not start:
+        if tokens[0] != "z":  # pragma: no cover
+            raise AssertionError(f"tokenizing {text!r} changed the word before it: {tokens}")
+        del tokens[0]
+    if not end:
+        if tokens[-1] != "z":  # pragma: no cover
+            raise AssertionError(f"tokenizing {text!r} changed the word after it: {tokens}")
+        del tokens[-1]
+    return tokens
+
+
+@lru_cache(maxsize=_CACHE_WORDS)
+def _word_once(word: str, start: bool) -> tuple[str, ...]:
+    """One tokenizer pass over ``word`` (no whitespace) followed by more text; ``start``: the
+    word begins the text (``""x`` tokenizes differently there)."""
+    if word.isascii() and word.isalnum() and word not in _CONTRACTED:
+        return (word,)  # no rule of the tokenizer touches ASCII letters and digits alone
+    return tuple(_tokenize_pass(word, start, end=False))
+
+
+@lru_cache(maxsize=_CACHE_WORDS)
+def _word_fixed(word: str, start: bool) -> tuple[str, ...]:
+    """The tokens of ``word`` (no whitespace) followed by more text, at the fixed point.
+
+    As :func:`_text_tokens`: at most four passes after the first (a word stable after fewer
+    stays stable, so a word needs as many passes alone as within its text).
+    """
+    tokens = _word_once(word, start)
+    for _ in range(4):
+        words = [w for tok in tokens for w in normalize_text(tok).split()]
+        again = tuple(t for i, w in enumerate(words) for t in _word_once(w, start and i == 0))
         if again == tokens:
             break
         tokens = again
     return tokens
 
 
-def _render(tokens: Sequence[str]) -> tuple[str, list[int | None]]:
-    """The string pysbd reads, and the end offset of each token in it (None: not rendered).
+def _render(tokens: Sequence[str]) -> tuple[str, list[int], list[int]]:
+    """The string pysbd reads, the indices of the tokens rendered in it, and where each ends.
 
     Punctuation is glued to its neighbour as in ordinary prose and quote marks are left out,
     so ``word .`` and ``word.`` render alike and quotes cannot hide sentence ends from pysbd.
+    A token is glued to the one before it when it is in ``_GLUE_LEFT`` or the token before it
+    (a quote mark included) is in ``_GLUE_RIGHT``.
     """
-    parts: list[str] = []
-    ends: list[int | None] = []
-    length = 0
-    glue_next = True
-    for tok in tokens:
-        if tok in _QUOTE_TOKENS:
-            ends.append(None)
-            glue_next = False
-            continue
-        if parts and not (glue_next or tok in _GLUE_LEFT):
-            parts.append(" ")
-            length += 1
-        parts.append(tok)
-        length += len(tok)
-        ends.append(length)
-        glue_next = tok in _GLUE_RIGHT
-    return "".join(parts), ends
+    quotes, left, right = _QUOTE_TOKENS, _GLUE_LEFT, _GLUE_RIGHT
+    pieces = [
+        tok if (prev in right or tok in left) else " " + tok
+        for prev, tok in zip(itertools.chain(("",), tokens), tokens, strict=False)  # prev: one longer
+        if tok not in quotes
+    ]
+    if not pieces:
+        return "", [], []
+    pieces[0] = pieces[0].lstrip(" ")
+    rendered = [k for k, tok in enumerate(tokens) if tok not in quotes]
+    return "".join(pieces), rendered, list(itertools.accumulate(map(len, pieces)))
 
 
-def _cut_offsets(view: str) -> list[int]:
-    """Character offsets in ``view`` where pysbd starts a new sentence.
-
-    ``Segmenter.segment`` would also locate each sentence in the text with a regex compiled for
-    that sentence (slow on long articles); its processor returns the same sentences, which are
-    located here in order with ``str.find``.
-    """
-    segmenter = _segmenter()
-    if hasattr(segmenter, "processor"):
-        sentences = segmenter.processor(view).process()
-    else:  # pragma: no cover - other pysbd versions
-        sentences = segmenter.segment(view)
-    cuts: list[int] = []
-    pos = 0
-    first = True
-    for sentence in sentences:
-        sentence = sentence.strip()
-        if not sentence:
-            continue
-        found = view.find(sentence, pos)
-        if found < 0:
-            log.debug("pysbd sentence not found in its input, boundary ignored: %r", sentence[:60])
-            continue
-        if not first:
-            cuts.append(found)
-        first = False
-        pos = found + len(sentence)
-    return cuts
-
-
-def _break_after(tokens: Sequence[str]) -> set[int]:
-    """Indices ``k`` such that a sentence ends after ``tokens[k]`` according to pysbd.
+def _break_after(tokens: Sequence[str]) -> list[int]:
+    """Indices ``k`` (ascending) such that a sentence ends after ``tokens[k]`` according to pysbd.
 
     A cut inside a rendered word is ignored; a cut between words ends the sentence after the
     last rendered token before it (quote marks after it are placed by :func:`_assemble`).
     """
-    view, ends = _render(tokens)
-    breaks: set[int] = set()
-    cuts = [c for c in _cut_offsets(view) if 0 < c < len(view) and (view[c - 1] == " " or view[c] == " ")]
-    if not cuts:
-        return breaks
-    ci = 0
-    last = -1
-    for k, end in enumerate(ends):
-        if end is None:
-            continue
-        while ci < len(cuts) and cuts[ci] < end:
-            if last >= 0:
-                breaks.add(last)
-            ci += 1
-        last = k
+    view, rendered, ends = _render(tokens)
+    breaks: list[int] = []
+    for c in sentence_starts(view):
+        if 0 < c < len(view) and (view[c - 1] == " " or view[c] == " "):
+            j = bisect.bisect_right(ends, c)  # rendered tokens ending at or before the cut
+            if 0 < j < len(ends) and (not breaks or breaks[-1] != rendered[j - 1]):
+                breaks.append(rendered[j - 1])
     return breaks
 
 
@@ -238,45 +356,64 @@ def _split_final_period(sentence: list[str]) -> None:
         j -= 1
     word = sentence[j]
     if len(word) > 1 and word.endswith(".") and word[-2] != ".":
-        sentence[j : j + 1] = _word_tokens(word)
+        # = _word_tokens(word): the final period splits off, then the rest is an ordinary word
+        # (a token holds no '"', the one character that tokenizes differently at a text start)
+        if word[:-1] not in _FIXED:
+            _fill([word[:-1]])
+        sentence[j : j + 1] = _FIXED[word[:-1]] + (".",)
 
 
-def _assemble(tokens: Sequence[str], breaks: set[int]) -> list[list[str]]:
-    """Cut ``tokens`` into sentences after the indices in ``breaks``.
+def _assemble(tokens: Sequence[str], breaks: Sequence[int]) -> list[list[str]]:
+    """Cut ``tokens`` into sentences after the indices in ``breaks`` (ascending).
 
     Closing quotes and brackets right after a break stay with the sentence they close. A
     single ``'`` is ambiguous (it opens DailyMail quotes and closes them); it closes the
     sentence when an odd number of single quotes has been seen so far, else it opens the next.
+    (```` ` ```` opens; a break inside the closers taken after an earlier break is ignored.)
     """
+    singles = [k for k, tok in enumerate(tokens) if tok == "'" or tok == "`"]
     sentences: list[list[str]] = []
-    current: list[str] = []
     single_open = False
-    i, n = 0, len(tokens)
-    while i < n:
-        tok = tokens[i]
-        current.append(tok)
-        if tok == "'":
-            single_open = not single_open
-        elif tok == "`":
-            single_open = True
-        i += 1
-        if i - 1 in breaks:
-            while i < n and (tokens[i] in _CLOSERS or (tokens[i] == "'" and single_open)):
-                if tokens[i] == "'":
-                    single_open = False
-                current.append(tokens[i])
-                i += 1
-            _split_final_period(current)
-            sentences.append(current)
-            current = []
-    if current:
-        sentences.append(current)
+    q = 0  # singles[:q] are before the position reached
+    start = 0
+    n = len(tokens)
+    for b in breaks:
+        if b < start:
+            continue
+        while q < len(singles) and singles[q] <= b:
+            single_open = tokens[singles[q]] == "`" or not single_open
+            q += 1
+        i = b + 1
+        while i < n and (tokens[i] in _CLOSERS or (tokens[i] == "'" and single_open)):
+            if tokens[i] == "'":
+                single_open = False
+                q += 1
+            i += 1
+        sentence = list(tokens[start:i])
+        _split_final_period(sentence)
+        sentences.append(sentence)
+        start = i
+    if start < n:
+        sentences.append(list(tokens[start:]))
     return sentences
+
+
+class _FinalForms(dict):
+    """Internal token -> output token: CoreNLP bracket names, ``#`` for every digit (memoized)."""
+
+    def __missing__(self, token: str) -> str:
+        final = PTB_BRACKETS.get(token) or token.replace("0", "#")
+        if len(self) < _CACHE_WORDS:
+            self[token] = final
+        return final
+
+
+_FINAL_FORMS = _FinalForms()
 
 
 def _final_form(token: str) -> str:
     """Internal token -> output token: CoreNLP bracket names, ``#`` for every digit."""
-    return PTB_BRACKETS.get(token) or token.replace("0", "#")
+    return _FINAL_FORMS[token]
 
 
 def tokenize_words(text: str) -> list[str]:
@@ -301,8 +438,11 @@ def split_sentences(text: str) -> list[list[str]]:
     if not tokens:
         return []
     # pysbd reads the whole text even across </s>, so that its cuts match those of a first pass
-    breaks = _break_after(tokens) | forced
-    return [[_final_form(t) for t in sentence] for sentence in _assemble(tokens, breaks)]
+    breaks = sorted(set(_break_after(tokens)).union(forced))
+    # the words that may lose their final period (_split_final_period), tokenized together
+    _fill([w for w in {t[:-1] for t in tokens if t[-1] == "." and len(t) > 1 and t[-2] != "."} if w not in _FIXED])
+    final = _FINAL_FORMS.__getitem__
+    return [list(map(final, sentence)) for sentence in _assemble(tokens, breaks)]
 
 
 def preprocess_article(text: str) -> list[list[str]]:

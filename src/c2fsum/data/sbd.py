@@ -1,0 +1,404 @@
+"""pysbd's English sentence splitting, re-done in linear time for the lowercase views it is given.
+
+:mod:`c2fsum.data.tokenize` asks a sentence splitter where the sentences of a *view* start: the
+article's word tokens rendered as prose, lowercase, every digit written ``0``, no quote marks,
+no line breaks. Up to issue 17 that splitter was ``pysbd`` 0.3.4 (a port of the Ruby
+pragmatic_segmenter), at about 20,000 words/s and quadratic on long texts: it re-scans the
+whole text once per occurrence of every abbreviation it knows (``al`` in ``et al.``, ``fig``,
+``no``...) and once per list item. :func:`sentences` returns the same sentences as
+``pysbd.Segmenter(language="en", clean=False).processor(view).process()`` on such views, rule
+for rule in pysbd's order, with three differences in how, none in what:
+
+* rules that need an uppercase letter (sentence starters, ``A.M.``, single capitals, numbered
+  references, quotations followed by a capital) can never fire on a lowercase view and are
+  left out; so are the numbered-list rules, which need two consecutive numbers (every digit
+  is ``0`` here, and ``0`` never follows ``0``);
+* the abbreviation rule (one ``re.sub`` over the text per occurrence of each of 170
+  abbreviations) is one scan over the periods of the text, each period checked against the
+  abbreviations that could end at it; the list rules make one substitution per list kind;
+* characters that pysbd uses as its own placeholders never reach the rules: they are
+  replaced by U+0001 (which no rule treats specially) in a copy of the view of the same
+  length, in which the sentences are then located (pysbd would turn a ``∯`` of the text into
+  a period, for example). None of the 3,573 golden documents holds such a character.
+
+pysbd quirks kept on purpose, because the tokens of the prepared data depend on them: the
+dotted abbreviations ``i.e``, ``e.g``, ``u.s``, ``ph.d``, ``d.phil``, ``dr.phil``,
+``dr.philos`` are regular expressions in which ``.`` matches any character, so once ``i.e``
+occurs in a text, ``ice.`` or ``ide.`` before a lowercase word does not end a sentence either;
+text between two ``--`` dashes, or inside brackets, never holds a sentence end; single
+letters in alphabetical order followed by ``.`` or ``)`` (``a. ... b.``) are list items and
+start sentences.
+
+Every step is a compiled regular expression applied once to the text, or a scan of one kind of
+character, so the time is linear in the length of the view (see ``bench/preprocess.py``).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable
+
+# ------------------------------------------------------------------ placeholders (pysbd's)
+_PLACEHOLDER_CHARS = "∯∮♨☝ȸȹ☉☈☇☄ᓴᓷᓰᓱᓳᓸ✂⌬ƪ☏♟♝⎋♬♭\r\n\x00"
+_SEPARATOR = "\x00"
+_PLACEHOLDERS = re.compile("[" + re.escape(_PLACEHOLDER_CHARS) + "]")
+_PUNCTUATIONS = ("。", "．", ".", "！", "!", "?", "？")
+
+# ------------------------------------------------------------------ list items
+_ROMAN = "i ii iii iv v vi vii viii ix x xi xii xiii xiv x xi xii xiii xv xvi xvii xviii xix xx".split(" ")
+_LATIN = list(string.ascii_lowercase)
+# pysbd's (?<=^)[a-z](?=\.)|(?<=\A)[a-z](?=\.)|(?<=\s)[a-z](?=\.), found in " " + text (3x faster)
+_LIST_WITH_PERIODS = re.compile(r"\s([a-z])\.")
+# pysbd's (?<=\()[a-z]+(?=\))|(?<=^)[a-z]+(?=\))|(?<=\A)[a-z]+(?=\))|(?<=\s)[a-z]+(?=\)), in " " + text
+_LIST_WITH_PARENS = re.compile(r"[\s(]([a-z]+)\)")
+_LIST_LETTERS_AND_PERIODS = re.compile(r"(?<=^)[a-z]\.|(?<=\A)[a-z]\.|(?<=\s)[a-z]\.", re.IGNORECASE)
+_LIST_LETTERS_PARENS = re.compile(r"\([a-z]+(?=\))|(?<=^)[a-z]+(?=\))|(?<=\A)[a-z]+(?=\))|(?<=\s)[a-z]+(?=\))", re.I)
+
+# ------------------------------------------------------------------ abbreviations
+_ABBREVIATIONS = (
+    "adj adm adv al ala alta apr arc ariz ark art assn asst attys aug ave bart bld bldg blvd brig bros btw cal "
+    "calif capt cl cmdr co col colo comdr con conn corp cpl cres ct d.phil dak dec del dept det dist dr dr.phil "
+    "dr.philos drs e.g ens esp esq etc exp expy ext feb fed fla ft fwy fy ga gen gov hon hosp hr hway hwy i.e ia "
+    "id ida ill inc ind ing insp is jan jr jul jun kan kans ken ky la lt ltd maj man mar mass may md me med "
+    "messrs mex mfg mich min minn miss mlle mm mme mo mont mr mrs ms msgr mssrs mt mtn neb nebr nev no nos nov "
+    "nr oct ok okla ont op ord ore p pa pd pde penn penna pfc ph ph.d pl plz pp prof pvt que rd rs ref rep reps "
+    "res rev rt sask sec sen sens sep sept sfc sgt sr st supt surg tce tenn tex univ usafa u.s ut va v ver viz vs "
+    "vt wash wis wisc wy wyo yuk fig"
+).split()
+_PREPOSITIVE = frozenset(
+    "adm attys brig capt cmdr col cpl det dr gen gov ing lt maj mr mrs ms mt messrs mssrs prof ph rep reps rev "
+    "sen sens sgt st supt v vs fig".split()
+)
+_NUMBER_ABBR = frozenset("art ext no nos p pp".split())
+_PLAIN_ABBR = frozenset(a for a in _ABBREVIATIONS if "." not in a)
+_DOTTED_ABBR = tuple(a for a in _ABBREVIATIONS if "." in a)  # "." is a wildcard in pysbd's regex
+_DOTTED_FIND = {a: re.compile(rf"(?:^|\s|\r|\n){a}", re.IGNORECASE) for a in _DOTTED_ABBR}
+_AFTER_PREPOSITIVE = re.compile(r"\s|:\d+")
+_AFTER_NUMBER_ABBR = re.compile(r"\s\d|\s+\(")
+_AFTER_ABBR = re.compile(r"(\.|\:|-|\?|,)|(\s([a-z]|I\s|I'm|I'll|\d|\())")
+_MAX_ABBR = max(len(a) for a in _ABBREVIATIONS)
+_POSSESSIVE_ABBR = re.compile(r"\.(?='s\s)|\.(?='s$)|\.(?='s\Z)")
+_MULTI_PERIOD_ABBR = re.compile(r"\b[a-z](?:\.[a-z])+[.]", re.IGNORECASE)
+
+# ------------------------------------------------------------------ numbers, punctuation
+_NUMBER_RULES = (
+    (re.compile(r"\.(?=\d)"), "∯"),
+    (re.compile(r"(?<=\d)\.(?=\S)"), "∯"),
+    (re.compile(r"(?<=\r\d)\.(?=(\s\S)|\))"), "∯"),
+    (re.compile(r"(?<=^\d)\.(?=(\s\S)|\))"), "∯"),
+    (re.compile(r"(?<=^\d\d)\.(?=(\s\S)|\))"), "∯"),
+)
+_CONTINUOUS_PUNCT = re.compile(r"(?<=\S)(!|\?){3,}(?=(\s|\Z|$))")
+_WITH_MULTIPLE_PERIODS = re.compile(r"([a-zA-Z0-9_])(\.)([a-zA-Z0-9_])")
+_GEO_LOCATION = re.compile(r"(?<=[a-zA-z]°)\.(?=\s*\d+)")
+_FILE_FORMAT = re.compile(
+    r"(?<=\s)\.(?=(jpe?g|png|gif|tiff?|pdf|ps|docx?|xlsx?|svg|bmp|tga|exif|odt|html?|txt|rtf|bat|sxw|xml|zip|exe"
+    r"|msi|blend|wmv|mp[34]|pptx?|flac|rb|cpp|cs|js)\s)"
+)
+_ELLIPSIS_RULES = (  # (what must occur in a view, whose only whitespace is " ", for the rule to match)
+    (" . . . ", re.compile(r"(\s\.){3}\s"), "♟♟♟♟♟♟♟"),
+    (". . . .", re.compile(r"(?<=[a-z])(\.\s){3}\.($|\\n)"), "♝♝♝♝♝♝♝"),
+    ("...", re.compile(r"\.\.\."), "ƪƪƪ"),
+)
+_EXCLAMATION_WORDS = re.compile(
+    "|".join(
+        re.escape(w)
+        for w in (
+            "!Xũ !Kung ǃʼOǃKung !Xuun !Kung-Ekoka ǃHu ǃKhung ǃKu ǃung ǃXo ǃXû ǃXung ǃXũ !Xun Yahoo! Y!J Yum!"
+        ).split()
+    )
+)
+_WORD_WITH_LEADING_APOSTROPHE = re.compile(r"(?<=\s)'(?:[^']|'[a-zA-Z])*'\S")
+_QUOTE_SPACE = re.compile(r"'\s")
+_BETWEEN = (  # (character that must occur, regex, single-quote kind); pysbd's order
+    ("'", re.compile(r"(?<=\s)'(?:[^']|'[a-zA-Z])*'"), True),
+    ("‘", re.compile(r"(?<=\s)‘(?:[^’]|’[a-zA-Z])*’"), False),
+    ('"', re.compile(r'"(?=(?P<tmp>[^\"\\]+|\\{2}|\\.)*)(?P=tmp)"'), False),
+    ("[", None, False),  # square brackets: see _between_square_brackets
+    ("(", re.compile(r"\((?=(?P<tmp>[^\(\)\\]+|\\{2}|\\.)*)(?P=tmp)\)"), False),
+    ("«", re.compile(r"\«(?=(?P<tmp>[^»\\]+|\\{2}|\\.)*)(?P=tmp)\»"), False),
+    ("--", re.compile(r"--(?=(?P<tmp>[^--]*))(?P=tmp)--"), False),
+    ("“", re.compile(r"\“(?=(?P<tmp>[^”\\]+|\\{2}|\\.)*)(?P=tmp)\”"), False),
+)
+_SQUARE_BRACKETS = re.compile(r"\[(?=(?P<tmp>[^\]\\]+|\\{2}|\\.)*)(?P=tmp)\]")
+_PUNCT_TO_PLACEHOLDER = str.maketrans(
+    {".": "∯", "。": "&ᓰ&", "．": "&ᓱ&", "！": "&ᓳ&", "!": "&ᓴ&", "?": "&ᓷ&", "？": "&ᓸ&"}
+)
+_DOUBLE_PUNCT = re.compile(r"\?!|!\?|\?\?|!!")
+_DOUBLE_PUNCT_RULES = (
+    (re.compile(r"\?!"), "☉"),
+    (re.compile(r"!\?"), "☈"),
+    (re.compile(r"\?\?"), "☇"),
+    (re.compile(r"!!"), "☄"),
+)
+_QE_RULES = (
+    (re.compile(r"\?(?=('|\"))"), "&ᓷ&"),
+    (re.compile(r"\!(?=('|\"))"), "&ᓴ&"),
+    (re.compile(r"\!(?=\,\s[a-z])"), "&ᓴ&"),
+    (re.compile(r"\!(?=\s[a-z])"), "&ᓴ&"),
+)
+_FINAL_EXCLAMATION = re.compile(r"&ᓴ&$")
+# pysbd's SENTENCE_BOUNDARY_REGEX without its alternatives that end in (?=\s?[A-Z]) (never on lowercase text)
+_SENTENCE = re.compile(r"[。．.！!?？ ]{2,}|\S.*?[。．.！!?？ȸȹ☉☈☇☄]|[。．.！!?？]")
+_SUB_SYMBOLS = (
+    ("∯", "."), ("♬", "،"), ("♭", ":"), ("&ᓰ&", "。"), ("&ᓱ&", "．"), ("&ᓳ&", "！"), ("&ᓴ&", "!"), ("&ᓷ&", "?"),
+    ("&ᓸ&", "？"), ("☉", "?!"), ("☇", "??"), ("☈", "!?"), ("☄", "!!"), ("&✂&", "("), ("&⌬&", ")"), ("ȸ", ""),
+    ("ȹ", "\n"),
+)  # fmt: skip
+_REINSERT_ELLIPSIS = (("ƪƪƪ", "..."), ("♟♟♟♟♟♟♟", " . . . "), ("♝♝♝♝♝♝♝", ". . . ."), ("☏☏", ".."), ("∮", "."))
+_ANY_SYMBOL = re.compile("[∯♬♭ᓰᓱᓳᓴᓷᓸ☉☇☈☄✂⌬ȸȹƪ♟♝☏∮⎋]")
+_PARENS_BETWEEN_DOUBLE_QUOTES = re.compile(r'["\”]\s\(.*\)\s["\“]')
+_SPACE_BEFORE_PAREN = re.compile(r"\s(?=\()")
+_SPACE_AFTER_PAREN = re.compile(r"(?<=\))\s")
+_FIND_WINDOW = 4096
+
+
+def sentence_starts(view: str) -> list[int]:
+    """Offsets in ``view`` where a sentence other than the first starts, as pysbd would cut it.
+
+    Each sentence of :func:`sentences` is located in the view after the previous one (within
+    a window, so that a sentence pysbd rewrote cannot send the search to the end of the text
+    for each of many sentences); one that is not found is skipped.
+    """
+    text = _PLACEHOLDERS.sub("\x01", view)
+    cuts: list[int] = []
+    pos = 0
+    first = True
+    n = len(text)
+    for sentence in sentences(view):
+        start = pos
+        while start < n and text[start].isspace():
+            start += 1
+        if text.startswith(sentence, start):
+            found = start
+        else:
+            found = text.find(sentence, pos, pos + len(sentence) + _FIND_WINDOW)
+            if found < 0:
+                continue
+        if not first:
+            cuts.append(found)
+        first = False
+        pos = found + len(sentence)
+    return cuts
+
+
+def sentences(view: str) -> list[str]:
+    """The sentences pysbd finds in ``view`` (lowercase, no line breaks), stripped, empty ones left out.
+
+    pysbd leaves a sentence of three or more ASCII letters unstripped; it has no spaces to strip.
+    """
+    if not view:
+        return []
+    text = _PLACEHOLDERS.sub("\x01", view)
+    text = _list_items(text)
+    text = _abbreviations(text)
+    for rule, repl in _NUMBER_RULES:
+        text = rule.sub(repl, text)
+    if "!" in text or "?" in text:
+        text = _CONTINUOUS_PUNCT.sub(lambda m: m.group().replace("!", "&ᓴ&").replace("?", "&ᓷ&"), text)
+    text = _WITH_MULTIPLE_PERIODS.sub("\\1∮\\3", text)
+    if "°" in text:
+        text = _GEO_LOCATION.sub("∯", text)
+    if " ." in text:
+        text = _FILE_FORMAT.sub("∯", text)
+    if '"' in text or "”" in text:  # check_for_parens_between_quotes (views have no double quotes)
+        text = _PARENS_BETWEEN_DOUBLE_QUOTES.sub(_parens_between_quotes, text)
+    parts: list[str] = []
+    for segment in text.split("\r"):
+        if not segment:
+            continue
+        for needle, rule, repl in _ELLIPSIS_RULES:
+            if needle in segment:
+                segment = rule.sub(repl, segment)
+        if any(p in segment for p in _PUNCTUATIONS):
+            parts += _process_segment(segment)
+        else:
+            parts.append(segment)
+    # pysbd's post-processing of each sentence replaces strings that never span two sentences:
+    # done once on all of them, joined by a character that no view holds
+    joined = _SEPARATOR.join(parts)
+    if _ANY_SYMBOL.search(joined):
+        for old, new in _SUB_SYMBOLS + _REINSERT_ELLIPSIS + (("\n", ""), ("&⎋&", "'")):
+            if old in joined:
+                joined = joined.replace(old, new)
+    return [part for part in (p.strip() for p in joined.split(_SEPARATOR)) if part]
+
+
+def _parens_between_quotes(match: re.Match) -> str:
+    return _SPACE_AFTER_PAREN.sub("\r", _SPACE_BEFORE_PAREN.sub("\r", match.group()))
+
+
+# ------------------------------------------------------------------ list items
+def _list_items(text: str) -> str:
+    """pysbd's ListItemReplacer.add_line_break (alphabetical and roman lists; the numbered ones
+    never fire on views, see the module docstring)."""
+    if ")" not in text and "." not in text:
+        return text
+    for alphabet in (_LATIN, _ROMAN):
+        text = _alphabet_list(text, _LIST_WITH_PERIODS, alphabet, parens=False)
+        text = _alphabet_list(text, _LIST_WITH_PARENS, alphabet, parens=True)
+    return text
+
+
+def _alphabet_list(text: str, regex: re.Pattern, alphabet: list[str], *, parens: bool) -> str:
+    """pysbd's iterate_alphabet_array: the letters that are list items, replaced in one pass.
+
+    pysbd replaces each item's letter everywhere in the text, item after item; the letters it
+    would replace are decided on the list as found first, and replacing a letter twice only
+    adds empty lines, so one substitution of all the chosen letters gives the same sentences.
+    """
+    items = [i for i in regex.findall(" " + text) if i in alphabet]
+    if not items:
+        return text
+    chosen: set[str] = set()
+    last = len(items) - 1
+    for ind, each in enumerate(items):
+        here = alphabet.index(each)
+        prev = alphabet.index(items[ind - 1])
+        if ind == last:
+            if abs(prev - here) == 1:
+                chosen.add(each)
+        elif alphabet.index(items[ind + 1]) - here == 1 or abs(prev - here) == 1:
+            chosen.add(each)
+    if not chosen:
+        return text
+    if parens:
+
+        def paren(m: re.Match) -> str:
+            s = m.group()
+            if "(" in s:
+                return "\r&✂&" + s[1:] if s.strip("(") in chosen else s
+            return "\r" + s if s in chosen else s
+
+        return _LIST_LETTERS_PARENS.sub(paren, text)
+    return _LIST_LETTERS_AND_PERIODS.sub(
+        lambda m: "\r" + m.group()[0] + "∯" if m.group()[0] in chosen else m.group(), text
+    )
+
+
+# ------------------------------------------------------------------ abbreviations
+def _abbreviations(text: str) -> str:
+    """pysbd's AbbreviationReplacer.replace: a period after a known abbreviation is not an end."""
+    text = _POSSESSIVE_ABBR.sub("∯", text)
+    if "." in text:
+        text = "".join(_abbreviations_in_line(line) for line in text.splitlines(True))
+        text = _MULTI_PERIOD_ABBR.sub(lambda m: m.group().replace(".", "∯"), text)
+    return text
+
+
+def _abbreviations_in_line(line: str) -> str:
+    """The periods of ``line`` that pysbd turns into ``∯``, found in one scan.
+
+    A period is replaced when the word before it (after whitespace or the line start) is an
+    abbreviation and the text after it fits the abbreviation's kind. A dotted abbreviation is
+    a pattern (``i.e`` matches ``ice``) and counts only where the abbreviation itself occurs
+    in the line; the words it matches are collected as pysbd's ``findall`` does.
+    """
+    if "." not in line:
+        return line
+    words = set(_PLAIN_ABBR)
+    lowered = line.lower()
+    for abbr in _DOTTED_ABBR:
+        if abbr in lowered:
+            words.update(m.strip().lower() for m in _DOTTED_FIND[abbr].findall(line))
+    chars = list(line)
+    n = len(line)
+    pos = line.find(".")
+    while pos >= 0:
+        for length in range(1, min(_MAX_ABBR, pos) + 1):
+            start = pos - length
+            if start > 0 and not line[start - 1].isspace():
+                continue
+            word = line[start:pos]
+            if word not in words:
+                continue
+            # pysbd's findall is case-insensitive; its matches are then looked up in lowercase
+            key = word.lower()
+            if key in _PREPOSITIVE:
+                after = _AFTER_PREPOSITIVE
+            elif key in _NUMBER_ABBR:
+                after = _AFTER_NUMBER_ABBR
+            else:
+                after = _AFTER_ABBR
+            if pos + 1 < n and after.match(line, pos + 1):
+                chars[pos] = "∯"
+                break
+        pos = line.find(".", pos + 1)
+    return "".join(chars)
+
+
+# ------------------------------------------------------------------ one segment
+def _process_segment(txt: str) -> list[str]:
+    """pysbd's Processor.process_text on one line that holds sentence punctuation."""
+    if txt[-1] not in _PUNCTUATIONS:
+        txt += "ȸ"
+    if "!" in txt or "ǃ" in txt:
+        txt = _EXCLAMATION_WORDS.sub(_replace_punctuation, txt)
+    txt = _between_punctuation(txt)
+    if not _DOUBLE_PUNCT.match(txt):
+        for rule, repl in _DOUBLE_PUNCT_RULES:
+            txt = rule.sub(repl, txt)
+    for rule, repl in _QE_RULES:
+        txt = rule.sub(repl, txt)
+    txt = _FINAL_EXCLAMATION.sub("!", txt)
+    return _SENTENCE.findall(txt)
+
+
+def _replace_punctuation(match: re.Match, single: bool = False) -> str:
+    text = match.group().translate(_PUNCT_TO_PLACEHOLDER)
+    return text if single else text.replace("'", "&⎋&")
+
+
+def _between_punctuation(txt: str) -> str:
+    for needle, regex, single in _BETWEEN:
+        if needle not in txt:
+            continue
+        if needle == "[":
+            txt = _between_square_brackets(txt)
+            continue
+        assert regex is not None
+        if single:
+            if _WORD_WITH_LEADING_APOSTROPHE.search(txt) and not _QUOTE_SPACE.search(txt):
+                continue
+            repl: Callable[[re.Match], str] = _replace_single
+        else:
+            repl = _replace_punctuation
+        txt = regex.sub(repl, txt)
+    return txt
+
+
+def _replace_single(match: re.Match) -> str:
+    return _replace_punctuation(match, single=True)
+
+
+def _between_square_brackets(txt: str) -> str:
+    r"""pysbd's ``\[(?=(?P<tmp>[^\]\\]+|\\{2}|\\.)*)(?P=tmp)\]`` substitution, in linear time.
+
+    Without backslashes the pattern matches ``[`` followed by one or more characters other
+    than ``]`` and then ``]``; pysbd's regex re-scans to the end of the text from every ``[``
+    that has no ``]`` after it. With backslashes (escapes to that pattern) the pattern itself
+    is applied, to the text up to its last ``]``.
+    """
+    if "\\" in txt:
+        last = txt.rfind("]") + 1
+        return _SQUARE_BRACKETS.sub(_replace_punctuation, txt[:last]) + txt[last:]
+    out: list[str] = []
+    pos = 0
+    n = len(txt)
+    while True:
+        start = txt.find("[", pos)
+        if start < 0:
+            break
+        end = txt.find("]", start + 1)
+        if end < 0:
+            break  # no "]" anywhere after: no later "[" can match either
+        if end == start + 1:  # "[]": the pattern needs at least one character inside
+            out.append(txt[pos : start + 1])
+            pos = start + 1
+            continue
+        out.append(txt[pos:start])
+        out.append(txt[start : end + 1].translate(_PUNCT_TO_PLACEHOLDER).replace("'", "&⎋&"))
+        pos = end + 1
+    out.append(txt[pos:n])
+    return "".join(out)

@@ -1,0 +1,74 @@
+"""c2fsum.data.sbd: pysbd's sentence splitting on lowercase views, re-done in linear time.
+
+Hand-worked cases (each rule of pysbd that can fire on a view, and the quirks kept on purpose),
+then the second path: pysbd itself on random views built from tricky tokens must agree.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from c2fsum.data import sbd
+
+
+@pytest.mark.parametrize(
+    ("view", "expected"),
+    [
+        ("the cat sat. the dog ran!", ["the cat sat.", "the dog ran!"]),
+        # an abbreviation before a lowercase word, a digit or "(" does not end the sentence
+        ("et al. show that it works. fig. 0 shows it.", ["et al. show that it works.", "fig. 0 shows it."]),
+        ("mr. smith left. he was dr. no.", ["mr. smith left.", "he was dr. no."]),
+        # number abbreviations end a sentence unless a number (or "(") follows
+        ("no. 0 is here. it is no. the end.", ["no. 0 is here.", "it is no.", "the end."]),
+        ("u.s.a. and the u.k. agreed. then.", ["u.s.a. and the u.k. agreed.", "then."]),
+        # letters in alphabetical order with "." or ")" are list items: each starts a sentence
+        ("a. one b. two c. three", ["a. one", "b. two", "c. three"]),
+        ("wow!!! really?! yes. (a) first (b) second.", ["wow!!! really?!", "yes.", "(a) first", "(b) second."]),
+        # brackets and text between two "--" never hold a sentence end
+        ("see [this. that] now. ok.", ["see [this. that] now.", "ok."]),
+        ("we -- as he said. -- went. then.", ["we -- as he said. -- went.", "then."]),
+        ("wait . . . what? it is 0.0 m. ok", ["wait . . . what?", "it is 0.0 m.", "ok"]),
+        ("the ice. the end.", ["the ice.", "the end."]),
+        # pysbd's "i.e" is a regex ("." matches anything): once it occurs, "ice." is an abbreviation
+        ("the ice. the end. i.e. yes.", ["the ice. the end.", "i.e. yes."]),
+        ("", []),
+        ("no punctuation at all", ["no punctuation at all"]),
+    ],
+)
+def test_hand_worked_views(view, expected):
+    assert sbd.sentences(view) == expected
+
+
+def test_sentence_starts_are_offsets_in_the_view():
+    view = "et al. show that it works. fig. 0 shows it. end"
+    assert sbd.sentence_starts(view) == [27, 44]
+    assert [view[c:].split()[0] for c in sbd.sentence_starts(view)] == ["fig.", "end"]
+    # pysbd's own placeholder characters in the text do not move the offsets
+    assert sbd.sentence_starts("a∯b is one. two.") == [12]
+
+
+def test_unclosed_brackets_are_scanned_once():
+    """pysbd re-scans to the end of the text from every "[" without a "]"; the result is the same."""
+    view = "one [ two. " * 5000 + "end. ] three. last."
+    assert sbd.sentences(view) == [view[: -len(" last.")], "last."]
+
+
+_TRICKY = (
+    "the a b c d e i ii iii iv v x al. et fig. no. p. pp. vs. v. mr. dr. st. e.g. i.e. ice. ide. use. u.s. ph.d. "
+    "u.s.a. etc. inc. co. 0 00 0.0 0. 00. (a) (b) (c) (i) (ii) a. b. c. a) b) c) ( ) [ ] -- - ... . . . ! ? ?! !! "
+    "!!! ??? ' 's n't o'neill rock 'n roll °. .pdf .jpg x.y 0:00 : , ; yahoo! hello world said was is in of and "
+    "[0] [a.] (b.) \\ \\[ ] jan. sept. gov. rev. is. me. may. al.,"
+).split()
+
+
+def test_agrees_with_pysbd_on_random_views():
+    """The second path: pysbd 0.3.4 itself (the splitter before issue 17), on 400 random views."""
+    pysbd = pytest.importorskip("pysbd")
+    segmenter = pysbd.Segmenter(language="en", clean=False)
+    rnd = random.Random(17)
+    for _ in range(400):
+        view = " ".join(rnd.choice(_TRICKY) for _ in range(rnd.randint(1, 40)))
+        want = [s.strip() for s in segmenter.processor(view).process() if s.strip()]
+        assert sbd.sentences(view) == want, view

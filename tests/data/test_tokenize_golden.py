@@ -1,0 +1,104 @@
+"""Token-for-token the same output as the tokenizer before issue 17, on the shared corpora.
+
+``tests/data/tokenize_golden.json.gz`` holds, for every document of CNN/DM (2,753 + 20 raw
+stories), the 300 long ACL papers and the 500 PubMed test papers, a hash of what the old
+tokenizer (NLTK over the whole text + pysbd; kept in ``bench/_tokenize_before.py``) made of
+its article, highlights and (PubMed) abstract. ``scripts/make_tokenize_golden.py`` wrote it
+and defines the document set. Every document still gives the same tokens.
+
+The time of the new tokenizer is linear in the length of the text; that is measured, not
+tested, in ``bench/preprocess.py`` (words/s on 12,500 to 200,000 words of one line). What is
+tested here is the structure that makes it so: the word tokenizer is called once per batch of
+new words, never once per occurrence or on the whole text.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import c2fsum.data.tokenize as tok
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "data" / "tokenize_golden.json.gz"
+
+
+def _golden_script():
+    spec = importlib.util.spec_from_file_location("make_tokenize_golden", ROOT / "scripts" / "make_tokenize_golden.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def golden():
+    script = _golden_script()
+    if not (script.DATA / "pubmed" / "test.jsonl.gz").exists():
+        pytest.skip(f"no shared data in {script.DATA}")
+    return script, json.loads(gzip.decompress(GOLDEN.read_bytes()))
+
+
+def _check(golden, every: int) -> int:
+    script, want = golden
+    checked = 0
+    for n, (key, record) in enumerate(script.golden_documents()):
+        if n % every:
+            continue
+        got = {field: script.digest(value) for field, value in script.outputs(tok, record).items()}
+        assert got == want[key], key
+        checked += 1
+    return checked
+
+
+def test_golden_every_25th_document(golden):
+    assert _check(golden, 25) == 143
+
+
+@pytest.mark.slow
+def test_golden_every_document(golden):
+    """All 3,573 documents (about 5.4 million article words; a minute on one core)."""
+    assert _check(golden, 1) == 3573 == len(golden[1])
+
+
+# --------------------------------------------------------------- word by word = whole text
+_PIECES = (
+    "the U.S. Mr. don't It's (CNN) \" \"\" ' `` '' -LRB- -rrb- $1,500 2015 12.5% a.m. No. Hello said . , ! ? "
+    "... ; : -- \u2014 \u201c \u201d \u2019 # e-mail St. John's boys' boys'cannot can't cannot gonna wanna "
+    "[sic] {x} & #tag 3:30 1. 'em 'tis o'clock U.K.'s .\" .' ). ') <a> * @ wan na d'ye more'n"
+).split()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from([" ", "", " "])), max_size=25))
+def test_word_by_word_tokens_equal_whole_text_tokens(pieces):
+    """The two paths: cached per-word tokenization vs NLTK's passes over the whole text."""
+    normalized = tok.normalize_text("".join(a + b for a, b in pieces))
+    assert tok._word_tokens(normalized) == list(tok._text_tokens(normalized, True))
+
+
+def test_word_tokenizer_calls_per_batch_of_new_words(monkeypatch):
+    """20,000 distinct words that need the tokenizer: a handful of calls, none per occurrence."""
+    calls: list[int] = []
+    real = tok._WORD_TOKENIZER.tokenize
+
+    def counting(text: str, *args, **kwargs):
+        calls.append(len(text))
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(tok._WORD_TOKENIZER, "tokenize", counting)
+    words = [f"w{i:05d}x-y," for i in range(20_000)]
+    text = " ".join(words * 3) + " end."
+    sentences = tok.preprocess_article(text)
+    assert sum(len(s) - 1 for s in sentences) == 3 * 20_000 * 2 + 2  # "w#####x-y" "," ... "end" "."
+    batches = math.ceil(20_000 / tok._BATCH)
+    # new words in batches (one pass, one more to check the fixed point), the first word, the text's end
+    assert len(calls) <= 2 * batches + 4, len(calls)
+    assert max(calls) < 20 * tok._BATCH
