@@ -1,5 +1,6 @@
 # c2fsum: the two set-up commands work from nothing on a fresh machine.
-#   make demo   create .venv, install, prepare CNN/DailyMail, train MODEL 0 (CPU preset), evaluate
+#   make demo   create .venv, install, prepare CNN/DailyMail, summarize its test split with the shipped
+#               model beside FIRST / LEAD-3 / ILP, a heatmap, a short training run (MINUTES=120: from scratch)
 #   make test   create .venv if needed, install (and a headless chromium), run the whole test suite
 #   make model  train, evaluate and export the shipped model NAME (cnndm-small) into
 #               src/c2fsum/pretrained/NAME (scripts/train_shipped.sh; MINUTES of training, default 100)
@@ -9,9 +10,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data/cnndm
 WORK   ?= work/demo
-MINUTES ?= 9
+MINUTES ?= 2
 NAME   ?= cnndm-small
-# `make model` trains for 100 minutes unless MINUTES is given (the 9 above is the demo's)
+# `make model` trains for 100 minutes unless MINUTES is given (the 2 above is the demo's short run)
 MODEL_MINUTES = $(if $(filter command line environment,$(origin MINUTES)),$(MINUTES),100)
 
 .PHONY: install demo model test lint check bench clean
