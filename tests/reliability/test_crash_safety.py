@@ -90,7 +90,9 @@ def weights(d: Path) -> dict[str, torch.Tensor]:
 
 def test_sigkill_at_random_moments_and_during_checkpoint_writing(ctx, prepared_small, tmp_path):
     ref = tmp_path / "uninterrupted"
+    t0 = time.monotonic()
     assert run_child(ctx, prepared_small, ref) == 0
+    whole_run = time.monotonic() - t0  # random kills fall inside a run, however fast the machine
 
     out, seen, kills = tmp_path / "killed", set(), []
     rng = random.Random(2026)
@@ -99,15 +101,21 @@ def test_sigkill_at_random_moments_and_during_checkpoint_writing(ctx, prepared_s
         kills.append((fault, code))
         assert code == -signal.SIGKILL, (fault, code)
         assert_every_checkpoint_readable(out, seen)
-    # at random moments, in a run of its own from the start: resumed late in the run above, the
-    # child could finish before a random kill comes, and that kill would test nothing
-    out_random, seen_random = tmp_path / "killed-at-random", set()
-    for _ in range(3):
-        t0 = time.monotonic()
-        code = run_child(ctx, prepared_small, out_random, kill_after=rng.uniform(0.15, 0.6))
-        kills.append(("random", code, round(time.monotonic() - t0, 2)))
-        assert_every_checkpoint_readable(out_random, seen_random)
-        if code == 0:
+    # at random moments, in runs of their own from the start: resumed late in the run above, the
+    # child could finish before a random kill comes, and that kill would test nothing. A run that
+    # finished anyway (a fast machine) is replaced by a fresh one killed sooner.
+    for attempt in range(6):
+        out_random, seen_random, random_kills = tmp_path / f"killed-at-random-{attempt}", set(), 0
+        for _ in range(3):
+            t0 = time.monotonic()
+            kill_after = rng.uniform(0.2, 0.8) * whole_run * 0.5**attempt
+            code = run_child(ctx, prepared_small, out_random, kill_after=kill_after)
+            kills.append(("random", code, round(time.monotonic() - t0, 2)))
+            assert_every_checkpoint_readable(out_random, seen_random)
+            random_kills += code == -signal.SIGKILL
+            if code == 0:
+                break
+        if random_kills:
             break
     assert sum(1 for k in kills if k[1] == -signal.SIGKILL) >= len(crash_child.CHECKPOINT_FAULTS) + 1, kills
     for run in (out, out_random):  # finish both runs
