@@ -79,3 +79,24 @@ def test_with_summaries_adds_real_documents_and_keeps_the_real_validation_split(
     assert len(train) - len(real) == 9  # windows of t, v0, v1 (not of the held-out v2)
     assert (tmp_path / "out" / "val.jsonl").read_text() == (data / "val.jsonl").read_text()
     assert counts == {"train": 11, "val": 3}
+
+
+def test_skip_short_keeps_the_byline_in_the_source_and_skips_it_in_the_target():
+    lead = list(pretext_examples([DOC], task="lead", stride=1, skip_short=True))
+    assert [e["id"] for e in lead] == ["d#0l", "d#2l", "d#3l"]  # window 1 would repeat window 0's target
+    assert lead[0]["src"][0] == ["by", ".", EOS]  # the byline stays in the input ...
+    assert lead[0]["tgt"] == DOC["src"][1][:-1]  # ... and the target is the first real sentence
+
+
+def test_validate_on_summaries_writes_the_held_out_documents(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    val = [dict(DOC, id=f"v{i}") for i in range(3)]
+    (data / "train.jsonl").write_text(json.dumps(dict(DOC, id="t")) + "\n")
+    (data / "val.jsonl").write_text("".join(json.dumps(d) + "\n" for d in val))
+    (data / "vocab.txt").write_text("<pad>\t0\n")
+    write_pretext(data, tmp_path / "out", task="lead", stride=1, val_holdout=1, validate_on="summaries")
+    held = [json.loads(line) for line in open(tmp_path / "out" / "val.jsonl")]
+    assert held == [val[2]]
+    with pytest.raises(ValueError, match="validate_on 'test'"):
+        write_pretext(data, tmp_path / "out2", validate_on="test")

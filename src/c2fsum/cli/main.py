@@ -80,6 +80,8 @@ def cmd_pretext(a: argparse.Namespace) -> int:
         val_holdout=a.val_holdout,
         extra_train=a.extra_train,
         with_summaries=a.with_summaries,
+        skip_short=a.skip_short,
+        validate_on=a.validate_on,
     )
     print(f"pretext ({a.task}): {counts['train']:,} training and {counts['val']:,} validation examples in {a.out}")
     return 0
@@ -308,6 +310,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K",
         help="multi-task fine-tuning data: the pretext windows plus K copies of each real training "
         "document, and the real val.jsonl (0: pretext only)",
+    )
+    s.add_argument(
+        "--skip-short",
+        action="store_true",
+        help="lead task: a window may start with short lines (bylines) that its target skips",
+    )
+    s.add_argument(
+        "--validate-on",
+        choices=["pretext", "summaries"],
+        default="pretext",
+        help="val.jsonl: pretext windows of the held-out documents, or those documents with their summaries "
+        "(then train with data.val_holdout=0)",
     )
     s.set_defaults(func=cmd_pretext)
 

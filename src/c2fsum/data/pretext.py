@@ -9,6 +9,8 @@ lead sentence ``s_k``:
 * ``rest``  (lead from the rest):  source ``s_{k+1} s_{k+2} ...``, target ``s_k``.
   The lead of a news text restates what follows; predicting it from the rest is the
   abstractive half of summarization, with no human summary needed.
+* ``lead`` with ``skip_short``: as ``lead``, but a window may start with short lines (bylines
+  such as "by . daily mail reporter .") that the target skips, as a summary of a whole article does.
 * ``mixed``: each window is ``lead`` or ``rest`` (alternating by window index, so the choice
   is reproducible).
 
@@ -49,10 +51,13 @@ def pretext_examples(
     max_start: int = 30,
     min_words: int = 8,
     max_words: int = 50,
+    skip_short: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Pretext examples (prepared-document dicts: ``id``, ``src``, ``tgt``, ``refs``) of ``docs``.
 
-    ``id`` is ``{doc id}#{k}{l|r}``: the window's first sentence and its task.
+    ``id`` is ``{doc id}#{k}{l|r}``: the window's first sentence and its task. ``skip_short``
+    (``lead`` only): a window whose first sentences are shorter than ``min_words`` (a byline,
+    a dateline) keeps them in its source and takes the first long enough sentence as its target.
     """
     if task not in PRETEXT_TASKS:
         raise ValueError(f"pretext task {task!r}: expected one of {', '.join(PRETEXT_TASKS)}")
@@ -61,14 +66,22 @@ def pretext_examples(
     window = 0
     for doc in docs:
         sents: list[list[str]] = doc["src"]
+        last_target = -1
         for k in range(0, min(len(sents) - 1, max_start), stride):
-            n = _words(sents[k])
-            if not min_words <= n <= max_words:
+            # the window's lead: its first sentence of min_words..max_words words (a "lead" window
+            # may begin with shorter lines, such as a byline, that the model learns to skip)
+            j = k
+            if task == "lead" and skip_short:
+                while j < len(sents) - 1 and _words(sents[j]) < min_words:
+                    j += 1
+            n = _words(sents[j])
+            if not min_words <= n <= max_words or j >= len(sents) - 1 or j == last_target:
                 continue
+            last_target = j
             kind = task if task != "mixed" else ("lead" if window % 2 == 0 else "rest")
             window += 1
-            src = sents[k:] if kind == "lead" else sents[k + 1 :]
-            tgt = [t for t in sents[k] if t != EOS]
+            src = sents[k:] if kind == "lead" else sents[j + 1 :]
+            tgt = [t for t in sents[j] if t != EOS]
             yield {"id": f"{doc['id']}#{k}{kind[0]}", "src": src, "tgt": tgt, "refs": [tgt]}
 
 
@@ -90,6 +103,8 @@ def write_pretext(
     val_holdout: int = 100,
     extra_train: Iterable[str | Path] = (),
     with_summaries: int = 0,
+    skip_short: bool = False,
+    validate_on: str = "pretext",
 ) -> dict[str, int]:
     """Write a pretext data folder from the prepared folder ``data_dir``; returns example counts.
 
@@ -104,7 +119,13 @@ def write_pretext(
     its human summary), and ``val.jsonl`` is the source folder's own, untouched, so that training
     with ``data.val_holdout`` set to the same ``val_holdout`` adds the same validation documents to
     training (real and pretext) and validates on the same held-out ones.
+
+    ``validate_on="summaries"`` (pretext only): ``val.jsonl`` holds the held-out documents with
+    their human summaries, so that checkpoints are chosen by how well they summarize; train on
+    the folder with ``data.val_holdout: 0``.
     """
+    if validate_on not in ("pretext", "summaries"):
+        raise ValueError(f"validate_on {validate_on!r}: expected 'pretext' or 'summaries'")
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     val_docs = list(read_prepared(data_dir / "val.jsonl"))
@@ -117,7 +138,7 @@ def write_pretext(
         for path in extra_train:
             yield from read_prepared(path)
 
-    kw = {"task": task, "stride": stride}
+    kw = {"task": task, "stride": stride, "skip_short": skip_short}
     if with_summaries > 0:
 
         def multi_task() -> Iterator[dict[str, Any]]:
@@ -131,7 +152,10 @@ def write_pretext(
     else:
         counts = {
             "train": _write(out_dir / "train.jsonl", pretext_examples(train_docs(), **kw)),  # type: ignore[arg-type]
-            "val": _write(out_dir / "val.jsonl", pretext_examples(held, **kw)),  # type: ignore[arg-type]
+            "val": _write(
+                out_dir / "val.jsonl",
+                held if validate_on == "summaries" else pretext_examples(held, **kw),  # type: ignore[arg-type]
+            ),
         }
     shutil.copyfile(data_dir / "vocab.txt", out_dir / "vocab.txt")
     (out_dir / "stats.json").write_text(
@@ -140,6 +164,8 @@ def write_pretext(
                 "pretext": task,
                 "stride": stride,
                 "with_summaries": with_summaries,
+                "skip_short": skip_short,
+                "validate_on": validate_on,
                 "source": str(data_dir),
                 "examples": counts,
             },
