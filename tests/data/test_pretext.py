@@ -29,6 +29,17 @@ DOC = {
 }
 
 
+def prepared_folder(tmp_path):
+    """A prepared folder: one training document ``t``, validation documents ``v0 v1 v2``."""
+    data = tmp_path / "data"
+    data.mkdir()
+    val = [dict(DOC, id=f"v{i}") for i in range(3)]
+    (data / "train.jsonl").write_text(json.dumps(dict(DOC, id="t")) + "\n")
+    (data / "val.jsonl").write_text("".join(json.dumps(d) + "\n" for d in val))
+    (data / "vocab.txt").write_text("<pad>\t0\n")
+    return data, val
+
+
 def test_lead_copies_the_window_start_and_rest_drops_it():
     lead = list(pretext_examples([DOC], task="lead", stride=1))
     rest = list(pretext_examples([DOC], task="rest", stride=1))
@@ -51,12 +62,7 @@ def test_bad_task_is_named():
 
 
 def test_write_keeps_held_out_validation_documents_out_of_training(tmp_path):
-    data = tmp_path / "data"
-    data.mkdir()
-    docs = [dict(DOC, id=f"v{i}") for i in range(3)]
-    (data / "train.jsonl").write_text(json.dumps(dict(DOC, id="t")) + "\n")
-    (data / "val.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
-    (data / "vocab.txt").write_text("<pad>\t0\n")
+    data, _ = prepared_folder(tmp_path)
     counts = write_pretext(data, tmp_path / "out", task="lead", stride=1, val_holdout=1)
     train_ids = {json.loads(line)["id"].split("#")[0] for line in open(tmp_path / "out" / "train.jsonl")}
     val_ids = {json.loads(line)["id"].split("#")[0] for line in open(tmp_path / "out" / "val.jsonl")}
@@ -66,12 +72,7 @@ def test_write_keeps_held_out_validation_documents_out_of_training(tmp_path):
 
 
 def test_with_summaries_adds_real_documents_and_keeps_the_real_validation_split(tmp_path):
-    data = tmp_path / "data"
-    data.mkdir()
-    val = [dict(DOC, id=f"v{i}") for i in range(3)]
-    (data / "train.jsonl").write_text(json.dumps(dict(DOC, id="t")) + "\n")
-    (data / "val.jsonl").write_text("".join(json.dumps(d) + "\n" for d in val))
-    (data / "vocab.txt").write_text("<pad>\t0\n")
+    data, val = prepared_folder(tmp_path)
     counts = write_pretext(data, tmp_path / "out", task="lead", stride=1, val_holdout=1, with_summaries=2)
     train = [json.loads(line) for line in open(tmp_path / "out" / "train.jsonl")]
     real = [e for e in train if e["id"] == "t"]
@@ -89,12 +90,7 @@ def test_skip_short_keeps_the_byline_in_the_source_and_skips_it_in_the_target():
 
 
 def test_validate_on_summaries_writes_the_held_out_documents(tmp_path):
-    data = tmp_path / "data"
-    data.mkdir()
-    val = [dict(DOC, id=f"v{i}") for i in range(3)]
-    (data / "train.jsonl").write_text(json.dumps(dict(DOC, id="t")) + "\n")
-    (data / "val.jsonl").write_text("".join(json.dumps(d) + "\n" for d in val))
-    (data / "vocab.txt").write_text("<pad>\t0\n")
+    data, val = prepared_folder(tmp_path)
     write_pretext(data, tmp_path / "out", task="lead", stride=1, val_holdout=1, validate_on="summaries")
     held = [json.loads(line) for line in open(tmp_path / "out" / "val.jsonl")]
     assert held == [val[2]]
