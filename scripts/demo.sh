@@ -6,7 +6,7 @@
 #   3. show two summaries beside their gold highlights and draw one attention heatmap;
 #   4. a short training run from scratch that shows training works, with its curves.
 # MINUTES >= 30 (`make demo MINUTES=120`) instead trains a model like the shipped one from scratch
-# (scripts/train_shipped.sh's two stages, into WORK, never over the shipped weights) and
+# (the stages of scripts/train_shipped.sh and configs/cnndm-small.stages, into WORK, never over the shipped weights) and
 # evaluates that one in step 2.
 # Variables: DATA, WORK, MINUTES, BIN (see Makefile).
 set -euo pipefail
@@ -33,9 +33,7 @@ fi
 MODEL=cnndm-small
 if [ "$MINUTES" -ge 30 ]; then
   echo "== train a model like cnndm-small from scratch: $MINUTES minutes in all (scripts/train_shipped.sh)"
-  PRETEXT_MINUTES=$((MINUTES / 3))
-  WORK="$WORK/shipped" MINUTES=$((MINUTES - PRETEXT_MINUTES)) PRETEXT_MINUTES=$PRETEXT_MINUTES BIN="$BIN" \
-    TRAIN_ONLY=1 bash scripts/train_shipped.sh cnndm-small
+  WORK="$WORK/shipped" MINUTES=$MINUTES BIN="$BIN" TRAIN_ONLY=1 bash scripts/train_shipped.sh cnndm-small
   MODEL="$WORK/shipped/runs/cnndm-small"
 fi
 

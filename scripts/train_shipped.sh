@@ -10,9 +10,8 @@
 #   BIN         the c2fsum installation's bin folder [.venv/bin]
 #   WORK        prepared data, the run and its evaluation [work/shipped]
 #   DATA        the raw data [../shared/data/cnndm for cnndm-*, ../shared/data/pubmed for pubmed-*]
-#   MINUTES     training time bound of the (last) training stage [100]; THREADS torch threads [2]
-#   PRETEXT_MINUTES  time bound of stage 1, when configs/NAME-pretext.yaml exists [40]
-#   PRETEXT_ARGS     how `c2fsum pretext` makes stage 1's data [--task mixed --stride 2]
+#   MINUTES     training time bound, shared by the stages of configs/NAME.stages [100]
+#   THREADS     torch threads [2]
 #   DTYPE       storage dtype of the shipped weights: auto (float32 if the folder fits in 25 MB,
 #               else float16), float32, float16 or bfloat16 [auto]; they always load as float32
 #   MAX_MB      the most a shipped folder may weigh, MB [25]
@@ -24,8 +23,6 @@ NAME=${1:?usage: scripts/train_shipped.sh NAME (cnndm-small, pubmed-model0 or pu
 BIN=${BIN:-.venv/bin}
 WORK=${WORK:-work/shipped}
 MINUTES=${MINUTES:-100}
-PRETEXT_MINUTES=${PRETEXT_MINUTES:-40}
-PRETEXT_ARGS=${PRETEXT_ARGS:---task mixed --stride 2}
 THREADS=${THREADS:-2}
 DTYPE=${DTYPE:-auto}
 MAX_MB=${MAX_MB:-25}
@@ -70,25 +67,38 @@ else
   exit 1
 fi
 
-INIT=()
-PRETEXT_CONFIG=configs/$NAME-pretext.yaml
-if [ -f "$PRETEXT_CONFIG" ]; then  # stage 1: self-supervised pretraining (c2fsum/data/pretext.py)
-  PRETEXT_DATA=$WORK/data/$NAME-pretext
-  PRETEXT_RUN=$WORK/runs/$NAME-pretext
-  echo "== [$NAME] stage 1: pretext data ($PRETEXT_ARGS) -> $PRETEXT_DATA"
-  # shellcheck disable=SC2086  # PRETEXT_ARGS is a list of flags
-  "$C2F" pretext --data "$PREPARED" --out "$PRETEXT_DATA" $PRETEXT_ARGS
-  echo "== [$NAME] stage 1: train with $PRETEXT_CONFIG for at most $PRETEXT_MINUTES minutes"
-  rm -rf "$PRETEXT_RUN"
-  "$C2F" train --config "$PRETEXT_CONFIG" --data "$PRETEXT_DATA" --out "$PRETEXT_RUN" \
-    --max-minutes "$PRETEXT_MINUTES" --set "train.threads=$THREADS"
-  INIT=("train.init_from=$PRETEXT_RUN")
+# The stages: configs/NAME.stages (one per line: config, share of MINUTES, how `c2fsum pretext`
+# makes its data or "-" for the prepared data itself; each stage starts from the one before),
+# else one stage, configs/NAME.yaml, for all of MINUTES.
+STAGES=configs/$NAME.stages
+if [ -f "$STAGES" ]; then
+  mapfile -t LINES < <(grep -v '^\s*\(#\|$\)' "$STAGES")
+else
+  LINES=("$NAME 1 -")
 fi
-
-echo "== [$NAME] train with $CONFIG for at most $MINUTES minutes on $THREADS threads"
-rm -rf "$RUN"
-"$C2F" train --config "$CONFIG" --data "$PREPARED" --out "$RUN" --max-minutes "$MINUTES" \
-  --set "train.threads=$THREADS" "${INIT[@]}"
+INIT=()
+for line in "${LINES[@]}"; do
+  read -r STAGE SHARE DATA_ARGS <<< "$line"
+  STAGE_MINUTES=$("$BIN/python" -c "print(max(1, round($MINUTES * $SHARE)))")
+  STAGE_DATA=$PREPARED
+  if [ "$DATA_ARGS" != "-" ]; then
+    STAGE_DATA=$WORK/data/$STAGE
+    echo "== [$NAME] $STAGE: data from c2fsum pretext $DATA_ARGS -> $STAGE_DATA"
+    # shellcheck disable=SC2086  # DATA_ARGS is a list of flags
+    "$C2F" -q pretext --data "$PREPARED" --out "$STAGE_DATA" $DATA_ARGS
+  fi
+  STAGE_RUN=$WORK/runs/$STAGE
+  [ "$STAGE" = "$NAME" ] && STAGE_RUN=$RUN
+  echo "== [$NAME] $STAGE: train with configs/$STAGE.yaml for at most $STAGE_MINUTES minutes on $THREADS threads"
+  rm -rf "$STAGE_RUN"
+  "$C2F" train --config "configs/$STAGE.yaml" --data "$STAGE_DATA" --out "$STAGE_RUN" \
+    --max-minutes "$STAGE_MINUTES" --set "train.threads=$THREADS" "${INIT[@]}"
+  INIT=("train.init_from=$STAGE_RUN")
+done
+if [ ! -d "$RUN" ]; then
+  echo "error: the last stage of $STAGES must be $NAME (it writes $RUN)" >&2
+  exit 1
+fi
 
 if [ -n "${TRAIN_ONLY:-}" ]; then
   echo "== [$NAME] trained in $(( ($(date +%s) - START) / 60 )) minutes: $RUN (TRAIN_ONLY: not exported)"

@@ -1,7 +1,8 @@
 """The ``c2fsum`` command (argparse). Nothing in the package imports this module.
 
 c2fsum prepare   --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights]
-c2fsum pretext   --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S] [--extra-train FILE]
+c2fsum pretext   --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S] [--skip-short]
+                 [--validate-on pretext|summaries] [--with-summaries K] [--extra-train FILE]
 c2fsum train     --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                  [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
 c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--min-len N] [--attention-out FILE]
