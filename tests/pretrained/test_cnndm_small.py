@@ -1,0 +1,55 @@
+"""The shipped model cnndm-small: loads by name from the package, and decodes as it did when shipped.
+
+Golden outputs were written by the committed weights (``src/c2fsum/pretrained/cnndm-small``);
+a change to tokenization, the model code or beam search that changes them fails here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import c2fsum
+from c2fsum.cli.main import main
+from c2fsum.training import registry
+
+ARTICLE = (
+    "(CNN) -- The U.S. space agency said on Monday it will send a new rover to Mars in 2030, two years "
+    "later than planned, because of budget cuts. The rover will look for signs of ancient life. NASA "
+    "officials said the delay would cost an extra $300 million."
+)
+GOLDEN = (
+    "-lrb- cnn -rrb- -- the u.s. space agency said on monday it will send a new rover to mars in #### , "
+    "two years later than planned , because of budget cuts ."
+)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return c2fsum.load("cnndm-small")
+
+
+def test_it_loads_by_name_from_the_package(model):
+    assert model.path == registry.PRETRAINED_DIR / "cnndm-small"
+    assert model.config.decode.min_len == 9  # lengths.json travelled with the export
+
+
+def test_golden_summary_through_the_api_and_the_cli(model, tmp_path, capsys):
+    out = model.summarize([ARTICLE], max_words=400)[0]
+    assert out.text.replace("\n", " ") == GOLDEN
+    doc = tmp_path / "article.txt"
+    doc.write_text(ARTICLE, encoding="utf-8")
+    assert main(["-q", "summarize", "--model", "cnndm-small", "--max-words", "400", str(doc)]) == 0
+    assert capsys.readouterr().out.strip().replace("\n", " ") == GOLDEN
+
+
+def test_real_test_articles_get_readable_summaries(model):
+    from shared_data import read_raw
+
+    docs = read_raw("test", 12)
+    outs = model.summarize([d["article"] for d in docs], max_words=400)
+    for d, o in zip(docs, outs, strict=True):
+        words = o.text.split()
+        assert 9 <= len(words) <= 40, (d["id"], o.text)
+        assert "<unk>" not in words, (d["id"], o.text)
+        trigrams = [tuple(words[i : i + 3]) for i in range(len(words) - 2)]
+        assert len(trigrams) == len(set(trigrams)), (d["id"], o.text)
