@@ -49,7 +49,7 @@ echo "== results (test split, ROUGE x100 as ROUGE-1.5.5 -c 95 -m -n 2 -a scores 
 echo "   concat = all highlights as one reference)"
 "$C2F" table "$WORK/eval/first" "$WORK/eval/lead3" "$WORK/eval/ilp" "$WORK/eval/cnndm-small"
 echo
-"$C2F" compare "$WORK/eval/first" "$WORK/eval/cnndm-small" --samples 1000 | tail -n 5
+"$C2F" compare "$WORK/eval/cnndm-small" "$WORK/eval/first" --samples 1000 | tail -n 5
 
 echo
 echo "== two summaries beside their gold highlights"
@@ -69,10 +69,17 @@ echo "heatmap of $DOC: $WORK/heatmap.png"
 
 if [ "$MINUTES" -lt 30 ]; then
   echo
-  echo "== training works: configs/cnndm-small.yaml from scratch for $MINUTES minute(s)"
+  echo "== training works: stage 1 of cnndm-small (configs/cnndm-small-pretext.yaml) from scratch for $MINUTES minute(s)"
+  "$C2F" -q pretext --data "$WORK/data" --out "$WORK/data-pretext" --task mixed --stride 2 --val-holdout 20
   rm -rf "$WORK/runs/short"
-  "$C2F" train --config configs/cnndm-small.yaml --data "$WORK/data" --out "$WORK/runs/short" \
-    --max-minutes "$MINUTES" --set train.eval_every=25 train.objective=ml train.lr=0.001
+  "$C2F" train --config configs/cnndm-small-pretext.yaml --data "$WORK/data-pretext" --out "$WORK/runs/short" \
+    --max-minutes "$MINUTES" --set train.eval_every=40 train.rouge_val_docs=50
+  "$BIN/python" - "$WORK/runs/short/metrics.jsonl" <<'EOF'
+import json, sys
+for row in map(json.loads, open(sys.argv[1], encoding="utf-8")):
+    if row["split"] == "val":
+        print(f"step {row['step']:5d}: validation perplexity {row['ppl']:8.1f}, ROUGE-1 of held-out windows {row['rouge1']:5.1f}")
+EOF
   "$C2F" plot curves "$WORK/runs/short" --out "$WORK/curves.png"
   echo "training curves: $WORK/curves.png (metrics in $WORK/runs/short/metrics.jsonl, TensorBoard logs in"
   echo "$WORK/runs/short/tb); \`make demo MINUTES=120\` trains a model like cnndm-small from scratch"
