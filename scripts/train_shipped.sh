@@ -17,6 +17,7 @@
 #   MAX_MB      the most a shipped folder may weigh, MB [25]
 #   EVAL_ARGS   extra `c2fsum evaluate` flags, e.g. "--limit 2000" or "--block-trigrams" []
 #   TRAIN_ONLY  1: stop after training (make demo MINUTES=... uses it; nothing is exported) []
+#   OUT         where the export goes [src/c2fsum/pretrained/NAME]
 #   NOTES       a Markdown file of failure modes seen by hand, put on the model card []
 set -euo pipefail
 NAME=${1:?usage: scripts/train_shipped.sh NAME (cnndm-small, pubmed-model0 or pubmed-model3)}
@@ -28,7 +29,7 @@ DTYPE=${DTYPE:-auto}
 MAX_MB=${MAX_MB:-25}
 EVAL_ARGS=${EVAL_ARGS:-}
 CONFIG=configs/$NAME.yaml
-OUT=src/c2fsum/pretrained/$NAME
+OUT=${OUT:-src/c2fsum/pretrained/$NAME}
 C2F="$BIN/c2fsum"
 
 if [ ! -f "$CONFIG" ]; then
