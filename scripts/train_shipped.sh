@@ -15,7 +15,7 @@
 #   DTYPE       storage dtype of the shipped weights: auto (float32 if the folder fits in 25 MB,
 #               else float16), float32, float16 or bfloat16 [auto]; they always load as float32
 #   MAX_MB      the most a shipped folder may weigh, MB [25]
-#   EVAL_ARGS   extra `c2fsum evaluate` flags, e.g. "--limit 2000" or "--block-trigrams" []
+#   EVAL_ARGS   extra `c2fsum evaluate` flags, e.g. "--limit 2000" [--max-words 400 for cnndm-*]
 #   TRAIN_ONLY  1: stop after training (make demo MINUTES=... uses it; nothing is exported) []
 #   OUT         where the export goes [src/c2fsum/pretrained/NAME]
 #   NOTES       a Markdown file of failure modes seen by hand, put on the model card []
@@ -38,7 +38,8 @@ if [ ! -f "$CONFIG" ]; then
   exit 1
 fi
 case "$NAME" in
-  cnndm-*) DATA=${DATA:-../shared/data/cnndm}; DATASET=cnndm ;;
+  cnndm-*) DATA=${DATA:-../shared/data/cnndm}; DATASET=cnndm
+    EVAL_ARGS=${EVAL_ARGS:---max-words 400} ;;  # the grid it was trained on, as the paper evaluates
   pubmed-*) DATA=${DATA:-../shared/data/pubmed}; DATASET=pubmed ;;
   *)
     if [ -z "${DATA:-}" ]; then
