@@ -9,7 +9,8 @@ c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--min-len N] [--
                  [--max-words W] [FILE|-]
 c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N] [--max-words W]
                  [--min-len N] [--official] [--rouge-clean none|ptb]
-c2fsum baseline  first|lead3|lead|ilp|oracle --data DATA_DIR --split SPLIT --out DIR [--budget WORDS] [--rouge-clean none|ptb]
+c2fsum baseline  first|lead3|lead|ilp|oracle --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
+                 [--rouge-clean none|ptb]
 c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N   (cli/experiment.py)
 c2fsum compare   A B [--samples N] [--seed S]                                         (cli/compare.py)
 c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official] [--rouge-clean none|ptb]
