@@ -79,7 +79,7 @@ def oracle_summary(src_sentences: Sequence[Sequence[str]], reference: str, budge
     texts = [_words(s) for s in src_sentences]
     grams = [{n: _ngrams(tok.tokenize(" ".join(t)), n) for n in (1, 2)} for t in texts]
     chosen: list[int] = []
-    have = {1: Counter(), 2: Counter()}
+    have: dict[int, Counter] = {1: Counter(), 2: Counter()}
     best_score, used = 0.0, 0
 
     def score_with(j: int) -> float:
