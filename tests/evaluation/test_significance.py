@@ -117,3 +117,18 @@ def test_compare_rouge_clean_matches_the_baselines_metrics(prepared_small, tmp_p
     assert main(args) == 0
     raw = json.loads(capsys.readouterr().out)
     assert raw["rouge_clean"] == "none" and raw["rouge1"]["mean_b"] != pytest.approx(ptb["rouge1"]["mean_b"])
+
+
+def test_compare_concat_compares_the_concat_protocol(prepared_small, tmp_path, capsys):
+    """--concat bootstraps rouge1_concat ...: its means are the baselines' concat figures."""
+    for name in ("lead3", "first"):
+        run_baseline(name, prepared_small, "test", tmp_path / name)
+    args = ["-q", "compare", str(tmp_path / "lead3"), str(tmp_path / "first"), "--samples", "50", "--json"]
+    assert main([*args, "--concat"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "rouge1" not in out
+    for name, side in (("lead3", "mean_a"), ("first", "mean_b")):
+        metrics = json.loads((tmp_path / name / "metrics.json").read_text())
+        for m in ("rouge1", "rouge2", "rougeL"):
+            assert out[f"{m}_concat"][side] == pytest.approx(metrics[f"{m}_concat"])
+        assert metrics["rouge1_concat"] != pytest.approx(metrics["rouge1"])

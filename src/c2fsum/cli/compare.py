@@ -14,10 +14,11 @@ from pathlib import Path
 
 
 def cmd_compare(a: argparse.Namespace) -> int:
-    from c2fsum.evaluation.significance import compare_systems, format_comparison
+    from c2fsum.evaluation.significance import COMPARED, compare_systems, format_comparison
 
+    metrics = tuple(f"{m}_concat" for m in COMPARED) if a.concat else COMPARED
     result = compare_systems(
-        a.a, a.b, samples=a.samples, seed=a.seed, confidence=a.confidence, rouge_clean=a.rouge_clean
+        a.a, a.b, samples=a.samples, seed=a.seed, confidence=a.confidence, rouge_clean=a.rouge_clean, metrics=metrics
     )
     if a.json:
         print(json.dumps(result, indent=2))
@@ -46,6 +47,12 @@ def add_compare_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, help="seed of the resampling (0)")
     s.add_argument("--confidence", type=float, default=0.95, help="interval coverage (0.95)")
     s.add_argument("--json", action="store_true", help="print the full result as JSON")
+    s.add_argument(
+        "--concat",
+        action="store_true",
+        help="compare the concat protocol (all highlights one reference: rouge1_concat ...) instead of "
+        "the best single highlight",
+    )
     s.add_argument(
         "--rouge-clean",
         choices=["none", "ptb"],

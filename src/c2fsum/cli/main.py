@@ -9,7 +9,8 @@ c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--min-len N] [--
                  [--max-words W] [FILE|-]
 c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N] [--max-words W]
                  [--min-len N] [--official] [--rouge-clean none|ptb]
-c2fsum baseline  first|lead3|ilp --data DATA_DIR --split SPLIT --out DIR [--budget WORDS] [--rouge-clean none|ptb]
+c2fsum baseline  first|lead3|lead|ilp|oracle --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
+                 [--rouge-clean none|ptb]
 c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N   (cli/experiment.py)
 c2fsum compare   A B [--samples N] [--seed S]                                         (cli/compare.py)
 c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official] [--rouge-clean none|ptb]
@@ -393,10 +394,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser(
         "baseline",
-        help="extractive baselines: FIRST (first sentence), LEAD-3, ILP (bigram coverage under a word budget)",
+        help="extractive baselines: FIRST (first sentence), LEAD-3, LEAD (first WORDS words), ILP (bigram "
+        "coverage under a word budget), ORACLE (greedy ROUGE-1+2 against the reference under the budget)",
     )
-    s.add_argument("name", choices=["first", "lead3", "ilp"])
-    s.add_argument("--budget", type=_positive_int, default=25, help="ilp: summary length budget in words (25)")
+    s.add_argument("name", choices=["first", "lead3", "lead", "ilp", "oracle"])
+    s.add_argument(
+        "--budget", type=_positive_int, default=25, help="lead, ilp, oracle: summary length budget in words (25)"
+    )
     s.add_argument("--data", required=True, metavar="DATA_DIR")
     s.add_argument("--split", default="test")
     s.add_argument("--out", required=True, metavar="DIR")
