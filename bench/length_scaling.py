@@ -96,13 +96,16 @@ def raw_documents(source: Path, sizes: list[int], n_docs: int) -> dict:
     need = max(sizes) * n_docs
     parts: list[str] = []
     count = 0
-    with gzip.open(source, "rt", encoding="utf-8") as f:
-        for line in f:
-            art = json.loads(line)["article"]
-            parts.append(art)
-            count += len(art.split())
-            if count >= need:
-                break
+    while count < need:  # the file again from its start if it is too short (cnndm test: 198,414 words)
+        with gzip.open(source, "rt", encoding="utf-8") as f:
+            for line in f:
+                art = json.loads(line)["article"]
+                parts.append(art)
+                count += len(art.split())
+                if count >= need:
+                    break
+        if not count:
+            raise SystemExit(f"{source}: no words")
     text = "\n\n".join(parts)
     spans = [m.span() for m in re.finditer(r"\S+", text)]
     if len(spans) < need:
