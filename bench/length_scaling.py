@@ -10,6 +10,10 @@ output words: min_len = max_len, so every model does the same number of decoder 
 For every model and length, in a fresh process (so the peak resident memory is its own):
 
     seconds_per_summary   wall time of encode + beam search, median over ``--docs`` documents
+    end_to_end_seconds    wall time of what ``c2fsum summarize`` does after start-up (process,
+                          imports, model load): raw text -> tokenize -> grid -> encode -> beam
+                          search -> text, on the same number of raw texts of exactly that many
+                          whitespace-separated words; median
     peak_rss_mib          the process's peak resident memory (after a warm-up on 400 words)
     added_mib             peak_rss_mib minus that of the same model on 400 words:
                           the memory the document adds
@@ -81,7 +85,32 @@ def make_documents(source: Path, sizes: list[int], n_docs: int) -> dict:
     if len(words) < need:
         raise SystemExit(f"{source}: only {len(words)} words, {need} needed")
     docs = {str(n): [words[i * n : (i + 1) * n] for i in range(n_docs)] for n in sizes}
-    return {"docs": docs, "warmup": words[:400]}
+    return {"docs": docs, "warmup": words[:400], "raw": raw_documents(source, sizes, n_docs)}
+
+
+def raw_documents(source: Path, sizes: list[int], n_docs: int) -> dict:
+    """Raw article texts of exactly ``size`` whitespace-separated words (articles joined by blank
+    lines): what ``c2fsum summarize`` reads, for the end-to-end times."""
+    import re
+
+    need = max(sizes) * n_docs
+    parts: list[str] = []
+    count = 0
+    while count < need:  # the file again from its start if it is too short (cnndm test: 198,414 words)
+        with gzip.open(source, "rt", encoding="utf-8") as f:
+            for line in f:
+                art = json.loads(line)["article"]
+                parts.append(art)
+                count += len(art.split())
+                if count >= need:
+                    break
+        if not count:
+            raise SystemExit(f"{source}: no words")
+    text = "\n\n".join(parts)
+    spans = [m.span() for m in re.finditer(r"\S+", text)]
+    if len(spans) < need:
+        raise SystemExit(f"{source}: only {len(spans)} raw words, {need} needed")
+    return {str(n): [text[spans[i * n][0] : spans[(i + 1) * n - 1][1]] for i in range(n_docs)] for n in sizes}
 
 
 # -- one model, one length (a fresh process) -----------------------------------------------------
@@ -131,12 +160,26 @@ def run_worker(job: dict) -> dict:
         s, f, M = summarize(words)
         times.append(s)
         fracs.append(f)
+    peak = peak_rss_mib()  # before the end-to-end runs: the memory of the model-only path
+
+    # end to end: what `c2fsum summarize` does after start-up (process, imports, model load):
+    # raw text -> tokenize -> grid -> encode -> beam search -> text
+    from c2fsum.pipeline import Pipeline
+
+    pipe = Pipeline.__new__(Pipeline)
+    pipe.model, pipe.config, pipe.vocab, pipe.path, pipe.device = model, cfg, vocab, None, "cpu"
+    e2e_times = []
+    for text in data["raw"][str(job["size"])]:
+        t0 = time.perf_counter()
+        pipe.summarize(text, beam=job["beam"], max_len=steps, min_len=steps)
+        e2e_times.append(time.perf_counter() - t0)
     return {
         "model": job["spec"],
         "words": job["size"],
         "chunks": M,
         "seconds_per_summary": statistics.median(times),
-        "peak_rss_mib": peak_rss_mib(),
+        "end_to_end_seconds": statistics.median(e2e_times),
+        "peak_rss_mib": peak,
         "fraction_encoded": statistics.mean(fracs),
     }
 
@@ -182,13 +225,23 @@ def main(argv: list[str] | None = None) -> None:
     base = {r["model"]: r["peak_rss_mib"] for r in rows if r["words"] == min(sizes)}
     for r in rows:
         r["added_mib"] = r["peak_rss_mib"] - base.get(r["model"], float("nan"))
-    keys = ["model", "words", "chunks", "seconds_per_summary", "peak_rss_mib", "added_mib", "fraction_encoded"]
+    keys = [
+        "model",
+        "words",
+        "chunks",
+        "seconds_per_summary",
+        "end_to_end_seconds",
+        "peak_rss_mib",
+        "added_mib",
+        "fraction_encoded",
+    ]
     with open(args.out / "length_scaling.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys)
         w.writeheader()
         w.writerows({k: r[k] for k in keys} for r in rows)
     print_table(rows, keys)
     check_targets(rows, sizes)
+    check_end_to_end(rows)
     plot(rows, args.out / "length_scaling.png")
     print(f"written: {args.out / 'length_scaling.csv'}, {args.out / 'length_scaling.png'}")
 
@@ -202,6 +255,7 @@ def print_table(rows: list[dict], keys: list[str]) -> None:
             str(r["words"]),
             str(r["chunks"]),
             f"{r['seconds_per_summary']:.3f}",
+            f"{r['end_to_end_seconds']:.3f}",
             f"{r['peak_rss_mib']:.0f}",
             f"{r['added_mib']:.1f}",
             f"{r['fraction_encoded']:.3f}",
@@ -233,15 +287,34 @@ def check_targets(rows: list[dict], sizes: list[int]) -> None:
             )
 
 
+def check_end_to_end(rows: list[dict]) -> None:
+    """Issue 17's end-to-end targets: MODEL 3 >= 4x faster than MODEL 0 at 25,600 words, >= 6x at
+    100,000 words and under 1.5 s there (start-up taken off)."""
+    at = {(r["model"], r["words"]): r for r in rows}
+    for m in sorted({r["model"] for r in rows if r["model"].startswith("model3")}):
+        for n, target in ((25_600, 4.0), (100_000, 6.0)):
+            if (m, n) in at and ("model0", n) in at:
+                e2e = at["model0", n]["end_to_end_seconds"] / at[m, n]["end_to_end_seconds"]
+                only = at["model0", n]["seconds_per_summary"] / at[m, n]["seconds_per_summary"]
+                print(
+                    f"{m} at {n} words end to end: {at[m, n]['end_to_end_seconds']:.2f} s vs model0 "
+                    f"{at['model0', n]['end_to_end_seconds']:.2f} s, {e2e:.1f}x (target >= {target:.0f}); "
+                    f"model only {only:.1f}x"
+                )
+        if (m, 100_000) in at:
+            print(f"{m} at 100000 words end to end: {at[m, 100_000]['end_to_end_seconds']:.2f} s (target < 1.5 s)")
+
+
 def plot(rows: list[dict], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+    fig, axes = plt.subplots(1, 4, figsize=(20, 4.5))
     panels = [
         ("seconds_per_summary", "decode wall time per summary (s)"),
+        ("end_to_end_seconds", "end-to-end time per summary, start-up off (s)"),
         ("peak_rss_mib", "peak resident memory (MiB)"),
         ("fraction_encoded", "fraction of words encoded at the fine level"),
     ]
