@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The sanity task at a larger size: MODEL 3 (REINFORCE) and MODEL 2 (soft attention), both with
 the pointer, trained through ``c2fsum train`` on :mod:`c2fsum.data.synthetic` documents, and the
-figures of :func:`c2fsum.data.synthetic.sanity_figures` on the test split::
+figures of :func:`c2fsum.evaluation.sanity.sanity_figures` on the test split::
 
     PYTHONPATH=src OMP_NUM_THREADS=1 .venv/bin/python bench/sanity_task.py            # 10 chunks x 10 words
     PYTHONPATH=src OMP_NUM_THREADS=1 .venv/bin/python bench/sanity_task.py --chunks 3 --chunk-len 4 --steps 300
@@ -25,7 +25,8 @@ from pathlib import Path
 import torch
 
 from c2fsum.cli.main import main
-from c2fsum.data.synthetic import sanity_figures, write_sanity_data
+from c2fsum.data.synthetic import write_sanity_data
+from c2fsum.evaluation.sanity import sanity_figures
 
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "sanity.yaml"
 

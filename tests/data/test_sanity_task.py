@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from c2fsum.cli.main import main
-from c2fsum.data.synthetic import CUE, PLAIN, sanity_document, sanity_figures, write_sanity_data
+from c2fsum.data.synthetic import CUE, PLAIN, sanity_document, write_sanity_data
 from c2fsum.data.vocab import Vocab
+from c2fsum.evaluation.sanity import sanity_figures
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "sanity.yaml"
 
