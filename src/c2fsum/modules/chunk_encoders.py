@@ -37,9 +37,13 @@ class CNNChunkEncoder(nn.Module):
         x = emb.reshape(B * M, N, E).transpose(1, 2)  # (B*M, E, N)
         # pad on the right so every real word starts a window (chunks shorter than the width too)
         x = F.pad(x, (0, self.width - 1))  # (B*M, E, N + w - 1)
-        h = torch.tanh(self.conv(x))  # (B*M, F, N)
+        h = self.conv(x)  # (B*M, F, N)
         valid = mask.reshape(B * M, 1, N)
-        h = h.masked_fill(~valid, float("-inf")).amax(-1)  # (B*M, F) max over time
+        if not bool(valid.all()):  # a full grid (most chunks of a long document) needs no masking
+            h = h.masked_fill(~valid, float("-inf"))
+        # max over time, then tanh: tanh is increasing, so max_t tanh(a_t) = tanh(max_t a_t), and
+        # tanh runs on B*M*F values instead of B*M*F*N
+        h = torch.tanh(h.amax(-1))  # (B*M, F)
         h = h.masked_fill(~valid.any(-1), 0.0)
         return h.view(B, M, self.out_dim)
 
