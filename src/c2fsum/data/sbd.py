@@ -51,7 +51,7 @@ _LATIN = list(string.ascii_lowercase)
 # pysbd's (?<=^)[a-z](?=\.)|(?<=\A)[a-z](?=\.)|(?<=\s)[a-z](?=\.), found in " " + text (3x faster)
 _LIST_WITH_PERIODS = re.compile(r"\s([a-z])\.")
 # pysbd's (?<=\()[a-z]+(?=\))|(?<=^)[a-z]+(?=\))|(?<=\A)[a-z]+(?=\))|(?<=\s)[a-z]+(?=\)), in " " + text
-_LIST_WITH_PARENS = re.compile(r"[\s(]([a-z]+)\)")
+_LIST_WITH_PARENS = re.compile(r"[\s(]([a-z]++)\)")  # possessive: a shorter word is never followed by ")"
 _LIST_LETTERS_AND_PERIODS = re.compile(r"(?<=^)[a-z]\.|(?<=\A)[a-z]\.|(?<=\s)[a-z]\.", re.IGNORECASE)
 _LIST_LETTERS_PARENS = re.compile(r"\([a-z]+(?=\))|(?<=^)[a-z]+(?=\))|(?<=\A)[a-z]+(?=\))|(?<=\s)[a-z]+(?=\))", re.I)
 
@@ -89,7 +89,9 @@ _NUMBER_RULES = (
     (re.compile(r"(?<=^\d)\.(?=(\s\S)|\))"), "∯"),
     (re.compile(r"(?<=^\d\d)\.(?=(\s\S)|\))"), "∯"),
 )
-_CONTINUOUS_PUNCT = re.compile(r"(?<=\S)(!|\?){3,}(?=(\s|\Z|$))")
+# pysbd's (?<=\S)(!|\?){3,}(?=(\s|\Z|$)), the same matches, written to start with a character
+# class so that the regex engine jumps to the next "!" or "?" instead of trying every position
+_CONTINUOUS_PUNCT = re.compile(r"[!?](?<=\S[!?])[!?]{2,}(?=\s|\Z|$)")
 _WITH_MULTIPLE_PERIODS = re.compile(r"([a-zA-Z0-9_])(\.)([a-zA-Z0-9_])")
 _GEO_LOCATION = re.compile(r"(?<=[a-zA-z]°)\.(?=\s*\d+)")
 _FILE_FORMAT = re.compile(
@@ -235,20 +237,31 @@ def _list_items(text: str) -> str:
     never fire on views, see the module docstring)."""
     if ")" not in text and "." not in text:
         return text
+    found: dict[re.Pattern, tuple[str, list[str]]] = {}  # regex -> (text it read, what it found)
     for alphabet in (_LATIN, _ROMAN):
-        text = _alphabet_list(text, _LIST_WITH_PERIODS, alphabet, parens=False)
-        text = _alphabet_list(text, _LIST_WITH_PARENS, alphabet, parens=True)
+        text = _alphabet_list(text, _LIST_WITH_PERIODS, alphabet, parens=False, found=found)
+        text = _alphabet_list(text, _LIST_WITH_PARENS, alphabet, parens=True, found=found)
     return text
 
 
-def _alphabet_list(text: str, regex: re.Pattern, alphabet: list[str], *, parens: bool) -> str:
+def _alphabet_list(
+    text: str, regex: re.Pattern, alphabet: list[str], *, parens: bool, found: dict | None = None
+) -> str:
     """pysbd's iterate_alphabet_array: the letters that are list items, replaced in one pass.
 
     pysbd replaces each item's letter everywhere in the text, item after item; the letters it
     would replace are decided on the list as found first, and replacing a letter twice only
     adds empty lines, so one substitution of all the chosen letters gives the same sentences.
+    ``found`` keeps ``regex``'s matches of a text, read again only if the text changed.
     """
-    items = [i for i in regex.findall(" " + text) if i in alphabet]
+    seen = found.get(regex) if found is not None else None
+    if seen is not None and seen[0] is text:
+        candidates = seen[1]
+    else:
+        candidates = regex.findall(" " + text)
+        if found is not None:
+            found[regex] = (text, candidates)
+    items = [i for i in candidates if i in alphabet]
     if not items:
         return text
     chosen: set[str] = set()
