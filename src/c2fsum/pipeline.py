@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -22,8 +21,6 @@ from c2fsum.data.tokenize import preprocess_article
 from c2fsum.decoding.documents import decode_examples
 from c2fsum.training.checkpoint import load_checkpoint
 
-_WORD = re.compile(r"\S+")
-
 log = logging.getLogger(__name__)
 
 
@@ -34,12 +31,13 @@ def leading_words(text: str, n: int) -> str:
     unless it is made only of characters the tokenizer drops; cutting a huge input here keeps the
     time and memory of :meth:`Pipeline.summarize` bounded (a 1,000,000-word line costs a scan).
     """
-    end = None
-    for i, m in enumerate(_WORD.finditer(text)):
-        if i + 1 == n:
-            end = m.end()
-            break
-    return text if end is None else text[:end]
+    if n < 1:
+        return text
+    parts = text.split(maxsplit=n)  # the first n words, then the rest from word n + 1 on
+    if len(parts) < n:
+        return text
+    rest = parts[n] if len(parts) > n else ""
+    return text[: len(text) - len(rest)].rstrip()
 
 
 @dataclass
