@@ -26,6 +26,11 @@ class ConfigError(ValueError):
     """A config file or override names an unknown field or has a value of the wrong type."""
 
 
+PAPER_MAX_WORDS = 400
+"""Words of each article the thesis's models read, in training and in its evaluation (the 10x40
+grid of Tables 6.1-6.2)."""
+
+
 @dataclass
 class DataConfig:
     """How a prepared document becomes a grid of chunks (see :mod:`c2fsum.data.grid`)."""

@@ -25,7 +25,8 @@ import c2fsum
 import c2fsum.training.registry as registry
 from c2fsum.cli.main import main
 from c2fsum.config import load_config
-from c2fsum.reports.export import bootstrap_mean, export_model
+from c2fsum.evaluation.significance import bootstrap_mean
+from c2fsum.reports.export import export_model
 from c2fsum.training.checkpoint import CheckpointError, load_checkpoint, read_tensors
 from c2fsum.training.trainer import Trainer
 

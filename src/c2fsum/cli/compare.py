@@ -35,6 +35,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
 
 
 def add_compare_parser(subparsers) -> argparse.ArgumentParser:
+    from c2fsum.cli.options import add_rouge_clean
+
     s = subparsers.add_parser(
         "compare",
         help="paired bootstrap CIs of ROUGE differences between two systems",
@@ -53,11 +55,6 @@ def add_compare_parser(subparsers) -> argparse.ArgumentParser:
         help="compare the concat protocol (all highlights one reference: rouge1_concat ...) instead of "
         "the best single highlight",
     )
-    s.add_argument(
-        "--rouge-clean",
-        choices=["none", "ptb"],
-        default="none",
-        help="none (default): score the predictions as ROUGE-1.5.5 would; ptb: c2fsum's former cleaning",
-    )
+    add_rouge_clean(s)
     s.set_defaults(func=cmd_compare)
     return s

@@ -16,8 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-PAPER_MAX_WORDS = 400
-"""``c2fsum.experiments.runner.PAPER_MAX_WORDS``, repeated so that parsing arguments imports no torch."""
+from c2fsum.config import PAPER_MAX_WORDS  # no torch: parsing arguments stays light
 
 
 def _presets(text: str) -> list[str]:

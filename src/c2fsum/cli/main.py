@@ -234,39 +234,12 @@ def cmd_table(a: argparse.Namespace) -> int:
 
 
 # -- parser ----------------------------------------------------------------------------------
-def _non_negative_int(text: str) -> int:
-    v = int(text)
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
-    return v
-
-
-def _add_min_len(s: argparse.ArgumentParser) -> None:
-    s.add_argument(
-        "--min-len",
-        type=_non_negative_int,
-        metavar="N",
-        help="fewest summary tokens before </s> (default: the model's, the 5th percentile of its training "
-        "summaries' lengths; 0 allows an empty summary)",
-    )
-
-
-def _add_rouge_clean(s: argparse.ArgumentParser) -> None:
-    s.add_argument(
-        "--rouge-clean",
-        choices=["none", "ptb"],
-        default="none",
-        help="none (default): score the strings exactly as ROUGE-1.5.5 would; ptb: drop PTB brackets "
-        "(-lrb- ...) and <pad>-like tokens, <unk> matches nothing, </s> splits sentences (recorded in "
-        "metrics.json; with --official the cleaned strings go to the Perl script)",
-    )
-
-
 MODEL_HELP = "shipped model name (e.g. cnndm-small), run or checkpoint directory, or hub repo id owner/name[@rev]"
 
 
 def build_parser() -> argparse.ArgumentParser:
     from c2fsum import __version__
+    from c2fsum.cli.options import add_min_len, add_rouge_clean
 
     p = argparse.ArgumentParser(prog="c2fsum", description="Coarse-to-fine attention summarization toolkit.")
     p.add_argument("--version", action="version", version=f"c2fsum {__version__}")
@@ -358,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--beam", type=_positive_int, help="beam size (config default 5; 1 = greedy)")
     s.add_argument("--block-trigrams", action="store_true", help="never repeat a trigram (Paulus et al.)")
     s.add_argument("--replace-unk", action="store_true", help="<unk> -> the source word attended most")
-    _add_min_len(s)
+    add_min_len(s)
     s.add_argument("--max-len", type=int, help="maximum summary length in tokens")
     s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")
     s.add_argument(
@@ -379,9 +352,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--limit", type=int, help="first N documents only")
     s.add_argument("--block-trigrams", action="store_true")
     s.add_argument("--replace-unk", action="store_true")
-    _add_min_len(s)
+    add_min_len(s)
     s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
-    _add_rouge_clean(s)
+    add_rouge_clean(s)
     s.add_argument(
         "--max-words",
         type=_positive_int,
@@ -406,14 +379,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, metavar="DIR")
     s.add_argument("--limit", type=int)
     s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
-    _add_rouge_clean(s)
+    add_rouge_clean(s)
     s.set_defaults(func=cmd_baseline)
 
     s = sub.add_parser("rouge", help="score any system's output against references")
     s.add_argument("--candidates", required=True, metavar="C.jsonl", help='lines {"id", "candidate"}')
     s.add_argument("--references", required=True, metavar="R.jsonl", help='lines {"id", "references": [..]}')
     s.add_argument("--official", action="store_true", help="run the ROUGE-1.5.5 Perl script")
-    _add_rouge_clean(s)
+    add_rouge_clean(s)
     s.set_defaults(func=cmd_rouge)
 
     from c2fsum.cli.plot import add_plot_parser

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from c2fsum.data.prepare import read_prepared
 from c2fsum.evaluation.ilp import ilp_summary
-from c2fsum.evaluation.scoring import SENTENCE_MARKS, first_sentence_baseline, lead_k
+from c2fsum.evaluation.scoring import first_sentence_baseline, lead_k, sentence_words
 from c2fsum.metrics.rouge import Rouge155Tokenizer, rouge_settings, score_corpus
 from c2fsum.training.checkpoint import write_json
 from c2fsum.utils.io import write_jsonl
@@ -31,10 +31,6 @@ ILP_BUDGET = 25
 """Default ILP length budget in words (about a first sentence; the gold highlights average 14)."""
 
 
-def _words(sentence: Sequence[str]) -> list[str]:
-    return [t for t in sentence if t not in SENTENCE_MARKS]
-
-
 def lead_words(src_sentences: Sequence[Sequence[str]], budget: int) -> str:
     """LEAD with a word budget: the article's first ``budget`` words (``<s>``/``</s>`` not counted),
     one sentence per line, the last sentence cut where the budget runs out."""
@@ -42,7 +38,7 @@ def lead_words(src_sentences: Sequence[Sequence[str]], budget: int) -> str:
         raise ValueError(f"budget: expected at least 1 word, got {budget}")
     lines, left = [], budget
     for sentence in src_sentences:
-        words = _words(sentence)[:left]
+        words = sentence_words(sentence)[:left]
         if words:
             lines.append(" ".join(words))
             left -= len(words)
@@ -76,7 +72,7 @@ def oracle_summary(src_sentences: Sequence[Sequence[str]], reference: str, budge
     ref_tokens = tok.tokenize(reference)
     ref = {n: _ngrams(ref_tokens, n) for n in (1, 2)}
     ref_total = {n: max(sum(ref[n].values()), 1) for n in (1, 2)}
-    texts = [_words(s) for s in src_sentences]
+    texts = [sentence_words(s) for s in src_sentences]
     grams = [{n: _ngrams(tok.tokenize(" ".join(t)), n) for n in (1, 2)} for t in texts]
     chosen: list[int] = []
     have: dict[int, Counter] = {1: Counter(), 2: Counter()}

@@ -3,12 +3,12 @@ cued chunk, and does it copy the words outside its vocabulary?"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import torch
 
 from c2fsum.data.batching import collate, encode_example
+from c2fsum.data.prepare import read_prepared
 from c2fsum.decoding.documents import decode_examples
 from c2fsum.training.checkpoint import load_checkpoint
 
@@ -28,7 +28,7 @@ def sanity_figures(run_dir: str | Path, data_dir: str | Path, split: str = "test
     """
     loaded = load_checkpoint(run_dir)
     model, cfg, vocab = loaded.model.eval(), loaded.config, loaded.vocab
-    docs = [json.loads(line) for line in open(Path(data_dir) / f"{split}.jsonl", encoding="utf-8")]
+    docs = list(read_prepared(Path(data_dir) / f"{split}.jsonl"))
     dc = cfg.data
     examples = [
         encode_example(d, vocab, chunks=dc.chunks, chunk_len=dc.chunk_len, max_tgt_len=dc.max_tgt_len) for d in docs

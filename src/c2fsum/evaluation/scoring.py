@@ -22,7 +22,7 @@ from pathlib import Path
 
 from c2fsum.metrics.rouge import rouge_settings, score_corpus
 
-__all__ = ["JsonlRead", "first_sentence_baseline", "lead_k", "read_jsonl_with_errors", "rouge_files"]
+__all__ = ["JsonlRead", "first_sentence_baseline", "lead_k", "read_jsonl_with_errors", "rouge_files", "sentence_words"]
 
 log = logging.getLogger(__name__)
 
@@ -160,9 +160,14 @@ def rouge_files(
 # --------------------------------------------------------------------------- baselines
 
 
+def sentence_words(sentence: Sequence[str]) -> list[str]:
+    """Tokens of one source sentence, ``<s>``/``</s>`` removed."""
+    return [tok for tok in sentence if tok not in SENTENCE_MARKS]
+
+
 def _sentence_text(sentence: Sequence[str]) -> str:
     """Tokens of one source sentence joined by spaces, ``<s>``/``</s>`` removed."""
-    return " ".join(tok for tok in sentence if tok not in SENTENCE_MARKS)
+    return " ".join(sentence_words(sentence))
 
 
 def lead_k(src_sentences: Sequence[Sequence[str]], k: int = 3) -> str:

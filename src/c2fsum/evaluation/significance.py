@@ -20,6 +20,31 @@ __all__ = ["compare_systems", "paired_bootstrap", "predictions_path"]
 COMPARED = ("rouge1", "rouge2", "rougeL")
 
 
+def _resampled_means(x: np.ndarray, samples: int, seed: int) -> np.ndarray:
+    """``(S,)`` means of ``samples`` resamples (with replacement, seeded) of the documents ``x`` ``(D,)``."""
+    rng = np.random.default_rng(seed)
+    return x[rng.integers(0, len(x), size=(samples, len(x)))].mean(axis=1)
+
+
+def _interval(means: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The percentile interval of resampled ``means`` with the given coverage."""
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(low), float(high)
+
+
+def bootstrap_mean(
+    values: Sequence[float], *, samples: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the mean of one system's per-document ``values`` ``(D,)`` and its
+    percentile bootstrap interval (the documents resampled as in :func:`paired_bootstrap`)."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"bootstrap_mean: expected a non-empty list of scores, got shape {x.shape}")
+    low, high = _interval(_resampled_means(x, samples, seed), confidence)
+    return float(x.mean()), low, high
+
+
 def paired_bootstrap(
     a: Sequence[float], b: Sequence[float], *, samples: int = 1000, seed: int = 0, confidence: float = 0.95
 ) -> dict:
@@ -46,11 +71,8 @@ def paired_bootstrap(
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence: expected a value in (0, 1), got {confidence}")
     d = x - y  # (D,)
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(d), size=(samples, len(d)))  # (S, D)
-    diffs = d[idx].mean(axis=1)  # (S,)
-    alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(diffs, [alpha, 1.0 - alpha])
+    diffs = _resampled_means(d, samples, seed)  # (S,)
+    low, high = _interval(diffs, confidence)
     p = min(1.0, 2.0 * min(float((diffs <= 0).mean()), float((diffs >= 0).mean())))
     return {
         "mean_a": float(x.mean()),

@@ -26,7 +26,7 @@ import traceback
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from c2fsum.config import load_config
+from c2fsum.config import PAPER_MAX_WORDS, load_config
 from c2fsum.evaluation.baselines import run_baseline
 from c2fsum.evaluation.evaluate import evaluate
 from c2fsum.training.checkpoint import write_json
@@ -39,8 +39,6 @@ BASELINE_NAMES = ("first", "lead3", "ilp")
 """Baselines evaluated in every experiment (rows of the results table)."""
 
 PACKAGE_CONFIGS = Path(__file__).resolve().parents[3] / "configs"
-PAPER_MAX_WORDS = 400
-"""Words of each article the models read in the thesis's evaluation (its 10x40 grid)."""
 SAVED_DEFAULTS = {"max_words": 0}
 """Settings absent from an ``experiment.json`` written before they existed: what it did then
 (evaluation read whole articles)."""

@@ -36,6 +36,7 @@ from typing import cast
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from tqdm.auto import tqdm
 
+from c2fsum.config import PAPER_MAX_WORDS
 from c2fsum.data.prepare import read_prepared
 from c2fsum.evaluation.significance import compare_systems
 from c2fsum.reports.plots import heatmap_for_document, training_curves
@@ -48,8 +49,6 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 BASELINE_ORDER = ("first", "lead3", "ilp")
 SOURCE_WORDS = 400
 """Words of the source shown beside the summaries when the models read whole articles."""
-PAPER_MAX_WORDS = 400
-"""The thesis's evaluation reads the first 400 words of each article (its 10x40 grid)."""
 
 
 @dataclass

@@ -26,12 +26,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from safetensors.torch import save_file
 
 from c2fsum.decoding.lengths import LENGTHS_FILE
+from c2fsum.evaluation.significance import bootstrap_mean
 from c2fsum.training.checkpoint import (
     STORED_DTYPES,
     CheckpointError,
@@ -48,23 +48,6 @@ MAX_MB = 25.0
 """Default bound on an exported folder's size, in MB (10^6 bytes): what a shipped model may weigh."""
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 CI_METRICS = ("rouge1", "rouge2", "rougeL")
-
-
-def bootstrap_mean(
-    values: list[float], *, samples: int = 1000, seed: int = 0, confidence: float = 0.95
-) -> tuple[float, float, float]:
-    """``(mean, low, high)``: the mean of ``values`` ``(D,)`` and its percentile bootstrap interval.
-
-    Documents are resampled with replacement ``samples`` times (seeded: same inputs, same answer).
-    """
-    x = np.asarray(values, dtype=np.float64)
-    if x.ndim != 1 or x.size == 0:
-        raise ValueError(f"bootstrap_mean: expected a non-empty list of scores, got shape {x.shape}")
-    rng = np.random.default_rng(seed)
-    means = x[rng.integers(0, x.size, size=(samples, x.size))].mean(axis=1)
-    alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [alpha, 1.0 - alpha])
-    return float(x.mean()), float(low), float(high)
 
 
 def _c2fsum_version() -> str:
