@@ -100,3 +100,25 @@ def test_encoder_without_padding_skips_packing_with_the_same_results(kw):
         enc.zero_grad()
     for a, b in zip(*outs, strict=True):
         assert torch.allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_row_source_reads_agree_with_plain_indexing_values_and_gradients():
+    """RowSource: many small reads of one tensor give plain indexing's values and gradient (one
+    buffer summed once); a row read twice gets both gradients; unread rows get zero."""
+    from c2fsum.modules.deferred import RowSource
+
+    torch.manual_seed(0)
+    base = torch.randn(6, 3, 2, requires_grad=True)
+    reads = [torch.tensor([4, 1]), torch.tensor([1]), torch.tensor([0, 4, 4])]
+    weights = [torch.randn(len(i), 3, 2) for i in reads]
+    src = RowSource(base * 1.5)  # not a leaf: its gradient must flow on to base
+    got = sum((src.read(i) * w).sum() for i, w in zip(reads, weights, strict=True))
+    (g_got,) = torch.autograd.grad(got, base)
+    rows = base * 1.5
+    want = sum((rows[i] * w).sum() for i, w in zip(reads, weights, strict=True))
+    (g_want,) = torch.autograd.grad(want, base)
+    assert torch.allclose(got, want)
+    assert torch.allclose(g_got, g_want)
+    assert torch.equal(g_got[[2, 3, 5]], torch.zeros(3, 3, 2))
+    with torch.no_grad():
+        assert torch.equal(RowSource(rows).read(torch.tensor([3])), rows[[3]])

@@ -11,8 +11,10 @@ through ``Memory.doc``, so hypotheses share a document's encoded chunks::
     store (S, N, H) = cat(blocks): word states of the S chunks encoded so far
 
 Each call to :meth:`ChunkCache.read` encodes the chunks not yet in the cache in one batched
-LSTM call and appends them as a new block. The store is rebuilt with ``torch.cat`` (out of
-place) whenever a block was added, so gradients flow back to the encoder in lazy training.
+LSTM call and appends them as a new block. Without gradients (decoding) the store is rebuilt
+with ``torch.cat`` whenever a block was added. With gradients (lazy training) the rows are read
+from their blocks directly (one ``index_select`` per block touched), so gradients flow back to
+the encoder without copying the whole store, and its gradient, at every decoder step.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ class ChunkCache:
         self.blocks: list[Tensor] = []
         self._store: Tensor | None = None
         self.n_slots = 0
+        self.starts: list[int] = []
+        """First slot of each block."""
         self.encoder_calls = 0
         self.sparse_attn = False
         """Return step attention as sparse COO ``(B, M, N)`` (decoding; only the chosen chunks stored)."""
@@ -56,6 +60,7 @@ class ChunkCache:
         states, final = self.encode_rows(docs, chunks)
         U = states.size(0)
         self.slot[docs, chunks] = torch.arange(self.n_slots, self.n_slots + U, device=self.slot.device)
+        self.starts.append(self.n_slots)
         self.n_slots += U
         self.blocks.append(states)
         self._store = None
@@ -77,10 +82,26 @@ class ChunkCache:
         if bool(missing.any()):
             pairs = torch.unique(torch.stack([d[missing], c[missing]], 1), dim=0)  # (U, 2)
             self.encode(pairs[:, 0], pairs[:, 1])
-        if self._store is None:
-            self._store = self.blocks[0] if len(self.blocks) == 1 else torch.cat(self.blocks, 0)
-        states = self._store.index_select(0, self.slot[d, c])  # (R*k, N, H)
+        slots = self.slot[d, c]  # (R*k,)
+        if torch.is_grad_enabled() and len(self.blocks) > 1:
+            states = self._gather(slots)
+        else:
+            if self._store is None:
+                self._store = self.blocks[0] if len(self.blocks) == 1 else torch.cat(self.blocks, 0)
+            states = self._store.index_select(0, slots)  # (R*k, N, H)
         return states.view(R, k, *states.shape[1:])
+
+    def _gather(self, slots: Tensor) -> Tensor:
+        """Rows ``slots`` ``(K,)`` of the store, read from their blocks: ``(K, N, H)``."""
+        starts = torch.tensor(self.starts, device=slots.device)
+        block = torch.bucketize(slots, starts[1:], right=True)  # (K,) block of each row
+        parts, rows = [], []
+        for b in torch.unique(block).tolist():
+            sel = (block == b).nonzero().squeeze(1)
+            parts.append(self.blocks[b].index_select(0, slots[sel] - self.starts[b]))
+            rows.append(sel)
+        order = torch.cat(rows)
+        return torch.cat(parts, 0).index_select(0, torch.argsort(order))
 
     @property
     def encoded(self) -> Tensor:

@@ -31,6 +31,7 @@ from c2fsum.models.base import ForwardOutput, Memory
 from c2fsum.models.chunk_cache import ChunkCache
 from c2fsum.models.model0 import Model0
 from c2fsum.modules.chunk_encoders import ChunkEncoder
+from c2fsum.modules.deferred import RowSource
 from c2fsum.modules.hierarchical import CoarseToFineAttention
 
 COARSE_MODES = ("soft", "hard")
@@ -151,13 +152,15 @@ class CoarseToFine(Model0):
         B, M, N = src.shape
         # with gradients (lazy training), one look-up of the whole grid: one embedding gradient,
         # not one per encoder call; without, slices bound the scratch memory of long documents
+        # (its gradient summed over the decoder steps' reads in one buffer: RowSource)
         emb = self.src_emb(src) if torch.is_grad_enabled() else None  # (B, M, N, E)
         chunks = self.chunk_encoder(src, emb, src_mask, embed=self.src_emb, slice_chunks=self.chunk_slice)
         chunk_mask = src_mask.any(-1)  # (B, M)
+        grid = None if emb is None else RowSource(emb.flatten(0, 1))  # rows (B*M, N, E)
 
         def encode_rows(docs: Tensor, rows: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
             """Chunks ``(docs[u], rows[u])`` through the per-chunk LSTM: ``(U, N, H)``, final ``(L, U, H)`` each."""
-            e = self.src_emb(src[docs, rows]) if emb is None else emb[docs, rows]  # (U, N, E)
+            e = self.src_emb(src[docs, rows]) if grid is None else grid.read(docs * M + rows)  # (U, N, E)
             states, final = self.encoder(e.unsqueeze(1), src_mask[docs, rows].unsqueeze(1))  # (U, 1, N, H)
             return states.squeeze(1), final
 

@@ -103,3 +103,63 @@ class StepMatrix:
         if not (self.deferred and torch.is_grad_enabled()):
             return torch.bmm(a, self.m)
         return _StepBmm.apply(a, self._token, self._m, self._m_t, self._stash)
+
+
+class _RowsAnchor(Function):
+    """rows -> an empty token; backward hands rows the gradient summed into one buffer."""
+
+    @staticmethod
+    def forward(ctx, rows: Tensor, acc: list[Tensor | None]) -> Tensor:
+        ctx.acc = acc
+        return rows.new_empty(0)
+
+    @staticmethod
+    def backward(ctx, _unused: Tensor) -> tuple[Tensor | None, None]:
+        grad = ctx.acc[0]
+        ctx.acc[0] = None
+        return grad, None
+
+
+class _ReadRows(Function):
+    """``rows[index]``; the gradient is added into the shared buffer, not returned."""
+
+    @staticmethod
+    def forward(ctx, index: Tensor, token: Tensor, rows: Tensor, acc: list[Tensor | None]) -> Tensor:
+        ctx.save_for_backward(index)
+        ctx.shape, ctx.acc = rows.shape, acc
+        return rows.index_select(0, index)
+
+    @staticmethod
+    def backward(ctx, g: Tensor) -> tuple[None, None, None, None]:
+        (index,) = ctx.saved_tensors
+        if ctx.acc[0] is None:
+            ctx.acc[0] = g.new_zeros(ctx.shape)
+        ctx.acc[0].index_add_(0, index, g)
+        return None, None, None, None
+
+
+class RowSource:
+    """A tensor ``rows`` ``(S, ...)`` read a few rows at a time, many times per batch.
+
+    Plain autograd gives every read ``rows[index]`` a backward that writes a zero tensor of the
+    full size of ``rows`` and adds it to ``rows``'s gradient: for lazy MODEL 3 training, one read of
+    the grid's embeddings per decoder step, each a full ``(B*M, N, E)`` write (a third of a
+    training step on whole papers). Here every read adds its rows' gradient into one buffer, handed
+    to ``rows`` once all reads' backward have run (the anchor of :class:`StepMatrix`). The result
+    equals plain autograd's up to the order of the float additions; without gradients a read is a
+    plain ``index_select``.
+    """
+
+    def __init__(self, rows: Tensor):
+        self.rows = rows
+        self.deferred = torch.is_grad_enabled() and rows.requires_grad
+        if self.deferred:
+            self._rows = rows.detach()
+            self._acc: list[Tensor | None] = [None]
+            self._token = _RowsAnchor.apply(rows, self._acc)
+
+    def read(self, index: Tensor) -> Tensor:
+        """``index`` ``(U,)`` long -> ``rows[index]`` ``(U, ...)``."""
+        if not (self.deferred and torch.is_grad_enabled()):
+            return self.rows.index_select(0, index)
+        return _ReadRows.apply(index, self._token, self._rows, self._acc)
