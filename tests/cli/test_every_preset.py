@@ -91,6 +91,19 @@ def test_preset_trains_and_evaluates(config, prepared_small, tmp_path, capsys):
     )
     m = json.loads((out / "metrics.json").read_text())
     assert m["n_docs"] == 2 and m["ppl"] > 1 and 0 <= m["entropy"] <= m["entropy_uniform"] + 1e-6
+    preds = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    assert m["fine_fraction"] == pytest.approx(sum(p["fine_fraction"] for p in preds) / 2)
+    assert m["seconds_per_doc"] > 0 and m["words_read"] > 0
+    family = json.loads((run / "best" / "config.json").read_text())["model"]["family"]
+    for p in preds:
+        if family != "model3":  # every word of the grid went through the word-level encoder
+            assert p["fine_fraction"] == 1.0
+            continue
+        # lazy MODEL 3 encoded at least the chunks its summary read (and the last one, the
+        # decoder's initial state), words counted as the grid holds them (40 per full chunk)
+        read = set(p["chunks"]) | {p["n_chunks"] - 1}
+        assert 0 < p["fine_fraction"] <= 1 and len(p["chunks"]) >= 1
+        assert p["fine_fraction"] >= (len(read) - 1) / p["n_chunks"] - 1e-9
 
 
 def _train_recording_attention(config: Path, data: Path, out: Path, monkeypatch, steps: int, *extra: str):

@@ -281,3 +281,50 @@ def test_heatmap_for_document_draws_the_decoded_chunk_attention(tiny_run, tmp_pa
     # reading the first 60 words as evaluation does (--max-words): 6 chunks of 10
     heatmap_for_document(run, prepared_small, doc["id"], tmp_path / "doc60.png", beam=2, max_words=60)
     assert _heatmap_content(drawn[-1])[0].shape[0] == 6
+
+
+# -- where a hierarchical model reads ---------------------------------------------------------
+def _write_predictions(folder: Path, rows: list[dict]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return folder
+
+
+def test_reading_figure_draws_the_recorded_positions_and_fractions(tmp_path, drawn):
+    """Positions are chunk / n_chunks per output step, weighted to sum to 1 per model; the right
+    panel counts documents by fine fraction; the legend gives the mean fraction."""
+    from c2fsum.reports.plots import reading_figure
+
+    a = _write_predictions(
+        tmp_path / "m3",
+        [
+            {"id": "1", "chunks": [0, 0, 9], "n_chunks": 10, "fine_fraction": 0.2},
+            {"id": "2", "chunks": [3], "n_chunks": 4, "fine_fraction": 0.5},
+        ],
+    )
+    reading_figure([a], tmp_path / "r.png", labels=["MODEL 3"])
+    assert_png(tmp_path / "r.png")
+    left, right = drawn[-1].axes
+    (steps,) = left.patches  # one step histogram: its outline holds the bin heights
+    heights = steps.get_xy()[1:-1:2, 1]  # (bins,) outline y at each bin (20 bins of 0.05)
+    want = np.zeros(20)
+    for pos in (0.0, 0.0, 0.9, 0.75):
+        want[int(pos / 0.05 + 1e-9)] += 0.25
+    assert np.allclose(heights, want)
+    (docs,) = right.patches
+    counts = docs.get_xy()[1:-1:2, 1]
+    assert counts[4] == 1 and counts[10] == 1 and counts.sum() == 2  # 0.2 and 0.5
+    assert [t.get_text() for t in right.get_legend().get_texts()] == ["MODEL 3 (mean 0.35)"]
+
+
+def test_reading_names_the_line_of_a_flat_models_prediction(tmp_path):
+    from c2fsum.reports.plots import read_reading
+
+    folder = _write_predictions(
+        tmp_path / "m0",
+        [{"id": "1", "chunks": [0], "n_chunks": 1, "fine_fraction": 1.0}, {"id": "2", "fine_fraction": 1.0}],
+    )
+    with pytest.raises(ValueError, match=r"predictions.jsonl:2: no chunks, n_chunks"):
+        read_reading(folder)
+    with pytest.raises(ValueError, match="one per evaluation"):
+        plot_cli(["plot", "reading", str(folder), "--out", str(tmp_path / "x.png"), "--labels", "a,b"])

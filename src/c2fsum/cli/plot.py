@@ -3,6 +3,7 @@
     c2fsum plot attention --model MODEL --data DATA_DIR --doc ID --out FILE.png
                           [--split test] [--beam K] [--device cpu]
     c2fsum plot curves RUN_DIR [RUN_DIR ...] --out FILE.png [--labels a,b,...]
+    c2fsum plot reading EVAL_DIR [EVAL_DIR ...] --out FILE.png [--labels a,b,...]
 
 Bad input raises ValueError or FileNotFoundError with a one-line message; the main CLI prints it.
 """
@@ -45,20 +46,32 @@ def cmd_plot_curves(a: argparse.Namespace) -> int:
     from c2fsum.reports.plots import training_curves
 
     out = _png(a.out)
-    labels = None
-    if a.labels is not None:
-        labels = [x.strip() for x in a.labels.split(",")]
-        if len(labels) != len(a.runs):
-            raise ValueError(
-                f"--labels: expected {len(a.runs)} comma-separated names (one per run), got {len(labels)}: {a.labels!r}"
-            )
-    path = training_curves([Path(r) for r in a.runs], out, labels=labels)
+    path = training_curves([Path(r) for r in a.runs], out, labels=_labels(a.labels, len(a.runs), "run"))
     print(f"training curves of {len(a.runs)} run(s) written to {path}")
     return 0
 
 
+def _labels(text: str | None, n: int, what: str) -> list[str] | None:
+    """``--labels a,b,...``: one name per ``what``, or None for the default."""
+    if text is None:
+        return None
+    labels = [x.strip() for x in text.split(",")]
+    if len(labels) != n:
+        raise ValueError(f"--labels: expected {n} comma-separated names (one per {what}), got {len(labels)}: {text!r}")
+    return labels
+
+
+def cmd_plot_reading(a: argparse.Namespace) -> int:
+    from c2fsum.reports.plots import reading_figure
+
+    out = _png(a.out)
+    path = reading_figure([Path(d) for d in a.evals], out, labels=_labels(a.labels, len(a.evals), "evaluation"))
+    print(f"reading of {len(a.evals)} evaluation(s) written to {path}")
+    return 0
+
+
 def add_plot_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``plot attention`` and ``plot curves`` to the ``c2fsum`` subcommands; returns ``plot``."""
+    """Add ``plot attention``, ``plot curves`` and ``plot reading`` to the ``c2fsum`` subcommands; returns ``plot``."""
     p = subparsers.add_parser(
         "plot",
         help="figures: attention heatmaps, training curves (PNG)",
@@ -100,4 +113,16 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
         help="legend names, comma-separated, one per run (default: the directories' names)",
     )
     s.set_defaults(func=cmd_plot_curves)
+
+    s = sub.add_parser(
+        "reading",
+        help="where hierarchical models read: chunk positions and fine fraction (PNG)",
+        description="From the predictions.jsonl of `c2fsum evaluate` runs of MODEL 1-3: the share of "
+        "output steps reading each part of the document, and per document the share of its words "
+        "encoded at the fine level.",
+    )
+    s.add_argument("evals", nargs="+", metavar="EVAL_DIR", help="output folders of `c2fsum evaluate`")
+    s.add_argument("--out", required=True, metavar="FILE.png", help="the PNG to write")
+    s.add_argument("--labels", metavar="A,B,...", help="legend names, one per evaluation (default: folder names)")
+    s.set_defaults(func=cmd_plot_reading)
     return p

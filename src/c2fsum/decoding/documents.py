@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 from tqdm.auto import tqdm
@@ -16,15 +17,21 @@ from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.lengths import FALLBACK_MIN_LEN
 from c2fsum.decoding.postprocess import ids_to_words, words_to_text
 from c2fsum.models.base import Summarizer
+from c2fsum.models.chunk_cache import ChunkCache
 
 
 @dataclass
 class Decoded:
-    """One decoded document."""
+    """One decoded document.
+
+    ``fine_fraction``: share of the document's words (of the grid the model read) that went
+    through the word-level encoder: below 1 only for a lazy MODEL 3, which encodes the chunks its
+    hard attention picks."""
 
     example: Example
     hypothesis: Hypothesis
     words: list[str]
+    fine_fraction: float = 1.0
 
     @property
     def text(self) -> str:
@@ -83,11 +90,13 @@ def decode_examples(
                     block_trigrams=block,
                 )
             ]
-        for ex, hyp in zip(chunk, hyps, strict=True):
+        lazy = cast(ChunkCache | None, memory.lazy)
+        fractions = lazy.fraction_per_document() if lazy is not None else [1.0] * len(chunk)
+        for ex, hyp, fraction in zip(chunk, hyps, fractions, strict=True):
             words = ids_to_words(
                 hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=rep_unk
             )
-            out.append(Decoded(example=ex, hypothesis=hyp, words=words))
+            out.append(Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction))
         bar.update(len(chunk))
     bar.close()
     return out

@@ -3,13 +3,18 @@
 Writes ``predictions.jsonl`` (``{"id", "candidate", "references"}``, candidate sentences on
 separate lines) and ``metrics.json`` (``ppl``, ``rouge1``, ``rouge2``, ``rougeL`` x100 with
 the paper's max-over-highlights protocol, the same with ``_concat``, ``rouge_clean`` and
-``rouge_official`` (how ROUGE was computed), and decoding settings). ROUGE scores exactly the
+``rouge_official`` (how ROUGE was computed), ``fine_fraction`` (mean share of a document's
+words, of the grid the model read, that went through the word-level encoder: 1 but for a lazy
+MODEL 3), ``seconds_per_doc`` (decoding wall time per document: batching, encoding, search),
+``words_read`` (mean words of the grid), and decoding settings). Each prediction also records
+its ``fine_fraction`` and, for hierarchical models, the chunk read at each step. ROUGE scores exactly the
 strings written to ``predictions.jsonl``, as ROUGE-1.5.5 would.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +26,7 @@ from c2fsum.data.batching import Example, encode_example
 from c2fsum.data.grid import inference_grid
 from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import Vocab
-from c2fsum.decoding.documents import decode_examples
+from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.metrics.entropy import EntropyMeter
 from c2fsum.metrics.output_stats import OutputStats
 from c2fsum.metrics.rouge import rouge_settings, score_corpus
@@ -34,6 +39,16 @@ log = logging.getLogger(__name__)
 
 def reference_texts(example: Example) -> list[str]:
     return [" ".join(r) for r in example.refs]
+
+
+def reading(decoded: Decoded, cfg: Config) -> dict:
+    """Where a hierarchical model read: ``n_chunks`` (the document's chunks in the grid) and
+    ``chunks`` (the chunk of highest coarse attention at each output step, the one a hard model
+    picked); empty for flat models."""
+    coarse = decoded.hypothesis.coarse  # (T, M) or None
+    if coarse is None:
+        return {}
+    return {"n_chunks": decoded.example.n_chunks(cfg.data.chunk_len), "chunks": coarse.argmax(-1).tolist()}
 
 
 def load_split_examples(data_dir: str | Path, split: str, vocab: Vocab, cfg: Config, limit: int = 0) -> list[Example]:
@@ -91,6 +106,7 @@ def evaluate(
     cfg = replace(cfg, data=inference_grid(cfg.data, max_words))
     examples = load_split_examples(data_dir, split, vocab, cfg, limit)
     ppl, _, _ = perplexity(model, examples, cfg, torch.device(device))
+    started = time.perf_counter()
     decoded = decode_examples(
         model,
         vocab,
@@ -103,6 +119,7 @@ def evaluate(
         min_len=min_len,
         progress=progress,
     )
+    seconds = time.perf_counter() - started
     candidates = [d.text for d in decoded]
     references = [reference_texts(d.example) for d in decoded]
     scores = score_corpus(candidates, references, official=official, clean=rouge_clean)
@@ -110,7 +127,7 @@ def evaluate(
     entropy = EntropyMeter()
     for d in decoded:
         stats.add(d.hypothesis.tokens, len(vocab))
-        n_chunks = max(1, -(-len(d.example.words) // cfg.data.chunk_len))
+        n_chunks = d.example.n_chunks(cfg.data.chunk_len)
         entropy.add(d.hypothesis.attn, d.hypothesis.coarse, n_chunks=min(n_chunks, d.hypothesis.attn.size(1)))
     metrics = {
         "ppl": ppl,
@@ -119,6 +136,9 @@ def evaluate(
         **stats.summary(),
         "entropy": entropy.mean,
         "entropy_uniform": entropy.uniform_mean,
+        "fine_fraction": sum(d.fine_fraction for d in decoded) / len(decoded),
+        "seconds_per_doc": seconds / len(decoded),
+        "words_read": sum(len(d.example.words) for d in decoded) / len(decoded),
         "model": cfg.name or cfg.model.family,
         "split": split,
         "n_docs": len(decoded),
@@ -133,7 +153,14 @@ def evaluate(
     write_jsonl(
         out / "predictions.jsonl",
         (
-            {"id": d.example.id, "candidate": c, "references": r, "score": d.hypothesis.score}
+            {
+                "id": d.example.id,
+                "candidate": c,
+                "references": r,
+                "score": d.hypothesis.score,
+                "fine_fraction": d.fine_fraction,
+                **reading(d, cfg),
+            }
             for d, c, r in zip(decoded, candidates, references, strict=True)
         ),
     )

@@ -108,6 +108,12 @@ class ChunkCache:
         """``(D, M)`` bool: chunks encoded so far."""
         return self.slot >= 0
 
+    def fraction_per_document(self) -> list[float]:
+        """Share of each document's real words that went through the word-level encoder, ``D`` floats."""
+        words = self.mask.sum(-1)  # (D, M)
+        done = (words * self.encoded).sum(-1)  # (D,)
+        return (done / words.sum(-1).clamp(min=1)).tolist()
+
     def fraction_encoded(self) -> float:
         """Share of the batch's real words that went through the word-level encoder."""
         total = int(self.mask.sum())

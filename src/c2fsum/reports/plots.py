@@ -314,3 +314,84 @@ def training_curves(run_dirs: list[Path], out_path: str | Path, labels: list[str
     ax.legend(handles=runs + style, fontsize=9, loc="best", framealpha=0.9)
     ax.set_title("Training and validation perplexity", fontsize=11)
     return _save(fig, out_path)
+
+
+# -- where a hierarchical model reads ----------------------------------------------------------
+@dataclass
+class Reading:
+    """What ``c2fsum evaluate`` recorded of one evaluation's reading (its predictions.jsonl)."""
+
+    positions: list[float]
+    """Relative position in its document, ``chunk / n_chunks`` in [0, 1), of the chunk read at
+    every output step of every document."""
+    fine_fractions: list[float]
+    """Per document: share of its words that went through the word-level encoder."""
+
+
+def read_reading(eval_dir: str | Path) -> Reading:
+    """The chunk positions and fine fractions of ``{eval_dir}/predictions.jsonl``.
+
+    Raises ValueError naming the file and line when a prediction lacks them (a flat model's
+    evaluation, or one written before c2fsum recorded them)."""
+    path = Path(eval_dir)
+    path = path / "predictions.jsonl" if path.is_dir() else path
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file (write it with `c2fsum evaluate`)")
+    out = Reading([], [])
+    with path.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            p = json.loads(line)
+            missing = [k for k in ("chunks", "n_chunks", "fine_fraction") if k not in p]
+            if missing:
+                raise ValueError(
+                    f"{path}:{lineno}: no {', '.join(missing)}: not the evaluation of a hierarchical "
+                    "model (MODEL 1-3) by this version of `c2fsum evaluate`"
+                )
+            n = max(int(p["n_chunks"]), 1)
+            out.positions.extend(min(int(c), n - 1) / n for c in p["chunks"])
+            out.fine_fractions.append(float(p["fine_fraction"]))
+    if not out.fine_fractions:
+        raise ValueError(f"{path}: no predictions")
+    return out
+
+
+def reading_figure(
+    eval_dirs: list[Path], out_path: str | Path, labels: list[str] | None = None, bins: int = 20
+) -> Path:
+    """Where models read, from their evaluations: left, the share of output steps that read each
+    tenth (``bins``-th) of the document (the chunk of highest coarse attention, the one MODEL 3
+    picks); right, the distribution of the share of each document's words encoded at the fine
+    level. Returns the PNG's path."""
+    eval_dirs = [Path(d) for d in eval_dirs]
+    if labels is None:
+        labels = [d.name for d in eval_dirs]
+    if len(labels) != len(eval_dirs):
+        raise ValueError(f"labels: expected {len(eval_dirs)} (one per evaluation), got {len(labels)}: {labels}")
+    readings = [read_reading(d) for d in eval_dirs]
+    fig = _figure(10.0, 4.2)
+    left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    for r, label in zip(readings, labels, strict=True):
+        weights = np.full(len(r.positions), 1.0 / max(len(r.positions), 1))
+        left.hist(r.positions, bins=edges, weights=weights, histtype="step", linewidth=1.8, label=_plain(label))
+        mean = float(np.mean(r.fine_fractions))
+        right.hist(
+            r.fine_fractions,
+            bins=np.linspace(0.0, 1.0, 21),
+            histtype="step",
+            linewidth=1.8,
+            label=_plain(f"{label} (mean {mean:.2f})"),
+        )
+    left.set_xlabel("position of the chunk read in its document (0 = start, 1 = end)", fontsize=9)
+    left.set_ylabel("share of output steps", fontsize=9)
+    left.set_title("Where the summary reads", fontsize=11)
+    right.set_xlabel("share of the document's words encoded at the fine level", fontsize=9)
+    right.set_ylabel("documents", fontsize=9)
+    right.set_title("Fine-level reading per document", fontsize=11)
+    for ax in (left, right):
+        ax.tick_params(labelsize=8)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8, loc="best")
+    return _save(fig, out_path)
