@@ -7,7 +7,8 @@ the paper's max-over-highlights protocol, the same with ``_concat``, ``rouge_cle
 words, of the grid the model read, that went through the word-level encoder: 1 but for a lazy
 MODEL 3), ``seconds_per_doc`` (decoding wall time per document: batching, encoding, search),
 ``words_read`` (mean words of the grid), and decoding settings). Each prediction also records
-its ``fine_fraction`` and, for hierarchical models, the chunk read at each step. ROUGE scores exactly the
+its ``fine_fraction``, its chunk-attention ``entropy`` (mean over its words) and, for hierarchical
+models, the chunk read at each step. ROUGE scores exactly the
 strings written to ``predictions.jsonl``, as ROUGE-1.5.5 would.
 """
 
@@ -125,10 +126,12 @@ def evaluate(
     scores = score_corpus(candidates, references, official=official, clean=rouge_clean)
     stats = OutputStats()
     entropy = EntropyMeter()
+    doc_entropy = []
     for d in decoded:
         stats.add(d.hypothesis.tokens, len(vocab))
         n_chunks = d.example.n_chunks(cfg.data.chunk_len)
-        entropy.add(d.hypothesis.attn, d.hypothesis.coarse, n_chunks=min(n_chunks, d.hypothesis.attn.size(1)))
+        words = entropy.add(d.hypothesis.attn, d.hypothesis.coarse, n_chunks=min(n_chunks, d.hypothesis.attn.size(1)))
+        doc_entropy.append(float(words.mean()) if words.numel() else 0.0)
     metrics = {
         "ppl": ppl,
         **{k: v for k, v in scores.items() if k != "per_doc"},
@@ -159,9 +162,10 @@ def evaluate(
                 "references": r,
                 "score": d.hypothesis.score,
                 "fine_fraction": d.fine_fraction,
+                "entropy": e,
                 **reading(d, cfg),
             }
-            for d, c, r in zip(decoded, candidates, references, strict=True)
+            for d, c, r, e in zip(decoded, candidates, references, doc_entropy, strict=True)
         ),
     )
     write_json(out / "metrics.json", metrics)
