@@ -200,13 +200,22 @@ def test_model_card_holds_the_facts(run, evaluated, exported):
     assert "\ntrain    40 " in card  # the statistics table of `c2fsum prepare`
     assert f"On {metrics['n_docs']} documents of the test split" in card
     assert f"Measured with the weights in `{run / 'best'}`." in card
-    for label, key in (("ROUGE-1", "rouge1"), ("ROUGE-2", "rouge2"), ("ROUGE-L", "rougeL")):
+    concat = ", all highlights one reference"
+    for label, key in (
+        ("ROUGE-1", "rouge1"),
+        ("ROUGE-2", "rouge2"),
+        ("ROUGE-L", "rougeL"),
+        (f"ROUGE-1{concat}", "rouge1_concat"),
+        (f"ROUGE-L{concat}", "rougeL_concat"),
+    ):
         row = next(line for line in card.splitlines() if line.startswith(f"| {label} |"))
         score, ci = (c.strip() for c in row.strip("|").split("|")[1:3])
         low, high = (float(x) for x in ci.strip("[]").split(","))
         assert float(score) == pytest.approx(metrics[key], abs=0.006)
         assert low <= float(score) <= high, row
     assert "empty summaries" in card and "`<unk>` is" in card and "Lowest ROUGE-L: document" in card
+    seconds = f"{metrics['seconds_per_doc']:.2f}"
+    assert f"Decoding: {seconds} s per document" in card and "100.0% of them through the word-level" in card
     assert "Not measured" not in card and "Not recorded" not in card
     bare = (exported["f32"] / "README.md").read_text()  # no --eval/--data: says what is missing
     assert "Not measured yet (export with `--eval EVAL_DIR`" in bare and "Not recorded" in bare

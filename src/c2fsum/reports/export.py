@@ -47,7 +47,7 @@ EXPORT_FORMAT = "c2fsum-export"
 MAX_MB = 25.0
 """Default bound on an exported folder's size, in MB (10^6 bytes): what a shipped model may weigh."""
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-CI_METRICS = ("rouge1", "rouge2", "rougeL")
+CI_METRICS = ("rouge1", "rouge2", "rougeL", "rouge1_concat", "rouge2_concat", "rougeL_concat")
 
 
 def _c2fsum_version() -> str:
