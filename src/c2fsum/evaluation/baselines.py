@@ -20,8 +20,7 @@ from c2fsum.data.prepare import read_prepared
 from c2fsum.evaluation.ilp import ilp_summary
 from c2fsum.evaluation.scoring import first_sentence_baseline, lead_k, sentence_words
 from c2fsum.metrics.rouge import Rouge155Tokenizer, rouge_settings, score_corpus
-from c2fsum.training.checkpoint import write_json
-from c2fsum.utils.io import write_jsonl
+from c2fsum.utils.io import write_json, write_jsonl
 
 BASELINES = ("first", "lead3", "lead", "ilp", "oracle")
 DISPLAY = {"first": "FIRST", "lead3": "LEAD-3", "lead": "LEAD", "ilp": "ILP", "oracle": "ORACLE"}
