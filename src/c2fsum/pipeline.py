@@ -1,8 +1,9 @@
 """The one inference path: load a model, read documents, encode them on the model's grid, decode.
 
-Every reader of a trained model goes through :class:`Pipeline`: ``c2fsum.load`` and ``summarize``
-(raw text, :meth:`Pipeline.summarize`), ``evaluate`` and ``plot attention`` (prepared documents,
-:meth:`Pipeline.summarize_documents`) and the HTTP server. A document travels::
+``c2fsum.load`` and ``summarize`` (raw text, :meth:`Pipeline.summarize`), ``evaluate`` and
+``plot attention`` (prepared documents, :meth:`Pipeline.encode_documents` then
+:meth:`Pipeline.decode`) and the HTTP server all summarize through :class:`Pipeline`, so they read
+and decode a document alike. A document travels::
 
     raw text --preprocess_article--> {"src": sentences} --\
     prepared split (data.prepare.read_split) --------------+--> encode_document on the
@@ -157,28 +158,6 @@ class Pipeline:
                 min_len=min_len,
                 progress=progress,
             )
-
-    def summarize_documents(
-        self,
-        docs: Iterable[dict],
-        *,
-        max_words: int | None = None,
-        beam: int | None = None,
-        block_trigrams: bool | None = None,
-        replace_unk: bool | None = None,
-        min_len: int | None = None,
-        progress: bool = False,
-    ) -> list[Decoded]:
-        """Decode prepared documents, read whole unless ``max_words`` cuts them (as ``evaluate`` does)."""
-        examples = self.encode_documents(docs, max_words=max_words)
-        return self.decode(
-            examples,
-            beam=beam,
-            block_trigrams=block_trigrams,
-            replace_unk=replace_unk,
-            min_len=min_len,
-            progress=progress,
-        )
 
     def summarize(
         self,

@@ -42,7 +42,7 @@ def cmd_plot_attention(a: argparse.Namespace) -> int:
         raise FileNotFoundError(f"--data {a.data}: no such directory")
     doc = find_document(a.data, a.split, a.doc)
     pipe = Pipeline(a.model, device=a.device)
-    (decoded,) = pipe.summarize_documents([doc], beam=a.beam, max_words=a.max_words)
+    (decoded,) = pipe.decode(pipe.encode_documents([doc], max_words=a.max_words), beam=a.beam)
     cfg = pipe.reading(a.max_words)
     path = attention_figure(chunk_attention(decoded, cfg.data.chunk_len, cfg.name or cfg.model.family), out)
     print(f"attention heatmap of document {a.doc} written to {path}")

@@ -220,7 +220,7 @@ class Trainer:
         # recorded in every checkpoint: the model's default decode.min_len comes from these
         self.target_lengths = target_length_facts([len(e.tgt) for e in self.train_ex])
         if cfg.train.best_metric == "rougeL" and self.validate_fn is None:
-            from c2fsum.training.validation import rouge_validation
+            from c2fsum.evaluation.validation import rouge_validation
 
             self.validate_fn = rouge_validation(cfg, self.vocab)
         torch.manual_seed(cfg.train.seed)
