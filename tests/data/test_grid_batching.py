@@ -31,3 +31,31 @@ def test_bucketed_batches_deterministic_and_complete():
         ls = [lengths[i] for i in batch]
         assert ls == sorted(ls)
     assert torch.tensor([len(x) for x in a]).max() == 10
+
+
+def test_encode_document_reads_the_grid_fields_of_the_config():
+    """encode_document(doc, vocab, DataConfig) == encode_example with the six fields spelled out."""
+    from dataclasses import asdict
+
+    from c2fsum.config import DataConfig
+    from c2fsum.data.batching import encode_document, encode_example
+    from c2fsum.data.vocab import Vocab
+
+    vocab = Vocab.build({"a": 3, "b": 2, "c": 2, "x": 1}, size=10)
+    doc = {"id": "d", "src": [["a", "b", "</s>"], ["c", "zz", "d", "</s>"], ["x", "</s>"]], "tgt": ["a", "zz", "q"]}
+    for data in (
+        DataConfig(chunks=2, chunk_len=3, max_tgt_len=2),
+        DataConfig(chunks=0, chunk_len=2, max_tgt_len=5, chunking="sentences", max_words=5),
+    ):
+        want = encode_example(
+            doc,
+            vocab,
+            chunks=data.chunks,
+            chunk_len=data.chunk_len,
+            max_tgt_len=data.max_tgt_len,
+            chunking=data.chunking,
+            max_words=data.max_words,
+        )
+        assert asdict(encode_document(doc, vocab, data)) == asdict(want)
+    ex = encode_document(doc, vocab, DataConfig(chunks=2, chunk_len=3, max_tgt_len=2))
+    assert ex.words == ["a", "b", "</s>", "c", "zz", "d"] and ex.oovs == ["zz", "d"] and ex.tgt_words == ["a", "zz"]
