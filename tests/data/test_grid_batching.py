@@ -34,28 +34,20 @@ def test_bucketed_batches_deterministic_and_complete():
 
 
 def test_encode_document_reads_the_grid_fields_of_the_config():
-    """encode_document(doc, vocab, DataConfig) == encode_example with the six fields spelled out."""
-    from dataclasses import asdict
-
+    """Every grid field of DataConfig (M, N, target length, chunking, word cut) reaches the example."""
     from c2fsum.config import DataConfig
-    from c2fsum.data.batching import encode_document, encode_example
+    from c2fsum.data.batching import encode_document
     from c2fsum.data.vocab import Vocab
 
-    vocab = Vocab.build({"a": 3, "b": 2, "c": 2, "x": 1}, size=10)
+    vocab = Vocab.build({"a": 3, "b": 2, "c": 2, "x": 1}, size=10)  # <pad> <unk> <s> </s> a b c x: V = 8
     doc = {"id": "d", "src": [["a", "b", "</s>"], ["c", "zz", "d", "</s>"], ["x", "</s>"]], "tgt": ["a", "zz", "q"]}
-    for data in (
-        DataConfig(chunks=2, chunk_len=3, max_tgt_len=2),
-        DataConfig(chunks=0, chunk_len=2, max_tgt_len=5, chunking="sentences", max_words=5),
-    ):
-        want = encode_example(
-            doc,
-            vocab,
-            chunks=data.chunks,
-            chunk_len=data.chunk_len,
-            max_tgt_len=data.max_tgt_len,
-            chunking=data.chunking,
-            max_words=data.max_words,
-        )
-        assert asdict(encode_document(doc, vocab, data)) == asdict(want)
+    # fixed 2x3 grid: the first 6 words; the target cut to 2 words; zz and d are the document's own words
     ex = encode_document(doc, vocab, DataConfig(chunks=2, chunk_len=3, max_tgt_len=2))
-    assert ex.words == ["a", "b", "</s>", "c", "zz", "d"] and ex.oovs == ["zz", "d"] and ex.tgt_words == ["a", "zz"]
+    assert ex.words == ["a", "b", "</s>", "c", "zz", "d"] and ex.oovs == ["zz", "d"]
+    assert ex.src_ext == [4, 5, 3, 6, 8, 9] and ex.tgt_words == ["a", "zz"] and ex.tgt_ext == [4, 8]
+    # sentence chunks of 2 over the first 5 words (a b </s> | c zz): sentence 2 starts a new row
+    ex = encode_document(
+        doc, vocab, DataConfig(chunks=0, chunk_len=2, max_tgt_len=5, chunking="sentences", max_words=5)
+    )
+    assert ex.words == ["a", "b", "</s>", "<pad>", "c", "zz"] and ex.oovs == ["zz"]
+    assert ex.src == [4, 5, 3, 0, 6, 1] and ex.tgt_ext == [4, 8, 1]  # q is no document word: <unk>
