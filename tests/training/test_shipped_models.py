@@ -22,12 +22,13 @@ import pytest
 import torch
 
 import c2fsum
-import c2fsum.training.registry as registry
+import c2fsum.models.registry as registry
 from c2fsum.cli.main import main
 from c2fsum.config import load_config
+from c2fsum.errors import CheckpointError
 from c2fsum.evaluation.significance import bootstrap_mean
+from c2fsum.models.checkpoint import load_checkpoint, read_tensors
 from c2fsum.reports.export import export_model
-from c2fsum.training.checkpoint import CheckpointError, load_checkpoint, read_tensors
 from c2fsum.training.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parents[2]

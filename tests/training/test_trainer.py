@@ -5,7 +5,7 @@ import torch
 from safetensors.torch import load_file
 
 from c2fsum.config import load_config
-from c2fsum.training.checkpoint import load_checkpoint
+from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.training.trainer import Trainer, TrainingError
 
 TINY = [
