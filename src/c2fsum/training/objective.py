@@ -45,6 +45,7 @@ from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, r
 from c2fsum.losses.self_critical import mixed_loss, self_critical_loss
 from c2fsum.metrics.rouge import score_pair
 from c2fsum.models import Summarizer
+from c2fsum.models.base import ForwardOutput
 
 Reward = Callable[[list[int], Example], float]
 """r(summary ids in V', example) -> a float, e.g. ROUGE-L F against the reference."""
@@ -92,6 +93,8 @@ class BatchLoss:
     baseline update after the optimizer step (:func:`update_baseline`); None without policy."""
     rewards: tuple[float, float] | None = None
     """Mixed objective: mean reward of the sampled and of the greedy summaries."""
+    forward: ForwardOutput | None = None
+    """The teacher-forced pass (attention, MODEL 3's ``fine_fraction``), for diagnostics."""
 
 
 def soft_attention_for_batch(
@@ -119,6 +122,7 @@ def batch_loss(
     *,
     docs: float | None = None,
     reward: Reward | None = None,
+    fused: bool = True,
 ) -> BatchLoss:
     """The loss of one training batch (see the module docstring for the equations).
 
@@ -129,11 +133,22 @@ def batch_loss(
         baseline: MODEL 3's b_t; read here, updated by the caller after the step.
         docs: divides the summed losses (default: the batch's B documents).
         reward: the self-critical reward; needed when ``objective.kind == "mixed"``.
+        fused: take log p(y_t) from the model's fused loss (``ForwardOutput.target_lp``, the
+            trainer's path); False: from the whole ``(B, T, V')`` distribution (log-softmax,
+            then gather; the same values up to float rounding, slower: ``bench/speed.py
+            --plain-loss``).
     """
     docs = batch.size if docs is None else docs
-    out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, loss_target(model, batch))
-    assert out.target_lp is not None  # forward was given the target
-    lp = masked_target_logprobs(out.target_lp, batch.tgt_mask)  # (B, T), 0 on padding
+    target = loss_target(model, batch)  # (B, T)
+    if fused:
+        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, target)
+        assert out.target_lp is not None  # forward was given the target
+        target_lp = out.target_lp
+    else:
+        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext)
+        assert out.logprobs is not None  # forward was not given the target
+        target_lp = out.logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)  # (B, T)
+    lp = masked_target_logprobs(target_lp, batch.tgt_mask)  # (B, T), 0 on padding
     nll = -lp.sum()
     loss = nll / docs
     rewards = None
@@ -149,7 +164,7 @@ def batch_loss(
         base = baseline.get(returns.size(1), returns.device, returns.dtype)  # (T,)
         loss = loss + reinforce_loss(out.policy, returns, base, batch.tgt_mask, objective.reinforce_scale) / docs
         sums = MovingAverageBaseline.return_sums(returns, batch.tgt_mask)
-    return BatchLoss(loss=loss, nll=nll, return_sums=sums, rewards=rewards)
+    return BatchLoss(loss=loss, nll=nll, return_sums=sums, rewards=rewards, forward=out)
 
 
 def self_critical(model: Summarizer, batch: Batch, reward: Reward, *, max_len: int) -> tuple[Tensor, Tensor, Tensor]:
