@@ -107,7 +107,7 @@ def beam_search(
     constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=eos_id, min_len=min_len)
     blocker = TrigramBlocker(n_docs) if block_trigrams else None
 
-    # Speed-ups over beam_reference.py, same hypotheses: (1) the first step runs one row per
+    # Speed-ups over tests/decoding/beam_reference.py, same hypotheses: (1) the first step runs one row per
     # document (all K beams would be the same row; the first select expands the state to K);
     # (2) each row's best 2K words are taken before the (B, K * 2K) candidate table, not a
     # (B, K * V') one; (3) models whose rows can share their document's memory row

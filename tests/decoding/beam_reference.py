@@ -1,9 +1,11 @@
-"""The plain batched beam search, kept as the reference of :mod:`c2fsum.decoding.beam`.
+"""The plain batched beam search, kept (in the tests) as the reference of :mod:`c2fsum.decoding.beam`.
 
 This is the beam search as it was before its speed-ups (one candidate table of ``(B, K * V')``
-per step, all K beams run from the first step, memory expanded to ``B * K`` rows). The tests
-check that :func:`c2fsum.decoding.beam.beam_search` returns exactly the same hypotheses; it is
-not used otherwise. See :mod:`c2fsum.decoding.beam` for the algorithm.
+per step, all K beams run from the first step, memory expanded to ``B * K`` rows).
+``test_beam_fast.py`` checks that :func:`c2fsum.decoding.beam.beam_search` returns exactly the
+same hypotheses. It shares the stopping rule, the finished-hypothesis record and the read-back
+with the package's search (imported from it), so only the step itself is a second copy. See
+:mod:`c2fsum.decoding.beam` for the algorithm.
 """
 
 from __future__ import annotations
