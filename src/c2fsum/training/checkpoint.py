@@ -7,8 +7,8 @@ A checkpoint is a directory::
     vocab.txt              the vocabulary
     trainer.json           step, epoch, position in the epoch, learning-rate schedule, best score
     optimizer.safetensors  the optimizer's tensor state (e.g. momentum buffers); may be empty
-    rng.safetensors        torch CPU (and CUDA) generator states
-    rng.json               Python and NumPy generator states
+    rng.json               torch (CPU, CUDA), Python and NumPy generator states (:mod:`c2fsum.training.rng`;
+                           before it: rng.safetensors with the torch states, rng.json with the others)
     lengths.json           the training targets' lengths and the default ``min_len`` they give
                            (:mod:`c2fsum.decoding.lengths`; absent in checkpoints written before it)
     manifest.json          format name and version, size and SHA-256 of every other file (written last)
@@ -34,12 +34,10 @@ import errno
 import hashlib
 import json
 import logging
-import random
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
@@ -48,6 +46,7 @@ from c2fsum.config import Config, config_from_json
 from c2fsum.data.vocab import Vocab, VocabError
 from c2fsum.decoding.lengths import FALLBACK_MIN_LEN, LENGTHS_FILE
 from c2fsum.models import Summarizer, build_model
+from c2fsum.training import rng
 from c2fsum.utils.io import atomic_directory, atomic_write_text, existing_checkpoint_dir
 
 log = logging.getLogger(__name__)
@@ -158,21 +157,7 @@ def _save_checkpoint(
                 tensors, meta = _optimizer_tensors(optimizer)
                 save_file(tensors, str(tmp / "optimizer.safetensors"))
                 state["optimizer"] = meta
-            rng = {"torch_cpu": torch.get_rng_state()}
-            if torch.cuda.is_available():
-                for i, s in enumerate(torch.cuda.get_rng_state_all()):
-                    rng[f"torch_cuda_{i}"] = s
-            save_file(rng, str(tmp / "rng.safetensors"))
-            np_state: tuple = np.random.get_state()  # type: ignore[assignment]  # legacy tuple form
-            (tmp / "rng.json").write_text(
-                json.dumps(
-                    {
-                        "python": _py_state_to_json(random.getstate()),
-                        "numpy": [np_state[0], np_state[1].tolist(), *np_state[2:]],
-                    }
-                ),
-                encoding="utf-8",
-            )
+            rng.save(tmp)
             (tmp / "trainer.json").write_text(json.dumps(state, indent=2), encoding="utf-8")
         _write_manifest(tmp)
 
@@ -318,26 +303,6 @@ def read_json(path: str | Path) -> Any:
         raise CheckpointError(f"{path}: missing") from e
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise CheckpointError(f"{path}: unreadable JSON ({e})") from e
-
-
-def _py_state_to_json(state: tuple) -> list:
-    version, internal, gauss = state
-    return [version, list(internal), gauss]
-
-
-def restore_rng(path: str | Path) -> None:
-    """Restore torch, Python and NumPy generators saved in a checkpoint."""
-    path = Path(path)
-    rng = read_tensors(path / "rng.safetensors")
-    torch.set_rng_state(rng["torch_cpu"])
-    cuda = [rng[k] for k in sorted(k for k in rng if k.startswith("torch_cuda_"))]
-    if cuda and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(cuda)
-    js = read_json(path / "rng.json")
-    v, internal, gauss = js["python"]
-    random.setstate((v, tuple(internal), gauss))
-    n = js["numpy"]
-    np.random.set_state((n[0], np.array(n[1], dtype=np.uint32), *n[2:]))
 
 
 def restore_optimizer(path: str | Path, optimizer: torch.optim.Optimizer, state: dict) -> None:

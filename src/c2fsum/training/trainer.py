@@ -38,17 +38,17 @@ from c2fsum.evaluation.perplexity import perplexity
 from c2fsum.losses.checks import NonFiniteError, require_finite
 from c2fsum.losses.reinforce import MovingAverageBaseline
 from c2fsum.models import Summarizer, build_model
+from c2fsum.training import rng
 from c2fsum.training.checkpoint import (
     load_weights,
     read_json,
     read_tensors,
     restore_optimizer,
-    restore_rng,
     save_checkpoint,
     verify_checkpoint,
     write_json,
 )
-from c2fsum.training.distributed import DistributedError, rank_seed, rng_state, set_rng_state, sync_return_sums
+from c2fsum.training.distributed import DistributedError, rank_seed, sync_return_sums
 from c2fsum.training.distributed import setup as setup_distributed
 from c2fsum.training.distributed import wrap as wrap_distributed
 from c2fsum.training.objective import (
@@ -265,11 +265,11 @@ class Trainer:
         p = state["position"]
         self.pos = Position(**p)
         self.baseline = MovingAverageBaseline(self.cfg.train.reinforce_beta, state.get("baseline"))
-        restore_rng(ckpt)
+        rng.load(ckpt)
         if self.dist.rank > 0:
             ranks = state.get("rank_rng") or []
             if len(ranks) == self.dist.world - 1:
-                set_rng_state(ranks[self.dist.rank - 1])
+                rng.restore(ranks[self.dist.rank - 1])
             else:
                 log.warning(
                     "%s was written by %d process(es), this run has %d: rank %d draws new random numbers",
@@ -324,7 +324,7 @@ class Trainer:
         """Write a checkpoint (rank 0); with several processes it also holds the other ranks' RNGs."""
         state = self._trainer_state()
         if self.dist.enabled:
-            state["rank_rng"] = self.dist.gather(rng_state())[1:]
+            state["rank_rng"] = self.dist.gather(rng.capture())[1:]  # rank 0's: rng.json
         if self.dist.is_main:
             save_checkpoint(
                 self.out / name,
