@@ -1,5 +1,12 @@
 """The training loop: the paper's recipe, resumable to the bit on CPU.
 
+Where the parts live: the loss of a batch (NLL, REINFORCE and its baseline, self-critical, the
+MODEL 3 soft/hard schedule) in :mod:`c2fsum.training.objective`; the optimizer and its
+schedule in :mod:`c2fsum.training.optim`; the training and validation examples in
+:mod:`c2fsum.training.splits`; perplexity in :mod:`c2fsum.evaluation.perplexity`; random
+generator states in :mod:`c2fsum.training.rng`; processes in :mod:`c2fsum.training.distributed`.
+This module keeps the loop, micro-batches, the NaN/Inf guard, resume, checkpoints and logging.
+
 Recipe (thesis section 5.2): SGD, batch 20, 20 epochs, gradients renormalized to norm 5,
 learning rate 1 (0.1 for a chunk encoder), halved every epoch once validation perplexity
 stops decreasing. The loss of a batch is the summed token NLL divided by the number of
@@ -30,14 +37,13 @@ import torch
 from tqdm.auto import tqdm
 
 from c2fsum.config import Config
-from c2fsum.data.batching import Example, bucketed_batches, collate, encode_example, shard_batch
-from c2fsum.data.prepare import read_prepared
+from c2fsum.data.batching import bucketed_batches, collate, shard_batch
 from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.lengths import target_length_facts
 from c2fsum.evaluation.perplexity import perplexity
 from c2fsum.losses.checks import NonFiniteError, require_finite
 from c2fsum.losses.reinforce import MovingAverageBaseline
-from c2fsum.models import Summarizer, build_model
+from c2fsum.models import build_model
 from c2fsum.training import rng
 from c2fsum.training.checkpoint import (
     load_weights,
@@ -59,32 +65,12 @@ from c2fsum.training.objective import (
     rouge_l_reward,
     soft_attention_for_batch,
 )
+from c2fsum.training.optim import Schedule, make_optimizer
+from c2fsum.training.splits import TrainingError, load_splits
 from c2fsum.utils.io import append_jsonl, atomic_write_text, existing_checkpoint_dir
 from c2fsum.utils.malloc import keep_freed_memory, largest_parameter_bytes
 
 log = logging.getLogger(__name__)
-
-
-class TrainingError(RuntimeError):
-    """Training cannot start: missing data, empty splits, or an unusable run directory."""
-
-
-@dataclass
-class Schedule:
-    """Learning-rate schedule state (thesis: halve once validation perplexity stops improving)."""
-
-    scale: float = 1.0
-    decaying: bool = False
-    prev_val_ppl: float | None = None
-    best: float | None = None
-    best_step: int = 0
-
-    def end_of_epoch(self, val_ppl: float, decay: float) -> None:
-        if self.prev_val_ppl is not None and val_ppl >= self.prev_val_ppl:
-            self.decaying = True
-        if self.decaying:
-            self.scale *= decay
-        self.prev_val_ppl = val_ppl
 
 
 @dataclass
@@ -99,61 +85,6 @@ class Position:
     skipped: int = 0
     """Steps skipped because the loss, rewards or gradients were NaN/Inf (see Trainer._skip_step)."""
     nonfinite_in_a_row: int = 0
-
-
-def encode_split(path: Path, vocab: Vocab, cfg: Config) -> list[Example]:
-    return [
-        encode_example(
-            d,
-            vocab,
-            chunks=cfg.data.chunks,
-            chunk_len=cfg.data.chunk_len,
-            max_tgt_len=cfg.data.max_tgt_len,
-            chunking=cfg.data.chunking,
-            max_words=cfg.data.max_words,
-        )
-        for d in read_prepared(path)
-    ]
-
-
-def load_splits(data_dir: Path, vocab: Vocab, cfg: Config) -> tuple[list[Example], list[Example]]:
-    """Train and validation examples; with ``data.val_holdout`` > 0 all but the last
-    ``val_holdout`` validation documents join the training set."""
-    train_path, val_path = data_dir / "train.jsonl", data_dir / "val.jsonl"
-    if not train_path.exists():
-        raise TrainingError(f"{data_dir}: no train.jsonl (run `c2fsum prepare` first)")
-    train = encode_split(train_path, vocab, cfg)
-    val = encode_split(val_path, vocab, cfg) if val_path.exists() else []
-    if cfg.data.val_holdout > 0:
-        if len(val) <= cfg.data.val_holdout:
-            raise TrainingError(f"data.val_holdout={cfg.data.val_holdout} but {val_path} has only {len(val)} documents")
-        train = train + val[: -cfg.data.val_holdout]
-        val = val[-cfg.data.val_holdout :]
-    if not train:
-        raise TrainingError(f"{train_path}: no training documents")
-    if not val:
-        raise TrainingError(f"{data_dir}: no validation documents (val.jsonl missing or empty)")
-    return train, val
-
-
-def make_optimizer(model: Summarizer, cfg: Config) -> torch.optim.Optimizer:
-    """SGD (or Adagrad/Adam) with a separate learning rate for a chunk encoder's parameters."""
-    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]  # BOW embeddings are fixed
-    chunk = [p for n, p in named if n.startswith("chunk_encoder.")]
-    rest = [p for n, p in named if not n.startswith("chunk_encoder.")]
-    groups = [{"params": rest, "lr": cfg.train.lr, "base_lr": cfg.train.lr}]
-    if chunk:
-        groups.append({"params": chunk, "lr": cfg.train.lr_chunk_encoder, "base_lr": cfg.train.lr_chunk_encoder})
-    name = cfg.train.optimizer.lower()
-    if name == "sgd":
-        return torch.optim.SGD(groups, lr=cfg.train.lr)
-    if name == "adagrad":
-        return torch.optim.Adagrad(groups, lr=cfg.train.lr)
-    if name == "adam":
-        return torch.optim.Adam(groups, lr=cfg.train.lr)
-    raise TrainingError(
-        f"train.optimizer: unknown optimizer {cfg.train.optimizer!r}, expected one of sgd, adagrad, adam"
-    )
 
 
 class Trainer:
