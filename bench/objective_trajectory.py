@@ -24,20 +24,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.enc_layers=1",
-    "model.dec_layers=1",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "data.max_tgt_len=20",
-    "train.batch_size=8",
-    "train.log_every=1",
-    "train.seed=7",
-    "data.vocab_size=2000",
-    "train.max_steps=6",
-]
+TINY = (
+    "model.emb_dim=16 model.hidden=24 model.enc_layers=1 model.dec_layers=1 data.chunks=4 data.chunk_len=20 "
+    "data.max_tgt_len=20 train.batch_size=8 train.log_every=1 train.seed=7 data.vocab_size=2000 train.max_steps=6"
+).split()
 RUNS = {
     "model0_ml": [],
     "model1_pointer_mixed": [

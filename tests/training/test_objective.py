@@ -132,19 +132,12 @@ def test_objective_defaults_are_the_train_config_defaults():
     assert Objective.from_config(cfg) == Objective(max_len=cfg.data.max_tgt_len + 1)
 
 
-TINY3 = [
-    "model.family=model3",
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.enc_layers=1",
-    "model.dec_layers=1",
-    "model.chunk_filters=8",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "data.max_tgt_len=15",
-    "train.batch_size=8",
-    "data.vocab_size=2000",
-]
+# MODEL 3 at tiny sizes on 40 shared documents (grid 4 x 20)
+TINY3 = (
+    "model.family=model3 model.emb_dim=16 model.hidden=24 model.enc_layers=1 model.dec_layers=1 "
+    "model.chunk_filters=8 data.chunks=4 data.chunk_len=20 data.max_tgt_len=15 train.batch_size=8 "
+    "data.vocab_size=2000"
+).split()
 
 
 def load_speed():

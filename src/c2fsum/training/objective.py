@@ -55,18 +55,16 @@ OBJECTIVES = ("ml", "mixed")
 
 @dataclass(frozen=True)
 class Objective:
-    """The settings of the loss (``train.*`` fields of the same names)."""
+    """The settings of the loss: ``kind`` is ``train.objective`` (``ml`` or ``mixed``); ``rl_weight``
+    (gamma of Paulus eq. 16), ``reinforce_gamma`` (thesis eq. 4.15) and ``reinforce_scale``
+    (lambda) are the ``train.*`` fields of the same names; ``max_len`` bounds the self-critical
+    summaries (``data.max_tgt_len + 1`` steps, ``</s>`` included)."""
 
     kind: str = "ml"
-    """``ml`` (teacher forcing) or ``mixed`` (Paulus eq. 16)."""
     rl_weight: float = 0.9984
-    """gamma of Paulus eq. 16: the weight of the self-critical term."""
     reinforce_gamma: float = 0.5
-    """MODEL 3: discount of later rewards (thesis eq. 4.15)."""
     reinforce_scale: float = 0.3
-    """MODEL 3: lambda, the weight of the REINFORCE term."""
     max_len: int = 101
-    """Self-critical: steps of the sampled and the greedy summaries (``data.max_tgt_len + 1``)."""
 
     @classmethod
     def from_config(cls, cfg: Config) -> Objective:
