@@ -10,9 +10,11 @@ peer scripts in ``../shared/bench/`` (OpenNMT-py: ``onmt_bench.py``; hand-writte
     decode: c2fsum.decoding.beam.beam_search, beam 5, exactly 15 output tokens
             (min_len = max_len = 15), batches of 20 test sources -> decode_summaries_per_s
 
-Presets (``--config``): ``model0`` is the paper's MODEL 0 (2-layer 500-unit LSTMs, 300-d
-embeddings, vocabulary 50,000, 400 source tokens as a 10x40 grid, 15-token targets, batch 20,
-SGD lr 1, clip 5, dropout 0.3); ``small`` has 1 layer, 256 units, 128-d embeddings, same shapes.
+Presets (``--config``): ``model0`` is the paper's MODEL 0 (``configs/model0.yaml``: 2-layer
+500-unit LSTMs, 300-d embeddings, dropout 0.3); ``small`` is ``configs/model0-cpu.yaml`` (1 layer,
+256 units, 128-d embeddings). Both run the comparison's shapes (``PEER_SHAPES``: vocabulary
+50,000, 400 source tokens as a 10x40 grid, 15-token targets, batch 20, SGD lr 1, clip 5). The
+training step is the trainer's objective (``c2fsum.training.objective``, via :func:`bench_loss`).
 
 Data: the peers' deterministic synthetic corpus (``make_data.py``), generated into
 ``~/.cache/c2fsum-bench/data`` on the first run (``--data``); seeded random ids if the peer
@@ -51,33 +53,29 @@ SIZE_OF_CONFIG = {"model0": "paper", "small": "cpu"}
 """``bench/throughput``'s size names for the presets."""
 QUIET_CORES = 0.25  # a step is 'quiet' when other processes used less than this many cores
 
-# The shapes being compared; the same values as the peers' common.PRESETS plus our grid M x N.
-PRESETS = {
-    "model0": dict(
-        layers=2,
-        hidden=500,
-        emb=300,
-        vocab=50000,
-        src_len=400,
-        tgt_len=15,
-        batch=20,
-        dropout=0.3,
-        lr=1.0,
-        max_grad_norm=5.0,
-    ),
-    "small": dict(
-        layers=1,
-        hidden=256,
-        emb=128,
-        vocab=50000,
-        src_len=400,
-        tgt_len=15,
-        batch=20,
-        dropout=0.3,
-        lr=1.0,
-        max_grad_norm=5.0,
-    ),
-}
+PRESET_FILES = {"model0": "model0.yaml", "small": "model0-cpu.yaml"}
+"""``--config`` -> the c2fsum preset (``configs/``) whose model sizes are benchmarked."""
+PEER_SHAPES = dict(vocab=50000, src_len=400, tgt_len=15, batch=20, lr=1.0, max_grad_norm=5.0)
+"""The data shapes and optimizer of the comparison, the same for both presets and both sides
+(the peers' ``common.PRESETS``); SGD with the paper's recipe, whatever the preset's optimizer."""
+
+
+def preset_config(name: str):
+    """The :class:`c2fsum.config.Config` of ``configs/`` behind ``--config name``."""
+    from c2fsum.config import load_config
+
+    return load_config(HERE.parent / "configs" / PRESET_FILES[name])
+
+
+def preset(name: str) -> dict:
+    """The peers' preset dict (``layers hidden emb vocab src_len tgt_len batch dropout lr
+    max_grad_norm``) of ``--config name``: model sizes from c2fsum's preset, shapes from PEER_SHAPES."""
+    m = preset_config(name).model
+    if m.enc_layers != m.dec_layers:
+        raise SystemExit(f"--config {name}: the peers' presets have one layer count, got {m.enc_layers}/{m.dec_layers}")
+    return dict(layers=m.enc_layers, hidden=m.hidden, emb=m.emb_dim, dropout=m.dropout, **PEER_SHAPES)
+
+
 SHAPE_KEYS = ("layers", "hidden", "emb", "vocab", "src_len", "tgt_len", "batch")
 DRY_RUN = dict(layers=1, hidden=16, emb=8, vocab=1000, src_len=40, tgt_len=5, batch=4)
 
@@ -163,7 +161,12 @@ def reset_peak_rss() -> bool:
 # -- arguments ----------------------------------------------------------------------------------
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--config", default="model0", choices=sorted(PRESETS), help="model preset (default %(default)s)")
+    ap.add_argument(
+        "--config",
+        default="model0",
+        choices=sorted(PRESET_FILES),
+        help="model preset: model0 = configs/model0.yaml, small = configs/model0-cpu.yaml (default %(default)s)",
+    )
     for k in SHAPE_KEYS:
         ap.add_argument("--" + k.replace("_", "-"), dest=k, type=int, default=None, help=f"override the preset's {k}")
     ap.add_argument("--chunks", type=int, default=10, help="M, rows of the source grid; N = src_len / M")
@@ -235,7 +238,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def resolve_cfg(args: argparse.Namespace) -> dict:
-    cfg = dict(PRESETS[args.config])
+    cfg = preset(args.config)
     if args.dry_run:
         cfg.update(DRY_RUN)
     for k in SHAPE_KEYS:
@@ -303,54 +306,24 @@ def load_examples(data: Path, cfg: dict, split: str, n: int, seed: int) -> tuple
     return pairs, f"random ids (seed {seed})"
 
 
-def make_batches(pairs: list, batch: int, chunks: int, chunk_len: int) -> tuple[list, str]:
-    """Padded batches ``(src, src_mask, tgt_in, tgt_out, tgt_mask)``, via our own collate."""
-    try:
-        from c2fsum.data.batching import Example, collate
-
-        out = []
-        for i in range(0, len(pairs), batch):
-            exs = [
-                Example(id=str(i + j), words=[], src=s, src_ext=s, oovs=[], tgt=t, tgt_ext=t, tgt_words=[], refs=[])
-                for j, (s, t) in enumerate(pairs[i : i + batch])
-            ]
-            b = collate(exs, chunks=chunks, chunk_len=chunk_len)
-            out.append((b.src, b.src_mask, b.tgt_in, b.tgt_out, b.tgt_mask))
-        return out, "c2fsum.data.batching.collate"
-    except (ImportError, TypeError) as ex:  # batching not importable or its API moved: lay out the grid here
-        return _direct_batches(pairs, batch, chunks, chunk_len), f"direct tensors ({type(ex).__name__}: {ex})"
-
-
-def _direct_batches(pairs: list, batch: int, chunks: int, chunk_len: int) -> list:
-    import torch
-
-    from c2fsum.data.grid import grid_tensor
+def make_batches(pairs: list, batch: int, chunks: int, chunk_len: int) -> list:
+    """:class:`c2fsum.data.batching.Batch` es of ``batch`` pairs, made by the trainer's ``collate``."""
+    from c2fsum.data.batching import Example, collate
 
     out = []
     for i in range(0, len(pairs), batch):
-        part = pairs[i : i + batch]
-        grids = [grid_tensor(s, chunks, chunk_len) for s, _ in part]
-        T = max(len(t) for _, t in part) + 1
-        tgt_in = torch.zeros(len(part), T, dtype=torch.long)
-        tgt_out = torch.zeros(len(part), T, dtype=torch.long)
-        for b, (_, t) in enumerate(part):
-            tgt_in[b, 0] = 2
-            tgt_in[b, 1 : len(t) + 1] = torch.tensor(t)
-            tgt_out[b, : len(t)] = torch.tensor(t)
-            tgt_out[b, len(t)] = 3
-        out.append(
-            (torch.stack([g for g, _ in grids]), torch.stack([m for _, m in grids]), tgt_in, tgt_out, tgt_out != 0)
-        )
+        exs = [
+            Example(id=str(i + j), words=[], src=s, src_ext=s, oovs=[], tgt=t, tgt_ext=t, tgt_words=[], refs=[])
+            for j, (s, t) in enumerate(pairs[i : i + batch])
+        ]
+        out.append(collate(exs, chunks=chunks, chunk_len=chunk_len))
     return out
 
 
 # -- the model ----------------------------------------------------------------------------------
-CHUNK_FILTERS = {"model0": 600, "small": 150}  # the thesis's 600 CNN filters; scaled down for small
-
-
 def chunk_filters(args: argparse.Namespace) -> int:
-    """CNN filters of the chunk encoder at ``args.config``'s sizes (8 for ``--dry-run``)."""
-    return 8 if args.dry_run else CHUNK_FILTERS[args.config]
+    """CNN filters of the chunk encoder of ``args.config``'s preset (8 for ``--dry-run``)."""
+    return 8 if args.dry_run else preset_config(args.config).model.chunk_filters
 
 
 def policy_path(config: str) -> Path:
@@ -390,20 +363,21 @@ def load_init(model, path: Path) -> None:
 
 def build_model(cfg: dict, seed: int, args: argparse.Namespace):
     """``args.family`` at the preset's sizes (``c2fsum.models.build_model``, as training builds it)."""
+    import dataclasses
+
     import torch
 
-    from c2fsum.config import ModelConfig
     from c2fsum.models import build_model as build
 
     torch.manual_seed(seed)
-    mc = ModelConfig(
+    mc = dataclasses.replace(
+        preset_config(args.config).model,
         family=args.family,
         emb_dim=cfg["emb"],
         hidden=cfg["hidden"],
         enc_layers=cfg["layers"],
         dec_layers=cfg["layers"],
         dropout=cfg["dropout"],
-        init_range=0.1,
         chunk_encoder=args.chunk_encoder,
         chunk_filters=chunk_filters(args),
         pos_dim=args.pos_dim,
@@ -454,11 +428,21 @@ def decode_flops(cfg: dict, args: argparse.Namespace, common: ModuleType, fine: 
 
 
 # -- training -----------------------------------------------------------------------------------
+def bench_loss(model, batch, baseline, *, plain: bool = False):
+    """The trainer's objective (:func:`c2fsum.training.objective.batch_loss`) at the ``train.*``
+    defaults: ML, plus for MODEL 3 the REINFORCE term with ``baseline``. ``plain``
+    (``--plain-loss``): log-softmax over the vocabulary, then gather (the path before the fused loss)."""
+    from c2fsum.training.objective import Objective, batch_loss
+
+    return batch_loss(model, batch, Objective(), baseline, fused=not plain)
+
+
 def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
     """Time forward + backward + clip + SGD step, the step of c2fsum.training.trainer.Trainer.fit."""
     import torch
 
-    from c2fsum.losses.reinforce import discounted_returns, reinforce_loss
+    from c2fsum.losses.reinforce import MovingAverageBaseline
+    from c2fsum.training.objective import update_baseline
 
     B, n_batches = cfg["batch"], 10
     steps = args.steps or (20 if args.config == "model0" else 60)
@@ -466,43 +450,32 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
     pairs, origin = load_examples(args.data, cfg, "train", B * n_batches, args.seed)
     kv("train_data", origin)
     t0 = time.perf_counter()
-    batches, how = make_batches(pairs, B, args.chunks, chunk_len)
-    kv("train_batching", how)
+    batches = make_batches(pairs, B, args.chunks, chunk_len)
+    kv("train_batching", "c2fsum.data.batching.collate")
     collate_ms = 1000 * (time.perf_counter() - t0) / len(batches)
     kv("train_collate_ms_per_batch", f"{collate_ms:.1f} (not in the step time)")
     model = build_model(cfg, args.seed, args).train()
     kv("model_params", sum(p.numel() for p in model.parameters()))
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.SGD(params, lr=cfg["lr"])
-    try:  # as c2fsum.training.trainer.Trainer.fit does
-        from c2fsum.utils.malloc import keep_freed_memory, largest_parameter_bytes
+    from c2fsum.utils.malloc import keep_freed_memory, largest_parameter_bytes
 
-        kv("train_keep_freed_memory", keep_freed_memory(largest_parameter_bytes(model)))
-    except ImportError:
-        kv("train_keep_freed_memory", "n/a")
+    kv("train_keep_freed_memory", keep_freed_memory(largest_parameter_bytes(model)))  # as Trainer.fit does
+    baseline = MovingAverageBaseline()
 
     fractions: list[float] = []
 
     def one_step(i: int) -> float:
-        src, src_mask, tgt_in, tgt_out, tgt_mask = batches[i % len(batches)]
-        if args.plain_loss:  # log_softmax over the vocabulary, then gather (the path before the fused loss)
-            out = model(src, src_mask, tgt_in)
-            lp = out.logprobs.gather(-1, tgt_out.unsqueeze(-1)).squeeze(-1) * tgt_mask.to(out.logprobs.dtype)
-        else:  # as Trainer.batch_loss: the fused loss
-            out = model(src, src_mask, tgt_in, target=tgt_out)
-            lp = out.target_lp * tgt_mask.to(out.target_lp.dtype)  # (B, T)
-        nll = -lp.sum()
-        loss = nll / src.size(0)  # normalized by documents
-        if out.policy is not None:  # MODEL 3: the REINFORCE term (Trainer.batch_loss, fixed baseline)
-            returns = discounted_returns(lp.detach(), tgt_mask, 0.5)  # (B, T)
-            base = returns.mean(0, keepdim=True)
-            loss = loss + reinforce_loss(out.policy, returns, base, tgt_mask, 0.3) / src.size(0)
-        fractions.append(1.0 if out.fine_fraction is None else out.fine_fraction)
+        out = bench_loss(model, batches[i % len(batches)], baseline, plain=args.plain_loss)
+        assert out.forward is not None
+        fractions.append(1.0 if out.forward.fine_fraction is None else out.forward.fine_fraction)
         opt.zero_grad(set_to_none=True)
-        loss.backward()
+        out.loss.backward()
         torch.nn.utils.clip_grad_norm_(params, cfg["max_grad_norm"])
         opt.step()
-        return float(nll.detach())
+        if out.return_sums is not None:  # MODEL 3: move the REINFORCE baseline, as Trainer.train_step
+            update_baseline(baseline, [out.return_sums])
+        return float(out.nll.detach())
 
     for i in range(args.warmup):
         one_step(i)
@@ -514,8 +487,7 @@ def train_bench(args: argparse.Namespace, cfg: dict, common: ModuleType | None):
         times.append(m.wall)
         others.append(m.other)
     cpu1 = os.times()
-    src, src_mask, _, _, tgt_mask = batches[0]
-    n_src, n_tgt = int(src_mask.sum()), int(tgt_mask.sum())
+    n_src, n_tgt = int(batches[0].src_mask.sum()), batches[0].n_tokens
     tok_step = n_src + n_tgt
     user, sys_ = (cpu1.user - cpu0.user) / steps, (cpu1.system - cpu0.system) / steps
     kv("train_cpu_s_per_step", f"{user + sys_:.3f} (user {user:.3f}, sys {sys_:.3f})")
@@ -570,7 +542,7 @@ def decode_bench(args: argparse.Namespace, cfg: dict, model, common: ModuleType 
     chunk_len = cfg["src_len"] // args.chunks
     pairs, origin = load_examples(args.data, cfg, "test", n, args.seed)
     kv("decode_data", origin)
-    batches, _ = make_batches(pairs, Bd, args.chunks, chunk_len)
+    batches = make_batches(pairs, Bd, args.chunks, chunk_len)
     rss_reset = reset_peak_rss()
 
     fractions: list[float] = []
@@ -582,18 +554,18 @@ def decode_bench(args: argparse.Namespace, cfg: dict, model, common: ModuleType 
         return hyps
 
     with torch.inference_mode():
-        decode(*batches[0][:2])  # warm-up batch
+        decode(batches[0].src, batches[0].src_mask)  # warm-up batch
         times, others, lengths = [], [], []
         t_all = time.perf_counter()
-        for src, src_mask, *_ in batches:
+        for b in batches:
             with NeighbourMeter() as m:
-                hyps = decode(src, src_mask)
+                hyps = decode(b.src, b.src_mask)
             times.append((m.wall, len(hyps)))
             others.append(m.other)
             lengths.extend(len(h[0].tokens) for h in hyps)
         total = time.perf_counter() - t_all
         if args.profile:
-            profile_table("1 decode batch", lambda: decode(*batches[0][:2]))
+            profile_table("1 decode batch", lambda: decode(batches[0].src, batches[0].src_mask))
     n_tok = sum(lengths)
     kv("decode_fine_fraction", f"{statistics.mean(fractions[1:]):.3f}")
     kv("decode_beam", K)
@@ -652,7 +624,7 @@ def main(argv: list[str] | None = None) -> None:
         kv("init", str(args.init))
     if common is None:
         kv("peer_bench", f"not found at {PEER_DIR}: no FLOP model, sgemm probe or synthetic corpus")
-    elif any(PRESETS[c] != common.PRESETS.get(c) for c in PRESETS):
+    elif any(preset(c) != common.PRESETS.get(c) for c in PRESET_FILES):
         kv("peer_bench", f"WARNING: presets differ from {PEER_DIR}/common.py")
     kv("data_manifest_sha256_train_src", ensure_data(args.data))
     if common and args.wait_quiet > 0:

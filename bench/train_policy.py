@@ -35,7 +35,7 @@ import speed  # noqa: E402  (bench/speed.py: presets, corpus, batches, model)
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--config", default="small", choices=sorted(speed.PRESETS))
+    ap.add_argument("--config", default="small", choices=sorted(speed.PRESET_FILES))
     ap.add_argument("--chunk-encoder", default="cnn", choices=("cnn", "bow"))
     ap.add_argument("--pos-dim", type=int, default=0, help="chunk position embedding size (+POS: 25)")
     ap.add_argument("--steps", type=int, default=1500)
@@ -62,35 +62,37 @@ def main(argv: list[str] | None = None) -> None:
     cfg = speed.resolve_cfg(args)
     speed.ensure_data(args.data)
     pairs, origin = speed.load_examples(args.data, cfg, "train", 2000, args.seed)
-    batches, _ = speed.make_batches(pairs, cfg["batch"], args.chunks, cfg["src_len"] // args.chunks)
+    batches = speed.make_batches(pairs, cfg["batch"], args.chunks, cfg["src_len"] // args.chunks)
     print(f"data: {origin}, {len(batches)} batches of {cfg['batch']}", flush=True)
 
     from safetensors.torch import save_file
 
-    from c2fsum.losses.reinforce import discounted_returns, reinforce_loss
+    from c2fsum.losses.reinforce import MovingAverageBaseline
+    from c2fsum.training.objective import update_baseline
 
     meta = {"family": "model3", "chunk_encoder": a.chunk_encoder, "pos_dim": str(a.pos_dim), "config": a.config}
     model = speed.build_model(cfg, args.seed, args).train()
     opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=a.lr)
+    # speed.bench_loss: the trainer's objective at the train.* defaults, ML + REINFORCE
+    # (gamma 0.5, lambda 0.3) with its moving-average baseline (beta 0.1)
+    baseline = MovingAverageBaseline()
     t0 = time.time()
     for i in range(1, a.steps + 1):
-        src, src_mask, tgt_in, tgt_out, tgt_mask = batches[(i - 1) % len(batches)]
-        out = model(src, src_mask, tgt_in, target=tgt_out)
-        lp = out.target_lp * tgt_mask.to(out.target_lp.dtype)  # (B, T)
-        returns = discounted_returns(lp.detach(), tgt_mask, 0.5)
-        policy = reinforce_loss(out.policy, returns, returns.mean(0, keepdim=True), tgt_mask, 0.3)
-        loss = (-lp.sum() + policy) / src.size(0)
+        batch = batches[(i - 1) % len(batches)]
+        step = speed.bench_loss(model, batch, baseline)
         opt.zero_grad(set_to_none=True)
-        loss.backward()
+        step.loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
         opt.step()
+        assert step.return_sums is not None and step.forward is not None  # MODEL 3 has a policy
+        update_baseline(baseline, [step.return_sums])
         if i % a.log_every == 0 or i == a.steps:
             with torch.no_grad():
-                c = out.coarse.clamp_min(1e-12)  # (B, T, M)
+                c = step.forward.coarse.clamp_min(1e-12)  # (B, T, M)
                 entropy = float(-(c * c.log()).sum(-1).mean())
             print(
-                f"step {i} ({time.time() - t0:.0f} s): nll/token {float(-lp.detach().sum() / tgt_mask.sum()):.3f}, "
-                f"coarse entropy {entropy:.3f}, fine fraction {out.fine_fraction:.3f}",
+                f"step {i} ({time.time() - t0:.0f} s): nll/token {float(step.nll.detach()) / batch.n_tokens:.3f}, "
+                f"coarse entropy {entropy:.3f}, fine fraction {step.forward.fine_fraction:.3f}",
                 flush=True,
             )
             state = {k: v.detach().contiguous() for k, v in model.state_dict().items()}

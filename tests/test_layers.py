@@ -55,11 +55,7 @@ RANK = {
     "cli": 10,
     "__main__": 11,
 }
-PENDING = {
-    # moved by i21train: `perplexity` goes to c2fsum.evaluation.perplexity; the integrator
-    # removes this exception at merge
-    ("evaluation.evaluate", "training.trainer"),
-}
+PENDING: set[tuple[str, str]] = set()
 """Edges known to break the ranks, each named (importer, imported) below ``c2fsum.``."""
 RUNS_NO_MODEL = ("reports",)
 """Rooms built only from files: they never decode, so never import these."""

@@ -1,7 +1,7 @@
 """Typed configuration of a c2fsum run.
 
-A run is described by one :class:`Config` made of five sections (data, model, train,
-decode, eval). Presets in ``configs/*.yaml`` (or ``.toml``) are small diffs over these
+A run is described by one :class:`Config` made of four sections (data, model, train,
+decode). Presets in ``configs/*.yaml`` (or ``.toml``) are small diffs over these
 defaults, and ``--set section.key=value`` overrides any field. The resolved config is
 saved as ``config.json`` beside every checkpoint, so a run directory rebuilds its model.
 
@@ -177,18 +177,11 @@ class DecodeConfig:
 
 
 @dataclass
-class EvalConfig:
-    limit: int = 0
-    """Evaluate on the first N documents only (0: all)."""
-
-
-@dataclass
 class Config:
     data: DataConfig = field(default_factory=DataConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     decode: DecodeConfig = field(default_factory=DecodeConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
     name: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -224,7 +217,7 @@ def resolve(base: dict[str, Any] | None = None, overrides: list[str] | None = No
     """
     schema = OmegaConf.structured(Config)
     try:
-        merged = OmegaConf.merge(schema, base or {})
+        merged = OmegaConf.merge(schema, _without_retired(base or {}))
     except OmegaConfBaseException as e:
         raise ConfigError(f"{source}: {_short(e)}") from e
     for item in overrides or []:
@@ -236,6 +229,21 @@ def resolve(base: dict[str, Any] | None = None, overrides: list[str] | None = No
             raise ConfigError(f"override {item!r}: {_short(e)}") from e
     cfg: Config = OmegaConf.to_object(merged)  # type: ignore[assignment]
     return cfg
+
+
+RETIRED = {"eval": {"limit"}}
+"""Sections that configs saved by older versions hold and nothing reads any more: ``eval.limit``
+(``evaluate --limit`` is the option). Accepted and dropped, so old runs still load."""
+
+
+def _without_retired(base: dict[str, Any]) -> dict[str, Any]:
+    """``base`` without the :data:`RETIRED` sections (only when they hold nothing else)."""
+    out = dict(base)
+    for section, keys in RETIRED.items():
+        value = out.get(section)
+        if isinstance(value, dict) and set(value) <= keys:
+            del out[section]
+    return out
 
 
 def _short(e: Exception) -> str:

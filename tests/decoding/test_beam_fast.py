@@ -1,11 +1,11 @@
-"""The optimized beam search returns exactly what the plain reference (beam_reference.py) returns."""
+"""The optimized beam search returns exactly what the plain reference (tests/decoding/beam_reference.py) returns."""
 
 import pytest
 import torch
+from beam_reference import beam_search_reference
 
 from c2fsum.config import ModelConfig
 from c2fsum.decoding.beam import beam_search
-from c2fsum.decoding.beam_reference import beam_search_reference
 from c2fsum.models import Model0, build_model
 from grids import grid
 

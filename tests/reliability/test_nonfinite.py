@@ -142,7 +142,7 @@ def test_model3_skips_a_step_whose_rewards_are_nan_and_keeps_its_baseline(
             rewards[0, 0] = float("nan")
         return real(rewards, mask, gamma)
 
-    monkeypatch.setattr("c2fsum.training.trainer.discounted_returns", poisoned)
+    monkeypatch.setattr("c2fsum.training.objective.discounted_returns", poisoned)
     with caplog.at_level(logging.WARNING, logger="c2fsum.training.trainer"):
         t.fit()
     assert t.pos.skipped == 1 and any("REINFORCE rewards: 1 of" in r.message for r in caplog.records)

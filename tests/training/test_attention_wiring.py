@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from c2fsum.config import load_config
-from c2fsum.training.trainer import Trainer, perplexity
+from c2fsum.evaluation.perplexity import perplexity
+from c2fsum.training.trainer import Trainer
 
 TINY3 = [
     "model.family=model3",

@@ -7,7 +7,8 @@ import torch
 
 from c2fsum.config import load_config
 from c2fsum.decoding.greedy import greedy_decode
-from c2fsum.training.trainer import Trainer, perplexity
+from c2fsum.evaluation.perplexity import perplexity
+from c2fsum.training.trainer import Trainer
 
 
 @pytest.mark.parametrize("family", ["model0", "model2", "model3"])

@@ -13,7 +13,8 @@ import torch
 from c2fsum.config import load_config
 from c2fsum.data.batching import collate
 from c2fsum.data.vocab import SPECIALS, Vocab
-from c2fsum.training.trainer import Trainer, loss_target
+from c2fsum.losses.nll import loss_target
+from c2fsum.training.trainer import Trainer
 
 ANSWERS = ["alpha", "bravo", "charlie", "delta", "echo"]
 FILLER = "filler"

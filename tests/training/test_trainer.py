@@ -73,7 +73,7 @@ def test_checkpoint_rebuilds_the_model(prepared_small, tmp_path):
 
 
 def test_learning_rate_halves_once_validation_stops_improving():
-    from c2fsum.training.trainer import Schedule
+    from c2fsum.training.optim import Schedule
 
     s = Schedule()
     for ppl in (50.0, 40.0, 41.0, 30.0, 29.0):
@@ -86,7 +86,7 @@ def test_val_holdout_moves_validation_documents_into_training(prepared_small):
     cfg = tiny_cfg("data.val_holdout=3")
     t = Trainer.__new__(Trainer)
     from c2fsum.data.vocab import Vocab
-    from c2fsum.training.trainer import load_splits
+    from c2fsum.training.splits import load_splits
 
     vocab = Vocab.load(prepared_small / "vocab.txt")
     train, val = load_splits(prepared_small, vocab, cfg)

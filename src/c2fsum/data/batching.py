@@ -19,7 +19,7 @@ data set (:func:`bucketed_batches` with :func:`grid_lengths`).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 import torch
@@ -230,13 +230,6 @@ def bucketed_batches(
         batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
     rng.shuffle(batches)
     return batches
-
-
-def iterate_batches(
-    examples: Sequence[Example], index_batches: Sequence[Sequence[int]], *, chunks: int, chunk_len: int
-) -> Iterator[Batch]:
-    for idx in index_batches:
-        yield collate([examples[i] for i in idx], chunks=chunks, chunk_len=chunk_len)
 
 
 # -- distributed training: each process's share of a global batch ---------------------------

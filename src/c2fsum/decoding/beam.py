@@ -67,6 +67,75 @@ def _length_bound(best_live: Tensor, *, next_len: int, max_len: int, alpha: floa
     return torch.maximum(best_live / next_len**alpha, best_live / max_len**alpha)
 
 
+def _next_beams(
+    top_score: Tensor,
+    top_tok: Tensor,
+    top_row: Tensor,
+    *,
+    t: int,
+    k: int,
+    max_len: int,
+    length_norm: float,
+    eos_id: int,
+    fin_best: Tensor,
+    finished: list[list[_Finished]],
+    docs: list[int],
+) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+    """Step ``t``'s best 2K candidates of each document -> the hypotheses that end here and the next beams.
+
+    Args:
+        top_score, top_tok, top_row: ``(B, 2K)`` score, token and row (of this step's batch) of
+            the best candidates, best first.
+        fin_best: ``(B, n_best)`` the best normalized scores of finished hypotheses so far.
+        finished: per document, its finished hypotheses (appended to here); docs: the document
+            of each of the B active entries.
+    Returns:
+        ``live_score, live_tok, live_row`` ``(B, K)`` (the next beams, score -inf where none),
+        the updated ``fin_best`` and ``done`` ``(B,)``: True where the search of a document is over.
+    """
+    top_eos = top_tok == eos_id
+
+    # hypotheses ending here: </s> among the best K candidates
+    is_fin = top_eos[:, :k] & torch.isfinite(top_score[:, :k])  # (B, K)
+    # next beams: the best K candidates not ending in </s> (stable sort keeps score order)
+    live = torch.sort(top_eos.to(torch.uint8), dim=1, stable=True).indices[:, :k]  # (B, K)
+    live_score = top_score.gather(1, live).masked_fill(top_eos.gather(1, live), float("-inf"))
+    live_tok, live_row = top_tok.gather(1, live), top_row.gather(1, live)
+    last = t == max_len - 1
+    if last:  # max_len reached: the live beams end too
+        is_fin = torch.cat([is_fin, torch.isfinite(live_score)], dim=1)
+        fin_score = torch.cat([top_score[:, :k], live_score], dim=1)
+        fin_tok, fin_row = (
+            torch.cat([top_tok[:, :k], live_tok], 1),
+            torch.cat([top_row[:, :k], live_row], 1),
+        )
+    else:
+        fin_score, fin_tok, fin_row = top_score[:, :k], top_tok[:, :k], top_row[:, :k]
+    alpha_len = (t + 1) ** length_norm
+    fin_norm = (fin_score / alpha_len).masked_fill(~is_fin, float("-inf"))
+
+    fin_best = torch.cat([fin_best, fin_norm], dim=1).topk(fin_best.size(1), dim=1).values
+    bound = _length_bound(live_score[:, 0], next_len=t + 2, max_len=max_len, alpha=length_norm)
+    done = fin_best[:, -1] >= bound  # (B,); also when no beam is live (bound -inf)
+
+    # host syncs of the step: finished candidates, finished documents, history
+    fin_at = is_fin.nonzero().tolist()
+    if fin_at:
+        values = zip(
+            fin_at,
+            fin_norm[is_fin].tolist(),
+            fin_score[is_fin].tolist(),
+            fin_row[is_fin].tolist(),
+            fin_tok[is_fin].tolist(),
+            strict=True,
+        )
+        for (b, _), norm, score, row, tok in values:
+            finished[docs[b]].append(
+                _Finished(norm_score=norm, score=score, step=t, row=row, token=tok, eos=tok == eos_id)
+            )
+    return live_score, live_tok, live_row, fin_best, done
+
+
 @torch.no_grad()
 def beam_search(
     model: Summarizer,
@@ -107,7 +176,7 @@ def beam_search(
     constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=eos_id, min_len=min_len)
     blocker = TrigramBlocker(n_docs) if block_trigrams else None
 
-    # Speed-ups over beam_reference.py, same hypotheses: (1) the first step runs one row per
+    # Speed-ups over tests/decoding/beam_reference.py, same hypotheses: (1) the first step runs one row per
     # document (all K beams would be the same row; the first select expands the state to K);
     # (2) each row's best 2K words are taken before the (B, K * 2K) candidate table, not a
     # (B, K * V') one; (3) models whose rows can share their document's memory row
@@ -147,47 +216,20 @@ def beam_search(
         # row of this step's batch
         top_row = row_offset[:n_act] // k if t == 0 else top_beam + row_offset[:n_act]
         top_row = top_row.expand_as(top_beam)
-        top_eos = top_tok == eos_id
-
-        # hypotheses ending here: </s> among the best K candidates
-        is_fin = top_eos[:, :k] & torch.isfinite(top_score[:, :k])  # (B, K)
-        # next beams: the best K candidates not ending in </s> (stable sort keeps score order)
-        live = torch.sort(top_eos.to(torch.uint8), dim=1, stable=True).indices[:, :k]  # (B, K)
-        live_score = top_score.gather(1, live).masked_fill(top_eos.gather(1, live), float("-inf"))
-        live_tok, live_row = top_tok.gather(1, live), top_row.gather(1, live)
-        last = t == max_len - 1
-        if last:  # max_len reached: the live beams end too
-            is_fin = torch.cat([is_fin, torch.isfinite(live_score)], dim=1)
-            fin_score = torch.cat([top_score[:, :k], live_score], dim=1)
-            fin_tok, fin_row = (
-                torch.cat([top_tok[:, :k], live_tok], 1),
-                torch.cat([top_row[:, :k], live_row], 1),
-            )
-        else:
-            fin_score, fin_tok, fin_row = top_score[:, :k], top_tok[:, :k], top_row[:, :k]
-        alpha_len = (t + 1) ** length_norm
-        fin_norm = (fin_score / alpha_len).masked_fill(~is_fin, float("-inf"))
-
-        fin_best = torch.cat([fin_best, fin_norm], dim=1).topk(n_best, dim=1).values
-        bound = _length_bound(live_score[:, 0], next_len=t + 2, max_len=max_len, alpha=length_norm)
-        done = fin_best[:, -1] >= bound  # (B,); also when no beam is live (bound -inf)
-
-        # host syncs of the step: finished candidates, finished documents, history
-        fin_at = is_fin.nonzero().tolist()
-        if fin_at:
-            values = zip(
-                fin_at,
-                fin_norm[is_fin].tolist(),
-                fin_score[is_fin].tolist(),
-                fin_row[is_fin].tolist(),
-                fin_tok[is_fin].tolist(),
-                strict=True,
-            )
-            for (b, _), norm, score, row, tok in values:
-                finished[docs[b]].append(
-                    _Finished(norm_score=norm, score=score, step=t, row=row, token=tok, eos=tok == eos_id)
-                )
-        if last:
+        live_score, live_tok, live_row, fin_best, done = _next_beams(
+            top_score,
+            top_tok,
+            top_row,
+            t=t,
+            k=k,
+            max_len=max_len,
+            length_norm=length_norm,
+            eos_id=eos_id,
+            fin_best=fin_best,
+            finished=finished,
+            docs=docs,
+        )
+        if t == max_len - 1:
             break
         keep_docs = (~done).nonzero().squeeze(1)
         if keep_docs.numel() == 0:

@@ -2,7 +2,15 @@
 
 Rows whose summary ended (``</s>``) leave the batch, so the model only runs on documents that
 are still being written. The same schedule as :func:`c2fsum.decoding.beam.beam_search` with
-``beam=1``, so both give identical tokens and scores.
+``beam=1``, so both give identical tokens, scores and attention
+(``tests/decoding/test_beam.py::test_beam_of_one_is_greedy`` pins it on random models).
+
+Why a second loop rather than ``beam_search(beam=1)``: greedy decoding runs inside training
+(the self-critical baseline of every mixed-objective batch, ROUGE validation), and this loop
+does one ``max`` and one host sync per step where beam search does two top-k, a sort, a
+candidate table and three host syncs (finished hypotheses, finished documents, history). On
+CPU (batch 20, 40 steps, 5,000 words, one thread) it was 3-15% faster (85.6 vs 98.8 ms MODEL 0,
+85.1 vs 87.6 ms MODEL 3, medians of 7); the syncs cost more on a GPU.
 """
 
 from __future__ import annotations

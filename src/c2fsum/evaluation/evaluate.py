@@ -29,11 +29,11 @@ from c2fsum.config import Config
 from c2fsum.data.batching import Example
 from c2fsum.data.prepare import read_split
 from c2fsum.decoding.documents import Decoded
+from c2fsum.evaluation.perplexity import perplexity
 from c2fsum.metrics.entropy import EntropyMeter
 from c2fsum.metrics.output_stats import OutputStats
 from c2fsum.metrics.rouge import rouge_settings, score_corpus
 from c2fsum.pipeline import Pipeline, chunk_attention
-from c2fsum.training.trainer import perplexity
 from c2fsum.utils.io import write_json, write_jsonl
 
 log = logging.getLogger(__name__)

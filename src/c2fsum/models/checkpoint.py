@@ -7,8 +7,8 @@ A checkpoint is a directory::
     vocab.txt              the vocabulary
     trainer.json           step, epoch, position in the epoch, learning-rate schedule, best score
     optimizer.safetensors  the optimizer's tensor state (e.g. momentum buffers); may be empty
-    rng.safetensors        torch CPU (and CUDA) generator states
-    rng.json               Python and NumPy generator states
+    rng.json               torch (CPU, CUDA), Python and NumPy generator states (:mod:`c2fsum.training.rng`;
+                           before it: rng.safetensors with the torch states, rng.json with the others)
     lengths.json           the training targets' lengths and the default ``min_len`` they give
                            (:mod:`c2fsum.data.lengths`; absent in checkpoints written before it)
     manifest.json          format name and version, size and SHA-256 of every other file (written last)

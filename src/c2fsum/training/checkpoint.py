@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import errno
 import json
-import random
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from safetensors import SafetensorError
 from safetensors.torch import save_file
@@ -22,7 +20,8 @@ from c2fsum.config import Config
 from c2fsum.data.lengths import LENGTHS_FILE
 from c2fsum.data.vocab import Vocab
 from c2fsum.errors import CheckpointError
-from c2fsum.models.checkpoint import FORMAT, FORMAT_VERSION, read_json, read_tensors, sha256_file
+from c2fsum.models.checkpoint import FORMAT, FORMAT_VERSION, read_tensors, sha256_file
+from c2fsum.training import rng
 from c2fsum.utils.io import atomic_directory
 
 
@@ -112,21 +111,7 @@ def _save_checkpoint(
                 tensors, meta = _optimizer_tensors(optimizer)
                 save_file(tensors, str(tmp / "optimizer.safetensors"))
                 state["optimizer"] = meta
-            rng = {"torch_cpu": torch.get_rng_state()}
-            if torch.cuda.is_available():
-                for i, s in enumerate(torch.cuda.get_rng_state_all()):
-                    rng[f"torch_cuda_{i}"] = s
-            save_file(rng, str(tmp / "rng.safetensors"))
-            np_state: tuple = np.random.get_state()  # type: ignore[assignment]  # legacy tuple form
-            (tmp / "rng.json").write_text(
-                json.dumps(
-                    {
-                        "python": _py_state_to_json(random.getstate()),
-                        "numpy": [np_state[0], np_state[1].tolist(), *np_state[2:]],
-                    }
-                ),
-                encoding="utf-8",
-            )
+            rng.save(tmp)
             (tmp / "trainer.json").write_text(json.dumps(state, indent=2), encoding="utf-8")
         _write_manifest(tmp)
 
@@ -140,26 +125,6 @@ def _write_manifest(folder: Path) -> None:
     (folder / "manifest.json").write_text(
         json.dumps({"format": FORMAT, "version": FORMAT_VERSION, "files": files}, indent=2), encoding="utf-8"
     )
-
-
-def _py_state_to_json(state: tuple) -> list:
-    version, internal, gauss = state
-    return [version, list(internal), gauss]
-
-
-def restore_rng(path: str | Path) -> None:
-    """Restore torch, Python and NumPy generators saved in a checkpoint."""
-    path = Path(path)
-    rng = read_tensors(path / "rng.safetensors")
-    torch.set_rng_state(rng["torch_cpu"])
-    cuda = [rng[k] for k in sorted(k for k in rng if k.startswith("torch_cuda_"))]
-    if cuda and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(cuda)
-    js = read_json(path / "rng.json")
-    v, internal, gauss = js["python"]
-    random.setstate((v, tuple(internal), gauss))
-    n = js["numpy"]
-    np.random.set_state((n[0], np.array(n[1], dtype=np.uint32), *n[2:]))
 
 
 def restore_optimizer(path: str | Path, optimizer: torch.optim.Optimizer, state: dict) -> None:

@@ -20,7 +20,7 @@ State outside the parameters is kept equal on every rank:
   broadcast from rank 0; sampling noise is per rank (:func:`rank_seed`).
 
 Only rank 0 writes logs, TensorBoard and checkpoints; checkpoints hold every rank's random
-generators so that ``--resume`` continues a multi-process run exactly.
+generators (:mod:`c2fsum.training.rng`) so that ``--resume`` continues a multi-process run exactly.
 
 Set-up comes from torchrun's environment (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``,
 ``MASTER_ADDR``/``MASTER_PORT``; ``env://`` rendezvous), with gloo on CPU and NCCL on CUDA.
@@ -29,14 +29,11 @@ Without those variables (or with ``WORLD_SIZE=1``) everything here is a no-op.
 
 from __future__ import annotations
 
-import base64
 import logging
 import os
-import random
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
-import numpy as np
 import torch
 import torch.distributed as dist
 from torch import Tensor, nn
@@ -227,34 +224,3 @@ def sync_return_sums(ctx: DistContext, sums: Tensor, counts: Tensor) -> tuple[Te
     dist.all_reduce(both, op=dist.ReduceOp.SUM)
     both = both.cpu()
     return both[0], both[1]
-
-
-# -- random generators of every rank, for checkpoints ------------------------------------------
-def rng_state() -> dict:
-    """This process's torch (CPU and CUDA), Python and NumPy generator states as JSON values."""
-    # numpy's stubs resolve the no-argument call to legacy=False (a dict); the default is legacy=True
-    np_state = cast(tuple[Any, ...], np.random.get_state())
-    version, internal, gauss = random.getstate()
-    state = {
-        "torch_cpu": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode("ascii"),
-        "python": [version, list(internal), gauss],
-        "numpy": [np_state[0], np_state[1].tolist(), *np_state[2:]],
-    }
-    if torch.cuda.is_available():
-        state["torch_cuda"] = base64.b64encode(torch.cuda.get_rng_state().numpy().tobytes()).decode("ascii")
-    return state
-
-
-def set_rng_state(state: dict) -> None:
-    """Inverse of :func:`rng_state`."""
-
-    def tensor(text: str) -> Tensor:
-        return torch.frombuffer(bytearray(base64.b64decode(text)), dtype=torch.uint8)
-
-    torch.set_rng_state(tensor(state["torch_cpu"]))
-    if "torch_cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state(tensor(state["torch_cuda"]))
-    v, internal, gauss = state["python"]
-    random.setstate((v, tuple(internal), gauss))
-    n = state["numpy"]
-    np.random.set_state((n[0], np.array(n[1], dtype=np.uint32), *n[2:]))

@@ -1,5 +1,12 @@
 """The training loop: the paper's recipe, resumable to the bit on CPU.
 
+Where the parts live: the loss of a batch (NLL, REINFORCE and its baseline, self-critical, the
+MODEL 3 soft/hard schedule) in :mod:`c2fsum.training.objective`; the optimizer and its
+schedule in :mod:`c2fsum.training.optim`; the training and validation examples in
+:mod:`c2fsum.training.splits`; perplexity in :mod:`c2fsum.evaluation.perplexity`; random
+generator states in :mod:`c2fsum.training.rng`; processes in :mod:`c2fsum.training.distributed`.
+This module keeps the loop, micro-batches, the NaN/Inf guard, resume, checkpoints and logging.
+
 Recipe (thesis section 5.2): SGD, batch 20, 20 epochs, gradients renormalized to norm 5,
 learning rate 1 (0.1 for a chunk encoder), halved every epoch once validation perplexity
 stops decreasing. The loss of a batch is the summed token NLL divided by the number of
@@ -30,42 +37,34 @@ import torch
 from tqdm.auto import tqdm
 
 from c2fsum.config import Config
-from c2fsum.data.batching import Example, bucketed_batches, collate, encode_example, shard_batch
+from c2fsum.data.batching import bucketed_batches, collate, shard_batch
 from c2fsum.data.lengths import target_length_facts
-from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import Vocab
 from c2fsum.errors import TrainingError
+from c2fsum.evaluation.perplexity import perplexity
 from c2fsum.losses.checks import NonFiniteError, require_finite
-from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, reinforce_loss
-from c2fsum.losses.self_critical import mixed_loss, self_critical_loss
-from c2fsum.models import Summarizer, build_model
+from c2fsum.losses.reinforce import MovingAverageBaseline
+from c2fsum.models import build_model
 from c2fsum.models.checkpoint import load_weights, read_json, read_tensors, resolve_checkpoint, verify_checkpoint
-from c2fsum.training.checkpoint import restore_optimizer, restore_rng, save_checkpoint
-from c2fsum.training.distributed import DistributedError, rank_seed, rng_state, set_rng_state, sync_return_sums
+from c2fsum.training import rng
+from c2fsum.training.checkpoint import restore_optimizer, save_checkpoint
+from c2fsum.training.distributed import DistributedError, rank_seed, sync_return_sums
 from c2fsum.training.distributed import setup as setup_distributed
 from c2fsum.training.distributed import wrap as wrap_distributed
+from c2fsum.training.objective import (
+    OBJECTIVES,
+    Objective,
+    add_return_sums,
+    batch_loss,
+    rouge_l_reward,
+    soft_attention_for_batch,
+)
+from c2fsum.training.optim import Schedule, make_optimizer
+from c2fsum.training.splits import load_splits
 from c2fsum.utils.io import append_jsonl, atomic_write_text, existing_checkpoint_dir, write_json
 from c2fsum.utils.malloc import keep_freed_memory, largest_parameter_bytes
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Schedule:
-    """Learning-rate schedule state (thesis: halve once validation perplexity stops improving)."""
-
-    scale: float = 1.0
-    decaying: bool = False
-    prev_val_ppl: float | None = None
-    best: float | None = None
-    best_step: int = 0
-
-    def end_of_epoch(self, val_ppl: float, decay: float) -> None:
-        if self.prev_val_ppl is not None and val_ppl >= self.prev_val_ppl:
-            self.decaying = True
-        if self.decaying:
-            self.scale *= decay
-        self.prev_val_ppl = val_ppl
 
 
 @dataclass
@@ -80,93 +79,6 @@ class Position:
     skipped: int = 0
     """Steps skipped because the loss, rewards or gradients were NaN/Inf (see Trainer._skip_step)."""
     nonfinite_in_a_row: int = 0
-
-
-def encode_split(path: Path, vocab: Vocab, cfg: Config) -> list[Example]:
-    return [
-        encode_example(
-            d,
-            vocab,
-            chunks=cfg.data.chunks,
-            chunk_len=cfg.data.chunk_len,
-            max_tgt_len=cfg.data.max_tgt_len,
-            chunking=cfg.data.chunking,
-            max_words=cfg.data.max_words,
-        )
-        for d in read_prepared(path)
-    ]
-
-
-def load_splits(data_dir: Path, vocab: Vocab, cfg: Config) -> tuple[list[Example], list[Example]]:
-    """Train and validation examples; with ``data.val_holdout`` > 0 all but the last
-    ``val_holdout`` validation documents join the training set."""
-    train_path, val_path = data_dir / "train.jsonl", data_dir / "val.jsonl"
-    if not train_path.exists():
-        raise TrainingError(f"{data_dir}: no train.jsonl (run `c2fsum prepare` first)")
-    train = encode_split(train_path, vocab, cfg)
-    val = encode_split(val_path, vocab, cfg) if val_path.exists() else []
-    if cfg.data.val_holdout > 0:
-        if len(val) <= cfg.data.val_holdout:
-            raise TrainingError(f"data.val_holdout={cfg.data.val_holdout} but {val_path} has only {len(val)} documents")
-        train = train + val[: -cfg.data.val_holdout]
-        val = val[-cfg.data.val_holdout :]
-    if not train:
-        raise TrainingError(f"{train_path}: no training documents")
-    if not val:
-        raise TrainingError(f"{data_dir}: no validation documents (val.jsonl missing or empty)")
-    return train, val
-
-
-def make_optimizer(model: Summarizer, cfg: Config) -> torch.optim.Optimizer:
-    """SGD (or Adagrad/Adam) with a separate learning rate for a chunk encoder's parameters."""
-    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]  # BOW embeddings are fixed
-    chunk = [p for n, p in named if n.startswith("chunk_encoder.")]
-    rest = [p for n, p in named if not n.startswith("chunk_encoder.")]
-    groups = [{"params": rest, "lr": cfg.train.lr, "base_lr": cfg.train.lr}]
-    if chunk:
-        groups.append({"params": chunk, "lr": cfg.train.lr_chunk_encoder, "base_lr": cfg.train.lr_chunk_encoder})
-    name = cfg.train.optimizer.lower()
-    if name == "sgd":
-        return torch.optim.SGD(groups, lr=cfg.train.lr)
-    if name == "adagrad":
-        return torch.optim.Adagrad(groups, lr=cfg.train.lr)
-    if name == "adam":
-        return torch.optim.Adam(groups, lr=cfg.train.lr)
-    raise TrainingError(
-        f"train.optimizer: unknown optimizer {cfg.train.optimizer!r}, expected one of sgd, adagrad, adam"
-    )
-
-
-def loss_target(model: Summarizer, batch) -> torch.Tensor:
-    """Extended-vocabulary targets for models that copy, plain vocabulary ids otherwise."""
-    return batch.tgt_ext if getattr(model, "copies", False) else batch.tgt_out
-
-
-@torch.no_grad()
-def perplexity(
-    model: Summarizer, examples: list[Example], cfg: Config, device: torch.device, batch_size: int | None = None
-) -> tuple[float, float, int]:
-    """Teacher-forced perplexity over ``examples``: (ppl, summed NLL, tokens)."""
-    was_training = model.training
-    model.eval()
-    total, tokens = 0.0, 0
-    lengths = [len(e.src) for e in examples]
-    for idx in bucketed_batches(
-        len(examples),
-        lengths,
-        batch_size=batch_size or cfg.train.batch_size,
-        bucket_size=1,
-        seed=0,
-        epoch=0,
-        shuffle=False,
-    ):
-        batch = collate([examples[i] for i in idx], chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
-        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, loss_target(model, batch))
-        assert out.target_lp is not None  # forward was given the target
-        total += -float((out.target_lp * batch.tgt_mask.to(out.target_lp.dtype)).sum())
-        tokens += batch.n_tokens
-    model.train(was_training)
-    return math.exp(min(total / max(tokens, 1), 50.0)), total, tokens
 
 
 class Trainer:
@@ -214,8 +126,9 @@ class Trainer:
             torch.set_num_threads(cfg.train.threads)
         if cfg.train.best_metric not in ("ppl", "rougeL"):
             raise TrainingError(f"train.best_metric: got {cfg.train.best_metric!r}, expected ppl or rougeL")
-        if cfg.train.objective not in ("ml", "mixed"):
+        if cfg.train.objective not in OBJECTIVES:
             raise TrainingError(f"train.objective: got {cfg.train.objective!r}, expected ml or mixed")
+        self.objective = Objective.from_config(cfg)
         self.train_ex, self.val_ex = load_splits(self.data_dir, self.vocab, cfg)
         # recorded in every checkpoint: the model's default decode.min_len comes from these
         self.target_lengths = target_length_facts([len(e.tgt) for e in self.train_ex])
@@ -241,6 +154,7 @@ class Trainer:
         self.schedule = Schedule()
         self.pos = Position()
         self.baseline = MovingAverageBaseline(cfg.train.reinforce_beta)
+        self.reward = rouge_l_reward(self.vocab.itos)  # of the self-critical term (train.objective=mixed)
         self._last_rewards: tuple[float, float] | None = None
         self._return_sums: list[tuple[torch.Tensor, torch.Tensor]] = []
         self._policy_used = False
@@ -276,11 +190,11 @@ class Trainer:
         p = state["position"]
         self.pos = Position(**p)
         self.baseline = MovingAverageBaseline(self.cfg.train.reinforce_beta, state.get("baseline"))
-        restore_rng(ckpt)
+        rng.load(ckpt)
         if self.dist.rank > 0:
             ranks = state.get("rank_rng") or []
             if len(ranks) == self.dist.world - 1:
-                set_rng_state(ranks[self.dist.rank - 1])
+                rng.restore(ranks[self.dist.rank - 1])
             else:
                 log.warning(
                     "%s was written by %d process(es), this run has %d: rank %d draws new random numbers",
@@ -333,7 +247,7 @@ class Trainer:
         """Write a checkpoint (rank 0); with several processes it also holds the other ranks' RNGs."""
         state = self._trainer_state()
         if self.dist.enabled:
-            state["rank_rng"] = self.dist.gather(rng_state())[1:]
+            state["rank_rng"] = self.dist.gather(rng.capture())[1:]  # rank 0's: rng.json
         if self.dist.is_main:
             save_checkpoint(
                 self.out / name,
@@ -403,45 +317,37 @@ class Trainer:
             self._save("best")
 
     def choose_attention(self) -> None:
-        """MODEL 3: +PRETRAIN and +ALTERNATE switch a whole (global) minibatch to soft attention;
-        with several processes rank 0 draws and every rank follows. The switch lasts for one
-        training step (:meth:`train_step` clears it) and acts in training mode only, so
-        validation and evaluation always read the hard model (argmax)."""
-        tc, model = self.cfg.train, self.model
-        if getattr(model, "coarse", None) == "hard":
-            soft = self.pos.epoch < tc.soft_pretrain_epochs
-            if not soft and tc.alternate > 0:
-                soft = bool(torch.rand(()) < tc.alternate)
+        """MODEL 3: +PRETRAIN and +ALTERNATE switch a whole (global) minibatch to soft attention
+        (:func:`~c2fsum.training.objective.soft_attention_for_batch`); with several processes
+        rank 0 draws and every rank follows. The switch lasts for one training step
+        (:meth:`train_step` clears it) and acts in training mode only, so validation and
+        evaluation always read the hard model (argmax)."""
+        tc = self.cfg.train
+        soft = soft_attention_for_batch(
+            self.model, epoch=self.pos.epoch, soft_pretrain_epochs=tc.soft_pretrain_epochs, alternate=tc.alternate
+        )
+        if soft is not None:
             # use_soft exists on CoarseToFine only; mypy types nn.Module attributes as Tensor | Module
-            model.use_soft = (
+            self.model.use_soft = (
                 self.dist.broadcast(soft) if self.dist.enabled and tc.alternate > 0 else soft  # type: ignore[assignment]
             )
 
     def batch_loss(self, batch, docs: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Loss to minimize (per document) and the summed token NLL of one training batch.
+        """Loss to minimize (per document) and the summed token NLL of one training batch
+        (:func:`c2fsum.training.objective.batch_loss`).
 
         ``docs`` divides the summed loss (default: the batch's documents). A shard of a global
         batch of D documents on one of W processes uses D / W (DDP averages over processes);
         a micro-batch too, so the gradients add up to those of the whole batch.
-        For MODEL 3 the REINFORCE term of the hard coarse choices is added (thesis 4.4.1); its
-        summed returns are kept for the baseline update after the optimizer step.
+        MODEL 3's summed returns are kept for the baseline update after the optimizer step.
         """
-        tc, model = self.cfg.train, self.model
-        docs = batch.size if docs is None else docs
-        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, loss_target(model, batch))
-        assert out.target_lp is not None  # forward was given the target
-        lp = out.target_lp * batch.tgt_mask.to(out.target_lp.dtype)  # (B, T), 0 on padding
-        nll = -lp.sum()
-        loss = nll / docs
-        if tc.objective == "mixed":
-            loss = mixed_loss(self.self_critical(batch) / docs, loss, tc.rl_weight)
-        if out.policy is not None:
-            returns = discounted_returns(lp.detach(), batch.tgt_mask, tc.reinforce_gamma)  # (B, T)
-            base = self.baseline.get(returns.size(1), returns.device, returns.dtype)
-            loss = loss + reinforce_loss(out.policy, returns, base, batch.tgt_mask, tc.reinforce_scale) / docs
-            self._return_sums.append(MovingAverageBaseline.return_sums(returns, batch.tgt_mask))
+        out = batch_loss(self.model, batch, self.objective, self.baseline, docs=docs, reward=self.reward)
+        if out.rewards is not None:
+            self._last_rewards = out.rewards
+        if out.return_sums is not None:
+            self._return_sums.append(out.return_sums)
             self._policy_used = True
-        return loss, nll
+        return out.loss, out.nll
 
     def train_step(self, indices: list[int]) -> float:
         """One optimizer step on the global batch ``indices``; returns this rank's summed NLL.
@@ -508,46 +414,9 @@ class Trainer:
 
     def _update_baseline(self) -> None:
         """Move MODEL 3's baselines towards the mean return of the whole global batch (all ranks)."""
-        T = max((s.numel() for s, _ in self._return_sums), default=0)
-        sums, counts = torch.zeros(T, dtype=torch.float64), torch.zeros(T, dtype=torch.float64)
-        for s, c in self._return_sums:
-            sums[: s.numel()] += s
-            counts[: c.numel()] += c
-        sums, counts = sync_return_sums(self.dist, sums, counts)
+        sums, counts = sync_return_sums(self.dist, *add_return_sums(self._return_sums))
         self.baseline.update_from_sums(sums, counts)
         self._return_sums = []
-
-    def self_critical(self, batch) -> torch.Tensor:
-        """L_rl summed over the batch: sample y^s, decode y^ greedily, reward = ROUGE-L F vs the target."""
-        from c2fsum.decoding.greedy import greedy_decode
-        from c2fsum.decoding.postprocess import ids_to_words, words_to_text
-        from c2fsum.decoding.sampling import sample
-        from c2fsum.metrics.rouge import score_pair
-
-        model, max_len = self.model, self.cfg.data.max_tgt_len + 1
-        memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
-        drawn = sample(model, memory, max_len=max_len)
-        model.eval()
-        with torch.no_grad():
-            greedy = greedy_decode(
-                model, model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext), max_len=max_len
-            )
-        model.train()
-
-        def reward(tokens: list[int], ex) -> float:
-            words = ids_to_words(tokens, self.vocab.itos, ex.oovs)
-            return score_pair(words_to_text(words), " ".join(ex.tgt_words))["rougeL"]
-
-        r_sample = torch.tensor(
-            [reward(t, ex) for t, ex in zip(drawn.token_lists(), batch.examples, strict=True)], dtype=torch.float32
-        )
-        r_greedy = torch.tensor(
-            [reward(h.tokens, ex) for h, ex in zip(greedy, batch.examples, strict=True)], dtype=torch.float32
-        )
-        require_finite("self-critical rewards of the sampled summaries", r_sample)
-        require_finite("self-critical rewards of the greedy summaries", r_greedy)
-        self._last_rewards = (float(r_sample.mean()), float(r_greedy.mean()))
-        return self_critical_loss(drawn.logprob, r_sample.to(drawn.logprob.device), r_greedy.to(drawn.logprob.device))
 
     # -- NaN/Inf guard ---------------------------------------------------------------------
     def _clip_checked(self, params: list[torch.nn.Parameter], max_norm: float) -> str | None:

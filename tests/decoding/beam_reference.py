@@ -1,9 +1,11 @@
-"""The plain batched beam search, kept as the reference of :mod:`c2fsum.decoding.beam`.
+"""The plain batched beam search, kept (in the tests) as the reference of :mod:`c2fsum.decoding.beam`.
 
 This is the beam search as it was before its speed-ups (one candidate table of ``(B, K * V')``
-per step, all K beams run from the first step, memory expanded to ``B * K`` rows). The tests
-check that :func:`c2fsum.decoding.beam.beam_search` returns exactly the same hypotheses; it is
-not used otherwise. See :mod:`c2fsum.decoding.beam` for the algorithm.
+per step, all K beams run from the first step, memory expanded to ``B * K`` rows).
+``test_beam_fast.py`` checks that :func:`c2fsum.decoding.beam.beam_search` returns exactly the
+same hypotheses. It shares with the package's search (imported from it) the choice of the
+next beams and of the hypotheses that end (``_next_beams``) and the read-back, so only the
+candidate table and the row layout are its own. See :mod:`c2fsum.decoding.beam` for the algorithm.
 """
 
 from __future__ import annotations
@@ -11,12 +13,11 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from c2fsum.decoding.beam import _Finished, _length_bound, _read_back
+from c2fsum.decoding.beam import _Finished, _next_beams, _read_back
 from c2fsum.decoding.hypothesis import (
     Hypothesis,
     StepConstraints,
     TrigramBlocker,
-    check_lengths,
 )
 from c2fsum.models.base import Memory, Summarizer
 
@@ -33,27 +34,8 @@ def beam_search_reference(
     block_trigrams: bool = False,
     n_best: int = 1,
 ) -> list[list[Hypothesis]]:
-    """Beam search over a batch of documents.
-
-    Call ``model.eval()`` first (this function does not change the model's mode).
-
-    Args:
-        model: any :class:`Summarizer`.
-        memory: the encoded batch, ``words`` ``(B, M, N, H)``.
-        beam: K, hypotheses kept per document.
-        max_len: at most this many steps (``</s>`` included); longer hypotheses are cut.
-        min_len: ``</s>`` is forbidden until this many tokens were produced.
-        length_norm: rank final hypotheses by ``score / T**length_norm`` (T counts ``</s>``).
-        block_trigrams: never produce a trigram twice within a hypothesis (Paulus et al. 2017).
-        n_best: hypotheses returned per document (at most ``beam``).
-    Returns:
-        for each of the B documents, its best hypotheses (at most ``n_best``), best first.
-    """
-    check_lengths(max_len=max_len, min_len=min_len)
-    if beam < 1:
-        raise ValueError(f"beam must be >= 1, got {beam}")
-    if not 1 <= n_best <= beam:
-        raise ValueError(f"n_best must be between 1 and beam={beam}, got {n_best}")
+    """:func:`c2fsum.decoding.beam.beam_search`'s arguments and result, the plain way (the tests
+    call it with valid arguments only: the checks are beam_search's)."""
     k = beam
     device = memory.words.device
     n_docs = memory.words.size(0)
@@ -91,47 +73,20 @@ def beam_search_reference(
         top_score, top_idx = cand.topk(min(2 * k, k * n_vocab), dim=1)  # (B, 2K), best first
         top_tok, top_beam = top_idx % n_vocab, top_idx // n_vocab
         top_row = top_beam + row_offset[:n_act]  # row of this step's batch
-        top_eos = top_tok == eos_id
-
-        # hypotheses ending here: </s> among the best K candidates
-        is_fin = top_eos[:, :k] & torch.isfinite(top_score[:, :k])  # (B, K)
-        # next beams: the best K candidates not ending in </s> (stable sort keeps score order)
-        live = torch.sort(top_eos.to(torch.uint8), dim=1, stable=True).indices[:, :k]  # (B, K)
-        live_score = top_score.gather(1, live).masked_fill(top_eos.gather(1, live), float("-inf"))
-        live_tok, live_row = top_tok.gather(1, live), top_row.gather(1, live)
-        last = t == max_len - 1
-        if last:  # max_len reached: the live beams end too
-            is_fin = torch.cat([is_fin, torch.isfinite(live_score)], dim=1)
-            fin_score = torch.cat([top_score[:, :k], live_score], dim=1)
-            fin_tok, fin_row = (
-                torch.cat([top_tok[:, :k], live_tok], 1),
-                torch.cat([top_row[:, :k], live_row], 1),
-            )
-        else:
-            fin_score, fin_tok, fin_row = top_score[:, :k], top_tok[:, :k], top_row[:, :k]
-        alpha_len = (t + 1) ** length_norm
-        fin_norm = (fin_score / alpha_len).masked_fill(~is_fin, float("-inf"))
-
-        fin_best = torch.cat([fin_best, fin_norm], dim=1).topk(n_best, dim=1).values
-        bound = _length_bound(live_score[:, 0], next_len=t + 2, max_len=max_len, alpha=length_norm)
-        done = fin_best[:, -1] >= bound  # (B,); also when no beam is live (bound -inf)
-
-        # host syncs of the step: finished candidates, finished documents, history
-        fin_at = is_fin.nonzero().tolist()
-        if fin_at:
-            values = zip(
-                fin_at,
-                fin_norm[is_fin].tolist(),
-                fin_score[is_fin].tolist(),
-                fin_row[is_fin].tolist(),
-                fin_tok[is_fin].tolist(),
-                strict=True,
-            )
-            for (b, _), norm, score, row, tok in values:
-                finished[docs[b]].append(
-                    _Finished(norm_score=norm, score=score, step=t, row=row, token=tok, eos=tok == eos_id)
-                )
-        if last:
+        live_score, live_tok, live_row, fin_best, done = _next_beams(
+            top_score,
+            top_tok,
+            top_row,
+            t=t,
+            k=k,
+            max_len=max_len,
+            length_norm=length_norm,
+            eos_id=eos_id,
+            fin_best=fin_best,
+            finished=finished,
+            docs=docs,
+        )
+        if t == max_len - 1:
             break
         keep_docs = (~done).nonzero().squeeze(1)
         if keep_docs.numel() < n_act:  # drop documents whose search is over
