@@ -59,18 +59,3 @@ def test_model0_beams_share_the_document_memory():
     assert _model("model0", 0).memory_per_document()
     assert not _model("model0-pointer", 0).memory_per_document()
     assert not _model("model2", 0).memory_per_document()
-
-
-def test_packed_generator_gives_the_plain_logits():
-    from c2fsum.modules.generators import VocabGenerator
-
-    torch.manual_seed(0)
-    gen = VocabGenerator(in_dim=16, vocab_size=300)
-    x = torch.randn(7, 16)
-    with torch.no_grad():
-        packed = gen.pack(gen.output_matrix())
-        if packed is None:
-            pytest.skip("no oneDNN linear kernel in this torch build")
-        fast, plain = gen(x, packed=packed), gen(x)
-    assert torch.allclose(fast, plain, rtol=1e-5, atol=1e-5)
-    assert gen.pack(gen.output_matrix()) is None  # with gradients: never packed
