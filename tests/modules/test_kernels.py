@@ -10,6 +10,8 @@ import torch
 from c2fsum.config import ModelConfig
 from c2fsum.models import build_model
 from c2fsum.modules.kernels import (
+    FAST,
+    PLAIN,
     linear_log_softmax_pick,
     linear_log_softmax_pick_plain,
     pack_linear_weight,
@@ -217,3 +219,41 @@ def test_rows_against_shared_memory_equal_attention_over_the_copied_memory(tempo
     for a, b in zip(shared, copied, strict=True):
         if a is not None:
             assert torch.allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "family, kw",
+    [
+        ("model0", dict(output="paulus", share_embeddings=True, intra_decoder=True)),
+        ("model0", dict(pointer=True, temporal=True)),
+        ("model3", dict(lazy_fine=True)),
+    ],
+)
+def test_model_with_every_plain_twin_trains_and_decodes_as_with_the_fast_paths(family, kw):
+    """The one switch: a model built with ``kernels=PLAIN`` against the same weights with FAST."""
+    cfg = ModelConfig(family=family, emb_dim=8, hidden=12, enc_layers=1, dec_layers=2, chunk_filters=6, **kw)
+    torch.manual_seed(0)
+    model = build_model(cfg, 40, 4).train()
+    src, mask = grid(3, 4, 5, [20, 13, 6])
+    tgt_in = torch.randint(4, 40, (3, 6))
+    tgt_in[:, 0] = model.bos_id
+    tgt_out = torch.cat([tgt_in[:, 1:], torch.full((3, 1), model.eos_id)], 1)
+    results = []
+    for kernels in (FAST, PLAIN):
+        model.kernels = kernels
+        model.train().zero_grad(set_to_none=True)
+        torch.manual_seed(7)  # same dropout masks and chunk samples
+        lp = model(src, mask, tgt_in, target=tgt_out).target_lp
+        lp.sum().backward()
+        grads = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+        model.eval()
+        with torch.no_grad():
+            memory = model.encode(src, mask)
+            out = model.step(memory, model.init_state(memory), tgt_in[:, 0])
+        results.append((lp.detach(), grads, out.logprobs))
+    (lp_f, g_f, dec_f), (lp_p, g_p, dec_p) = results
+    assert torch.allclose(lp_f, lp_p, rtol=1e-5, atol=1e-6)
+    assert g_f.keys() == g_p.keys() and len(g_f) > 5
+    for name in g_f:
+        assert torch.allclose(g_f[name], g_p[name], rtol=1e-4, atol=1e-6), name
+    assert torch.allclose(dec_f, dec_p, rtol=1e-5, atol=1e-5)
