@@ -108,19 +108,26 @@ def test_rows_are_sliced_in_the_forward_pass():
     assert torch.equal(linear_log_softmax_pick(*args, target, slice_bytes=1), whole)
 
 
+def _model_and_batch(family: str, kw: dict, dec_layers: int):
+    """A tiny model of ``family`` in training mode and a batch: src, mask ``(3, 4, 5)``, tgt_in, tgt_out ``(3, 6)``."""
+    cfg = ModelConfig(family=family, emb_dim=8, hidden=12, enc_layers=1, dec_layers=dec_layers, chunk_filters=6, **kw)
+    torch.manual_seed(0)
+    model = build_model(cfg, 40, 4).train()
+    src, mask = grid(3, 4, 5, [20, 13, 6])
+    tgt_in = torch.randint(4, 40, (3, 6))
+    tgt_in[:, 0] = model.bos_id
+    tgt_out = torch.cat([tgt_in[:, 1:], torch.full((3, 1), model.eos_id)], 1)
+    return model, src, mask, tgt_in, tgt_out
+
+
 @pytest.mark.parametrize(
     "family, kw",
     [("model0", {}), ("model3", dict(lazy_fine=True)), ("model0", dict(pointer=True, intra_decoder=True))],
 )
 def test_model_forward_with_target_gives_the_plain_loss_and_gradients(family, kw):
     """Forward given the target (fused path, or gather for a pointer model) against plain log-probabilities."""
-    cfg = ModelConfig(family=family, emb_dim=8, hidden=12, enc_layers=1, dec_layers=1, chunk_filters=6, **kw)
-    torch.manual_seed(0)
-    model = build_model(cfg, 40, 4).double().train()
-    src, mask = grid(3, 4, 5, [20, 13, 6])
-    tgt_in = torch.randint(4, 40, (3, 6))
-    tgt_in[:, 0] = model.bos_id
-    tgt_out = torch.cat([tgt_in[:, 1:], torch.full((3, 1), model.eos_id)], 1)
+    model, src, mask, tgt_in, tgt_out = _model_and_batch(family, kw, dec_layers=1)
+    model.double()
     results = []
     for fused in (True, False):
         model.zero_grad(set_to_none=True)
@@ -191,8 +198,8 @@ def test_decoder_steps_equal_the_plain_cell_values_and_gradients(input_feed):
 
 @pytest.mark.parametrize("temporal", [False, True])
 def test_rows_against_shared_memory_equal_attention_over_the_copied_memory(temporal):
-    """BilinearAttention.forward_rows: R query rows per memory row, memory never copied, against
-    forward over the memory repeated R times; values and gradients (temporal state included)."""
+    """BilinearAttention: R query rows per memory row, memory never copied, against the same
+    attention over the memory repeated R times; values and gradients (temporal state included)."""
     from c2fsum.modules.attention import BilinearAttention
 
     torch.manual_seed(0)
@@ -208,7 +215,7 @@ def test_rows_against_shared_memory_equal_attention_over_the_copied_memory(tempo
         values = base.clone().requires_grad_()
         q = query.clone().requires_grad_()
         if shared:
-            ctx, alpha, new_past = att.forward_rows(q, values, values.transpose(1, 2).contiguous(), mask, past)
+            ctx, alpha, new_past = att(q, values, values.transpose(1, 2).contiguous(), mask, past)
         else:
             v = values.repeat_interleave(R, 0)  # (B*R, S, H): row b*R + r is document b
             ctx, alpha, new_past = att(q, v, v.transpose(1, 2).contiguous(), mask.repeat_interleave(R, 0), past)
@@ -231,13 +238,7 @@ def test_rows_against_shared_memory_equal_attention_over_the_copied_memory(tempo
 )
 def test_model_with_every_plain_twin_trains_and_decodes_as_with_the_fast_paths(family, kw):
     """The one switch: a model built with ``kernels=PLAIN`` against the same weights with FAST."""
-    cfg = ModelConfig(family=family, emb_dim=8, hidden=12, enc_layers=1, dec_layers=2, chunk_filters=6, **kw)
-    torch.manual_seed(0)
-    model = build_model(cfg, 40, 4).train()
-    src, mask = grid(3, 4, 5, [20, 13, 6])
-    tgt_in = torch.randint(4, 40, (3, 6))
-    tgt_in[:, 0] = model.bos_id
-    tgt_out = torch.cat([tgt_in[:, 1:], torch.full((3, 1), model.eos_id)], 1)
+    model, src, mask, tgt_in, tgt_out = _model_and_batch(family, kw, dec_layers=2)
     results = []
     for kernels in (FAST, PLAIN):
         model.kernels = kernels

@@ -249,7 +249,7 @@ class Model0(Summarizer):
         if cache.steps is not None:  # the same, with gradients formed once per batch
             values, keys_t = cache.steps
         attention = cast(BilinearAttention, self.attention)
-        ctx, alpha, past = attention.forward_rows(top, values, keys_t, cache.mask, past)  # (B, H), (B, S)
+        ctx, alpha, past = attention(top, values, keys_t, cache.mask, past)  # (B, H), (B, S)
         return SourceAttention(ctx=ctx, attn=alpha.view(top.size(0), *memory.word_mask.shape[1:]), past=past)
 
     def attend(

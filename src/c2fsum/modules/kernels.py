@@ -15,7 +15,7 @@ fast path -> its plain twin (where it runs):
   weights in teacher forcing), with :meth:`InputFeedingLSTM.prepare_steps` + ``step`` ->
   :meth:`InputFeedingLSTM.forward` (the decoder cell);
 * :class:`~c2fsum.modules.deferred.RowSource` -> ``index_select`` (lazy MODEL 3 training);
-* :meth:`BilinearAttention.forward_rows` with R beams per memory row -> the same attention over
+* :meth:`BilinearAttention.forward` with R beams per memory row -> the same attention over
   the memory copied R times (beam search).
 
 Which paths a model takes is one typed value, :class:`Kernels`, given to the model's
