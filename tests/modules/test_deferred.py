@@ -92,10 +92,9 @@ def test_encoder_without_padding_skips_packing_with_the_same_results(kw):
     emb = torch.randn(3, 2, 5, 6, dtype=torch.float64)
     mask = torch.ones(3, 2, 5, dtype=torch.bool)  # every grid full: no padding
     outs = []
-    for always_pack in (True, False):
-        enc.always_pack = always_pack
+    for skip_packing in (False, True):
         x = emb.clone().requires_grad_()
-        states, (h, c) = enc(x, mask)
+        states, (h, c) = enc(x, mask, skip_packing=skip_packing)
         (states.square().sum() + h.sum() + 2 * c.sum()).backward()
         outs.append((states.detach(), h.detach(), c.detach(), x.grad, enc.rnn.weight_hh_l0.grad.clone()))
         enc.zero_grad()

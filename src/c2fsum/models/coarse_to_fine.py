@@ -168,7 +168,7 @@ class CoarseToFine(Model0):
         if self.lazy_active():
             return self.encode_lazy(src, src_mask, src_ext, n_ext)
         emb = self.src_emb(src)  # (B, M, N, E)
-        words, (h, c) = self.encoder(emb, src_mask)  # (B, M, N, H) per chunk
+        words, (h, c) = self.encoder(emb, src_mask, skip_packing=self.kernels.skip_packing)  # (B, M, N, H) per chunk
         chunks = self.chunk_encoder(src, emb, src_mask)  # (B, M, Hc)
         chunk_mask = src_mask.any(-1)  # (B, M)
         _, keys_t, chunk_keys_t = CoarseToFineAttention.prepare(words, chunks)
@@ -198,7 +198,8 @@ class CoarseToFine(Model0):
         def encode_rows(docs: Tensor, rows: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
             """Chunks ``(docs[u], rows[u])`` through the per-chunk LSTM: ``(U, N, H)``, final ``(L, U, H)`` each."""
             e = self.src_emb(src[docs, rows]) if grid is None else grid.read(docs * M + rows)  # (U, N, E)
-            states, final = self.encoder(e.unsqueeze(1), src_mask[docs, rows].unsqueeze(1))  # (U, 1, N, H)
+            mask = src_mask[docs, rows].unsqueeze(1)  # (U, 1, N)
+            states, final = self.encoder(e.unsqueeze(1), mask, skip_packing=self.kernels.skip_packing)  # (U, 1, N, H)
             return states.squeeze(1), final
 
         cache = ChunkCache(encode_rows, src, src_mask)

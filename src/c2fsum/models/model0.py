@@ -212,7 +212,7 @@ class Model0(Summarizer):
         if self.copies and src_ext is None:
             src_ext = src
         emb = self.src_emb(src)  # (B, M, N, E), 0 on pad
-        words, (h, c) = self.encoder(emb, src_mask)  # (B, M, N, H)
+        words, (h, c) = self.encoder(emb, src_mask, skip_packing=self.kernels.skip_packing)  # (B, M, N, H)
         values, keys_t = BilinearAttention.prepare(words)  # (B, S, H), (B, H, S)
         # with gradients: the same values and keys whose gradients are formed once per batch
         deferred = self.kernels.deferred_grads and torch.is_grad_enabled()

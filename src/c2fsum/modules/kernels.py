@@ -15,6 +15,7 @@ fast path -> its plain twin (where it runs):
   weights in teacher forcing), with :meth:`InputFeedingLSTM.prepare_steps` + ``step`` ->
   :meth:`InputFeedingLSTM.forward` (the decoder cell);
 * :class:`~c2fsum.modules.deferred.RowSource` -> ``index_select`` (lazy MODEL 3 training);
+* :class:`LSTMWordEncoder` unpacked on a batch without padding -> packed (the word encoder);
 * :meth:`BilinearAttention.forward` with R beams per memory row -> the same attention over
   the memory copied R times (beam search).
 
@@ -47,11 +48,14 @@ class Kernels:
     fused_loss: bool = True
     """Forward given the target: log p(target) by :func:`linear_log_softmax_pick`, without
     vocabulary-sized tensors besides the logits."""
+    skip_packing: bool = True
+    """The word encoder runs a batch without padding through the LSTM unpacked (a faster
+    oneDNN path) instead of as a packed sequence (:class:`LSTMWordEncoder`)."""
 
 
 FAST = Kernels()
 """Every speed path (the default)."""
-PLAIN = Kernels(deferred_grads=False, packed_generator=False, fused_loss=False)
+PLAIN = Kernels(deferred_grads=False, packed_generator=False, fused_loss=False, skip_packing=False)
 """Every plain twin: the reference the fast paths are tested against."""
 
 
