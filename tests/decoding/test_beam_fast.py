@@ -7,6 +7,7 @@ from beam_reference import beam_search_reference
 from c2fsum.config import ModelConfig
 from c2fsum.decoding.beam import beam_search
 from c2fsum.models import Model0, build_model
+from c2fsum.modules.kernels import PLAIN
 from grids import grid
 
 V = 30
@@ -42,7 +43,7 @@ def test_same_hypotheses_as_the_reference(kind, opts):
     src, mask = grid(4, 4, 5, [20, 13, 6, 1], seed=2)
     with torch.no_grad():
         fast = beam_search(model, model.encode(src, mask), **opts)
-        model.fast_generator = False  # the reference: plain products everywhere
+        model.kernels = PLAIN  # the reference: plain products everywhere
         ref = beam_search_reference(model, model.encode(src, mask), **opts)
     assert len(fast) == len(ref) == 4
     for hs_fast, hs_ref in zip(fast, ref, strict=True):
@@ -56,21 +57,6 @@ def test_same_hypotheses_as_the_reference(kind, opts):
 
 
 def test_model0_beams_share_the_document_memory():
-    assert _model("model0", 0).memory_per_document()
-    assert not _model("model0-pointer", 0).memory_per_document()
-    assert not _model("model2", 0).memory_per_document()
-
-
-def test_packed_generator_gives_the_plain_logits():
-    from c2fsum.modules.generators import VocabGenerator
-
-    torch.manual_seed(0)
-    gen = VocabGenerator(in_dim=16, vocab_size=300)
-    x = torch.randn(7, 16)
-    with torch.no_grad():
-        packed = gen.pack(gen.output_matrix())
-        if packed is None:
-            pytest.skip("no oneDNN linear kernel in this torch build")
-        fast, plain = gen(x, packed=packed), gen(x)
-    assert torch.allclose(fast, plain, rtol=1e-5, atol=1e-5)
-    assert gen.pack(gen.output_matrix()) is None  # with gradients: never packed
+    assert _model("model0", 0).capabilities.memory_per_document
+    assert not _model("model0-pointer", 0).capabilities.memory_per_document
+    assert not _model("model2", 0).capabilities.memory_per_document

@@ -87,7 +87,7 @@ def test_model3_test_time_is_argmax_and_reads_only_that_chunk():
     assert torch.allclose(per_chunk, torch.nn.functional.one_hot(chosen, 4).float(), atol=1e-6)
     # the fast path (only the chosen chunk) equals the full computation with a one-hot weight
     att: CoarseToFineAttention = m.attention
-    keys_t, ck = mem.cache
+    keys_t, ck = mem.cache.keys_t, mem.cache.chunk_keys_t
     values = mem.words.flatten(1, 2)
     top = torch.randn(2, 12)
     fast = att(top, values, keys_t, ck, mem.word_mask, mem.chunk_mask, mode="argmax")

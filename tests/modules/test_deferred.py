@@ -6,6 +6,7 @@ import torch
 from c2fsum.losses.nll import token_nll
 from c2fsum.models import Model0
 from c2fsum.modules.deferred import StepMatrix
+from c2fsum.modules.kernels import Kernels
 from grids import grid
 
 
@@ -45,7 +46,7 @@ def test_step_matrix_without_gradients_is_a_plain_bmm():
 
 
 def _grads(model: Model0, deferred: bool, src, mask, tgt_in, tgt_out, tgt_mask):
-    model.deferred_grads = deferred
+    model.kernels = Kernels(deferred_grads=deferred)
     model.zero_grad(set_to_none=True)
     torch.manual_seed(7)  # same dropout masks
     lp, _ = model(src, mask, tgt_in)
@@ -77,7 +78,7 @@ def test_model0_training_step_same_loss_and_gradients(kw):
     fast_loss, fast = _grads(model, True, src, mask, tgt_in, tgt_out, tgt_mask)
     assert torch.equal(plain_loss, fast_loss)
     assert plain.keys() == fast.keys() and "encoder.rnn.weight_ih_l0" in plain
-    assert all(s.deferred for s in model.encode(src, mask).cache[2])  # the fast path really ran
+    assert all(s.deferred for s in model.encode(src, mask).cache.steps)  # the fast path really ran
     for name in plain:
         assert torch.allclose(plain[name], fast[name], rtol=1e-10, atol=1e-12), name
 
@@ -91,10 +92,9 @@ def test_encoder_without_padding_skips_packing_with_the_same_results(kw):
     emb = torch.randn(3, 2, 5, 6, dtype=torch.float64)
     mask = torch.ones(3, 2, 5, dtype=torch.bool)  # every grid full: no padding
     outs = []
-    for always_pack in (True, False):
-        enc.always_pack = always_pack
+    for skip_packing in (False, True):
         x = emb.clone().requires_grad_()
-        states, (h, c) = enc(x, mask)
+        states, (h, c) = enc(x, mask, skip_packing=skip_packing)
         (states.square().sum() + h.sum() + 2 * c.sum()).backward()
         outs.append((states.detach(), h.detach(), c.detach(), x.grad, enc.rnn.weight_hh_l0.grad.clone()))
         enc.zero_grad()

@@ -15,7 +15,7 @@ from torch import nn
 from c2fsum.config import Config, load_config
 from c2fsum.data.batching import Example, collate
 from c2fsum.losses.reinforce import MovingAverageBaseline
-from c2fsum.models.base import ForwardOutput
+from c2fsum.models.base import Capabilities, ForwardOutput
 from c2fsum.training.objective import (
     Objective,
     add_return_sums,
@@ -31,7 +31,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 class StubModel(nn.Module):
     """Returns fixed log p(y_t) and log pi_t: ``target_lp`` and ``policy`` ``(B, T)``."""
 
-    coarse = "hard"
+    capabilities = Capabilities(hierarchical=True, hard=True)
 
     def __init__(self, target_lp: list[list[float]], policy: list[list[float]] | None):
         super().__init__()
@@ -112,6 +112,7 @@ def test_mixed_objective_needs_a_reward():
 
 def test_soft_hard_schedule():
     hard, soft_model = StubModel([[0.0]], None), nn.Linear(1, 1)
+    soft_model.capabilities = Capabilities(hierarchical=True)  # type: ignore[assignment]  # MODEL 2
     assert soft_attention_for_batch(soft_model, epoch=0, soft_pretrain_epochs=3, alternate=0.5) is None
     # +PRETRAIN: soft for the first epochs, no random draw
     state = torch.get_rng_state()

@@ -181,7 +181,7 @@ def beam_search(
     # (2) each row's best 2K words are taken before the (B, K * 2K) candidate table, not a
     # (B, K * V') one; (3) models whose rows can share their document's memory row
     # (memory_per_document) attend B * K queries against B memory rows, never copying it K times.
-    per_doc = k > 1 and getattr(model, "memory_per_document", lambda: False)()
+    per_doc = k > 1 and model.capabilities.memory_per_document
     state = model.init_state(memory)
     docs = list(range(n_docs))  # document of each active batch entry
     prev = torch.full((n_docs,), model.bos_id, dtype=torch.long, device=device)

@@ -43,5 +43,6 @@ def token_nll(logprobs: Tensor, target: Tensor, mask: Tensor) -> Tensor:
 
 
 def loss_target(model: nn.Module, batch: Batch) -> Tensor:
-    """``(B, T)`` target ids: in V' (``tgt_ext``) for a model that copies, in V (``tgt_out``) otherwise."""
-    return batch.tgt_ext if getattr(model, "copies", False) else batch.tgt_out
+    """``(B, T)`` target ids: in V' (``tgt_ext``) for a model that copies (its declared
+    ``capabilities.copies``), in V (``tgt_out``) otherwise."""
+    return batch.tgt_ext if model.capabilities.copies else batch.tgt_out  # type: ignore[union-attr]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from c2fsum.config import ModelConfig
-from c2fsum.models.base import DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
+from c2fsum.models.base import Capabilities, DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
 from c2fsum.models.coarse_to_fine import CoarseToFine
 from c2fsum.models.model0 import Model0
 
@@ -51,6 +51,7 @@ def build_model(cfg: ModelConfig, vocab_size: int, max_chunks: int = 10) -> Summ
 
 __all__ = [
     "FAMILIES",
+    "Capabilities",
     "CoarseToFine",
     "DecoderState",
     "ForwardOutput",

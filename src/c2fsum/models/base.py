@@ -5,8 +5,9 @@ L decoder layers, V vocabulary, V' = V + the largest number of document-only wor
 batch (extended vocabulary of a pointer model; V' = V for models that cannot copy).
 
 Decoding code (greedy, beam search, sampling) only uses :class:`Summarizer` methods
-``encode``, ``init_state`` and ``step`` and the ``select`` methods of :class:`Memory` and
-:class:`DecoderState`, so every model family (MODEL 0-3, pointer models) shares it.
+``encode``, ``init_state`` and ``step``, the ``select`` methods of :class:`Memory` and
+:class:`DecoderState`, and what the model declares it can do (:class:`Capabilities`), so every
+model family (MODEL 0-3, pointer models) shares it.
 """
 
 from __future__ import annotations
@@ -17,12 +18,43 @@ import torch
 from torch import Tensor, nn
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a model can do, declared by the model; decoding and training read it (never probe
+    the model's attributes)."""
+
+    copies: bool = False
+    """Pointer model: log-probabilities over V' and targets in the extended vocabulary."""
+    hierarchical: bool = False
+    """Coarse attention over chunks: ``StepOutput.coarse`` and ``ForwardOutput.coarse`` are set."""
+    hard: bool = False
+    """Hard coarse attention (MODEL 3): ``ForwardOutput.policy`` in training (REINFORCE), and a
+    training batch may attend softly (+PRETRAIN, +ALTERNATE; ``CoarseToFine.soft_attention``)."""
+    lazy: bool = False
+    """May encode lazily: ``Memory.lazy`` holds the word states of the chunks read so far."""
+    memory_per_document: bool = False
+    """Decoder rows may share their document's memory row (``B * R`` rows against ``B``): beam
+    search then never copies the memory K times."""
+
+
+class BatchFields:
+    """Base of the dataclasses a model keeps in :class:`Memory` and :class:`DecoderState` (``cache``,
+    ``extra``): :meth:`select` indexes every batch-first field (tensors, tuples of tensors) and
+    leaves the rest alone; subclasses override it for fields that must not follow the rows."""
+
+    def select(self, idx: Tensor):
+        """Rows ``idx`` (``(B2,)`` long) of every batch-first field."""
+        return type(self)(**{f.name: _select(getattr(self, f.name), idx) for f in fields(self)})  # type: ignore[arg-type]
+
+
 def _select(value, idx: Tensor):
-    """Index the batch dimension of a tensor, a tuple of tensors, or pass anything else."""
+    """Index the batch dimension of a tensor, a tuple of tensors, :class:`BatchFields`, or pass anything else."""
     if value is None:
         return None
     if isinstance(value, Tensor):
         return value.index_select(0, idx)
+    if isinstance(value, BatchFields):
+        return value.select(idx)
     if isinstance(value, tuple):
         return tuple(_select(v, idx) for v in value)
     if isinstance(value, list):
@@ -42,9 +74,10 @@ class Memory:
         src_ext: ``(B, M, N)`` source ids in the extended vocabulary (copy models), or None.
         n_ext: V' - V, the number of extra (document-only) ids in this batch.
         final: the encoder's final ``(h, c)``, each batch-first ``(B, L, H)``, or None.
-        cache: model-specific tensors precomputed once per batch, batch first, or None.
+        cache: model-specific tensors precomputed once per batch, batch first, as the model's
+            own :class:`BatchFields` dataclass (e.g. ``model0.FlatCache``), or None.
         shared: model-specific tensors computed once per batch that do not depend on the
-            document (e.g. a shared output matrix), left alone by :meth:`select`, or None.
+            document (e.g. ``model0.OutputWeights``), left alone by :meth:`select`, or None.
         doc: ``(B,)`` long, the document (row of the encoded batch) each row belongs to, or
             None. :meth:`select` indexes it, so beam hypotheses keep pointing to their document.
         lazy: per-document state shared by all rows of a document and left alone by
@@ -60,8 +93,8 @@ class Memory:
     src_ext: Tensor | None = None
     n_ext: int = 0
     final: tuple | None = None
-    cache: tuple | None = None
-    shared: tuple | None = None
+    cache: BatchFields | None = None
+    shared: object | None = None
     doc: Tensor | None = None
     lazy: object | None = None
 
@@ -84,14 +117,15 @@ class DecoderState:
     Attributes:
         h, c: LSTM states, each ``(L, B, H)``.
         feed: previous attentional output ``(B, H)`` (input feeding).
-        extra: model-specific tensors with batch first (e.g. past decoder states for
-            intra-decoder attention ``(B, t, H)``), or None.
+        extra: model-specific tensors with batch first, as the model's own :class:`BatchFields`
+            dataclass (e.g. ``model0.StepHistory``: past decoder states for intra-decoder
+            attention ``(B, t, H)``) or a tuple of tensors, or None.
     """
 
     h: Tensor
     c: Tensor
     feed: Tensor
-    extra: tuple | None = None
+    extra: BatchFields | tuple | None = None
 
     def select(self, idx: Tensor) -> DecoderState:
         return DecoderState(
@@ -148,12 +182,14 @@ class ForwardOutput:
 
 
 class Summarizer(nn.Module):
-    """Base class of all models. Subclasses implement ``encode``, ``init_state``, ``step``.
+    """Base class of all models. Subclasses implement ``encode``, ``init_state``, ``step`` and
+    declare their :class:`Capabilities` (none by default).
 
     ``forward`` (teacher forcing) is written once here in terms of ``step`` so that training
     and decoding can never disagree.
     """
 
+    capabilities: Capabilities = Capabilities()
     vocab_size: int
     pad_id: int = 0
     unk_id: int = 1

@@ -22,14 +22,17 @@ Set ``lazy=False`` to force the eager path (it gives the same outputs).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import cast
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
-from c2fsum.models.base import ForwardOutput, Memory
+from c2fsum.models.base import BatchFields, Capabilities, Memory
 from c2fsum.models.chunk_cache import ChunkCache
-from c2fsum.models.model0 import Model0
+from c2fsum.models.model0 import Model0, SourceAttention
 from c2fsum.modules.chunk_encoders import ChunkEncoder
 from c2fsum.modules.deferred import RowSource
 from c2fsum.modules.hierarchical import CoarseToFineAttention
@@ -37,12 +40,23 @@ from c2fsum.modules.hierarchical import CoarseToFineAttention
 COARSE_MODES = ("soft", "hard")
 
 
+@dataclass
+class HierarchicalCache(BatchFields):
+    """``Memory.cache`` of MODEL 2/3: attention keys, once per batch."""
+
+    keys_t: Tensor | None
+    """``(B, H, S)`` the word states transposed, contiguous; None on the lazy path (no word states yet)."""
+    chunk_keys_t: Tensor
+    """``(B, Hc, M)`` the chunk vectors transposed, contiguous."""
+
+
 class CoarseToFine(Model0):
     """Hierarchical attention; ``coarse="soft"`` is MODEL 2, ``coarse="hard"`` MODEL 3.
 
-    ``use_soft`` (set by the trainer per minibatch, thesis +ALTERNATE / +PRETRAIN) makes a
-    hard model attend softly for that minibatch. It acts in training mode only: in eval mode
-    (validation, evaluation, decoding) a hard model always attends by argmax, as at test time.
+    ``with model.soft_attention(): ...`` (the trainer, per minibatch, thesis +ALTERNATE /
+    +PRETRAIN) makes a hard model attend softly inside the block. It acts in training mode
+    only: in eval mode (validation, evaluation, decoding) a hard model always attends by argmax,
+    as at test time.
     """
 
     def __init__(
@@ -92,13 +106,14 @@ class CoarseToFine(Model0):
         if coarse not in COARSE_MODES:
             raise ValueError(f"model.coarse: got {coarse!r}, expected one of {COARSE_MODES}")
         self.coarse = coarse
+        hard = coarse == "hard"
+        self.capabilities = Capabilities(copies=self.copies, hierarchical=True, hard=hard, lazy=hard)
         self.samples = samples
-        self.use_soft = False
+        self._soft = False
         self.lazy = True
         """Decode a hard model lazily (False: always the eager path, e.g. to compare)."""
         self.lazy_fine = lazy_fine
         self.chunk_slice = chunk_slice
-        self._teacher_forcing = False
         self.chunk_encoder = ChunkEncoder(
             kind=chunk_encoder,
             vocab_size=vocab_size,
@@ -109,15 +124,49 @@ class CoarseToFine(Model0):
             pos_dim=pos_dim,
             init_range=init_range,
         )
-        del self.attention
-        self.attention = CoarseToFineAttention(
-            query_dim=hidden,
-            word_dim=hidden,  # type: ignore[assignment]
-            chunk_dim=self.chunk_encoder.out_dim,
-        )
+        # registered after the chunk encoder, whose size it needs (see make_attention)
+        self.attention = CoarseToFineAttention(query_dim=hidden, word_dim=hidden, chunk_dim=self.chunk_encoder.out_dim)
         for name, p in self.named_parameters():
             if p.requires_grad and (name.startswith("attention.") or name.startswith("chunk_encoder.")):
                 p.data.uniform_(-init_range, init_range)
+
+    def make_attention(self, *, hidden: int, temporal: bool) -> nn.Module | None:
+        """None: :meth:`__init__` builds the coarse-to-fine attention after the chunk encoder."""
+        return None
+
+    FROM_FLAT = {"attention.W.weight": "attention.W_w.weight"}
+    """A flat model's (MODEL 0/1) parameter -> this model's: the word-attention bilinear map
+    h_i^T W h_t becomes the fine map h_ij^T W_w h_t; embeddings, the word encoder (same LSTM, here
+    run per chunk), decoder and generator keep their names."""
+    NEW_OVER_FLAT = ("chunk_encoder.", "attention.W_s.")
+    """What a flat model does not have: the chunk encoder and the coarse map h^s_i^T W_s h_t."""
+
+    @classmethod
+    def weights_from_flat(cls, weights: dict[str, Tensor]) -> dict[str, Tensor]:
+        """A flat model's weights under this model's names (:data:`FROM_FLAT`); the parameters
+        of :data:`NEW_OVER_FLAT` are not among them (they keep their own initialization)."""
+        return {cls.FROM_FLAT.get(k, k): v for k, v in weights.items()}
+
+    @contextmanager
+    def soft_attention(self, soft: bool = True) -> Iterator[None]:
+        """Inside the block a hard model in training mode attends softly (``soft=False``: as
+        configured); one +PRETRAIN or +ALTERNATE soft minibatch of the thesis."""
+        before = self._soft
+        self._soft = soft
+        try:
+            yield
+        finally:
+            self._soft = before
+
+    @property
+    def use_soft(self) -> bool:
+        """Whether a soft minibatch is on (:meth:`soft_attention`); setting it turns it on or off
+        until set again (the trainer's older way)."""
+        return self._soft
+
+    @use_soft.setter
+    def use_soft(self, soft: bool) -> None:
+        self._soft = bool(soft)
 
     def lazy_active(self) -> bool:
         """Whether :meth:`encode` takes the lazy path (hard attention, at test time or lazy_fine)."""
@@ -125,13 +174,14 @@ class CoarseToFine(Model0):
         return hard and self.lazy and (not self.training or self.lazy_fine)
 
     def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
-        """``(B, M, N)`` -> word states ``(B, M, N, H)`` and chunk vectors ``(B, M, Hc)``."""
+        """``(B, M, N)`` -> word states ``(B, M, N, H)`` and chunk vectors ``(B, M, Hc)``; lazily
+        (:meth:`encode_lazy`) when :meth:`lazy_active`."""
         if self.copies and src_ext is None:
             src_ext = src
         if self.lazy_active():
             return self.encode_lazy(src, src_mask, src_ext, n_ext)
         emb = self.src_emb(src)  # (B, M, N, E)
-        words, (h, c) = self.encoder(emb, src_mask)  # (B, M, N, H) per chunk
+        words, (h, c) = self.encoder(emb, src_mask, skip_packing=self.kernels.skip_packing)  # (B, M, N, H) per chunk
         chunks = self.chunk_encoder(src, emb, src_mask)  # (B, M, Hc)
         chunk_mask = src_mask.any(-1)  # (B, M)
         _, keys_t, chunk_keys_t = CoarseToFineAttention.prepare(words, chunks)
@@ -143,7 +193,7 @@ class CoarseToFine(Model0):
             src_ext=src_ext,
             n_ext=n_ext,
             final=(h.transpose(0, 1), c.transpose(0, 1)),
-            cache=(keys_t, chunk_keys_t),
+            cache=HierarchicalCache(keys_t=keys_t, chunk_keys_t=chunk_keys_t),
         )
 
     def encode_lazy(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
@@ -161,11 +211,12 @@ class CoarseToFine(Model0):
         def encode_rows(docs: Tensor, rows: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
             """Chunks ``(docs[u], rows[u])`` through the per-chunk LSTM: ``(U, N, H)``, final ``(L, U, H)`` each."""
             e = self.src_emb(src[docs, rows]) if grid is None else grid.read(docs * M + rows)  # (U, N, E)
-            states, final = self.encoder(e.unsqueeze(1), src_mask[docs, rows].unsqueeze(1))  # (U, 1, N, H)
+            mask = src_mask[docs, rows].unsqueeze(1)  # (U, 1, N)
+            states, final = self.encoder(e.unsqueeze(1), mask, skip_packing=self.kernels.skip_packing)  # (U, 1, N, H)
             return states.squeeze(1), final
 
         cache = ChunkCache(encode_rows, src, src_mask)
-        cache.sparse_attn = not self._teacher_forcing and not self.copies
+        cache.sparse_attn = not self.copies  # teacher forcing (Model0.forward) sets it False
         last = chunk_mask.long().cumsum(-1).argmax(-1)  # (B,) last non-empty chunk
         _, (h, c) = cache.encode(torch.arange(B, device=src.device), last)  # (L, B, H)
         return Memory(
@@ -176,30 +227,14 @@ class CoarseToFine(Model0):
             src_ext=src_ext,
             n_ext=n_ext,
             final=(h.transpose(0, 1), c.transpose(0, 1)),
-            cache=(None, chunks.transpose(1, 2).contiguous()),
+            cache=HierarchicalCache(keys_t=None, chunk_keys_t=chunks.transpose(1, 2).contiguous()),
             doc=torch.arange(B, device=src.device),
             lazy=cache,
         )
 
-    def forward(
-        self,
-        src: Tensor,
-        src_mask: Tensor,
-        tgt_in: Tensor,
-        src_ext: Tensor | None = None,
-        n_ext: int = 0,
-        target: Tensor | None = None,
-    ) -> ForwardOutput:
-        """Teacher forcing (see :meth:`Model0.forward`); attention comes back dense on the lazy path too."""
-        self._teacher_forcing = True
-        try:
-            return super().forward(src, src_mask, tgt_in, src_ext, n_ext, target)
-        finally:
-            self._teacher_forcing = False
-
     def soft_batch(self) -> bool:
-        """Whether a hard model attends softly now: ``use_soft`` and training mode."""
-        return bool(self.use_soft) and self.training
+        """Whether a hard model attends softly now: inside :meth:`soft_attention`, in training mode."""
+        return self._soft and self.training
 
     def attention_mode(self) -> str:
         """``soft`` (MODEL 2, or a +PRETRAIN / +ALTERNATE soft training batch of MODEL 3),
@@ -208,33 +243,33 @@ class CoarseToFine(Model0):
             return "soft"
         return "sample" if self.training else "argmax"
 
-    def attend_source(
-        self, top: Tensor, memory: Memory, past: Tensor | None
-    ) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None, Tensor | None]:
-        keys_t, chunk_keys_t = memory.cache  # type: ignore[misc]  # set by encode()
+    def attend_source(self, top: Tensor, memory: Memory, past: Tensor | None) -> SourceAttention:
+        """Coarse-to-fine attention for decoder output ``top`` ``(B, H)``; ``past`` is unused (no
+        intra-temporal attention here)."""
+        cache = cast(HierarchicalCache, memory.cache)
+        attention = cast(CoarseToFineAttention, self.attention)
         if memory.lazy is not None:
-            cache, doc = cast(ChunkCache, memory.lazy), memory.doc
+            chunks, doc = cast(ChunkCache, memory.lazy), memory.doc
             assert doc is not None  # encode_lazy() sets doc together with lazy
-            o = cast(CoarseToFineAttention, self.attention).forward_lazy(
+            o = attention.forward_lazy(
                 top,
-                chunk_keys_t,
+                cache.chunk_keys_t,
                 memory.chunk_mask,
                 memory.word_mask,
-                lambda choice: cache.read(doc, choice),
+                lambda choice: chunks.read(doc, choice),
                 mode=self.attention_mode(),
                 samples=self.samples,
-                sparse=cache.sparse_attn,
+                sparse=chunks.sparse_attn,
             )
-            return o.ctx, o.attn, o.coarse, o.policy, None
-        values = memory.words.flatten(1, 2)  # (B, S, H), a view
-        o = self.attention(
-            top,
-            values,
-            keys_t,
-            chunk_keys_t,
-            memory.word_mask,
-            memory.chunk_mask,
-            mode=self.attention_mode(),
-            samples=self.samples,
-        )
-        return o.ctx, o.attn, o.coarse, o.policy, None
+        else:
+            o = attention(
+                top,
+                memory.words.flatten(1, 2),  # (B, S, H), a view
+                cast(Tensor, cache.keys_t),  # set by the eager encode
+                cache.chunk_keys_t,
+                memory.word_mask,
+                memory.chunk_mask,
+                mode=self.attention_mode(),
+                samples=self.samples,
+            )
+        return SourceAttention(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)

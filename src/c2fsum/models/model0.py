@@ -18,25 +18,108 @@ The decoder starts from the encoder's final state when both have L layers.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import cast
 
 import torch
 from torch import Tensor, nn
 
-from c2fsum.models.base import DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
+from c2fsum.models.base import (
+    BatchFields,
+    Capabilities,
+    DecoderState,
+    ForwardOutput,
+    Memory,
+    StepOutput,
+    Summarizer,
+)
 from c2fsum.models.chunk_cache import ChunkCache
 from c2fsum.modules.attention import BilinearAttention
 from c2fsum.modules.decoder import DecoderSteps, InputFeedingLSTM
+from c2fsum.modules.deferred import StepMatrix
 from c2fsum.modules.embeddings import make_embedding
 from c2fsum.modules.encoders import LSTMWordEncoder
 from c2fsum.modules.generators import VocabGenerator, pointer_mixture
 from c2fsum.modules.intra import IntraDecoderAttention
+from c2fsum.modules.kernels import FAST, Kernels, pack_linear_weight
 
 OUTPUT_STYLES = ("luong", "paulus")
 
 
+@dataclass
+class FlatCache(BatchFields):
+    """``Memory.cache`` of MODEL 0/1: attention keys and mask, once per batch."""
+
+    keys_t: Tensor
+    """``(B, H, S)`` the word states transposed, contiguous (S = M*N)."""
+    mask: Tensor
+    """``(B, S)`` True on real words."""
+    steps: tuple[StepMatrix, StepMatrix] | None = None
+    """Values ``(B, S, H)`` and keys as :class:`StepMatrix` (teacher forcing with gradients and
+    ``Kernels.deferred_grads``): the same products, gradients formed once per batch."""
+
+    def select(self, idx: Tensor) -> FlatCache:
+        """Rows ``idx`` of the keys and mask; the step matrices stay with the batch they were built for."""
+        return FlatCache(keys_t=self.keys_t.index_select(0, idx), mask=self.mask.index_select(0, idx))
+
+
+@dataclass
+class StepHistory(BatchFields):
+    """``DecoderState.extra`` of MODEL 0-3: what attention remembers of the steps so far."""
+
+    past: Tensor | None = None
+    """``(B, S)`` intra-temporal attention's log sum_{j<t} exp(e_ji) (Paulus eq. 3), or None."""
+    states: Tensor | None = None
+    """``(B, t, H)`` the decoder's past top outputs, read by intra-decoder attention, or None."""
+
+
+@dataclass
+class OutputWeights:
+    """``Memory.shared`` of MODEL 0-3: the generator's output matrix, once per batch for decoding."""
+
+    weight: Tensor | None
+    """W_out = tanh(W_emb W_proj) ``(V, D)`` of a shared-weight generator, else None (the generator's own)."""
+    packed: Tensor | None
+    """W_out packed for oneDNN (:func:`c2fsum.modules.kernels.pack_linear_weight`), or None."""
+
+
+@dataclass
+class SourceAttention:
+    """What :meth:`Model0.attend_source` returns for one step."""
+
+    ctx: Tensor
+    """``(B, H)`` the context c~."""
+    attn: Tensor
+    """``(B, M, N)`` word attention (sparse COO on the lazy hard path)."""
+    coarse: Tensor | None = None
+    """``(B, M)`` chunk attention of hierarchical models, else None."""
+    policy: Tensor | None = None
+    """``(B,)`` log-probability of the hard chunk choice (MODEL 3 in training), else None."""
+    past: Tensor | None = None
+    """``(B, S)`` the new intra-temporal state, or None."""
+
+
+@dataclass
+class AttendOutput:
+    """What :meth:`Model0.attend` returns for one step: everything before the generator."""
+
+    features: Tensor
+    """``(B, D)`` generator features f_t."""
+    state: DecoderState
+    attn: Tensor
+    """``(B, M, N)`` word attention."""
+    coarse: Tensor | None = None
+    """``(B, M)`` chunk attention of hierarchical models, else None."""
+    policy: Tensor | None = None
+    """``(B,)`` log-probability of the hard chunk choice, else None."""
+    p_copy: Tensor | None = None
+    """``(B, 1)`` the pointer switch p(u_t = 1) (Paulus eq. 10) of copying models, else None."""
+
+
 class Model0(Summarizer):
     """Flat (or per-chunk) LSTM encoder, input-feeding LSTM decoder, bilinear attention, generator."""
+
+    attention: nn.Module
 
     def __init__(
         self,
@@ -57,11 +140,14 @@ class Model0(Summarizer):
         share_embeddings: bool = False,
         share_src_tgt_emb: bool = False,
         output: str = "luong",
+        kernels: Kernels = FAST,
     ):
         """``share_embeddings``: W_out = tanh(W_emb W_proj) (Paulus eq. 13); ``share_src_tgt_emb``:
         the encoder and the decoder read words through one embedding (Paulus section 2.4),
         ``tgt_emb`` is then ``src_emb``; ``input_feed``: the decoder's input is
-        ``[emb(y_{t-1}); c_{t-1}]`` (True) or ``emb(y_{t-1})`` alone (Paulus section 2)."""
+        ``[emb(y_{t-1}); c_{t-1}]`` (True) or ``emb(y_{t-1})`` alone (Paulus section 2).
+        ``kernels``: which speed paths to take (:mod:`c2fsum.modules.kernels`; ``PLAIN``: the
+        plain twins, same results)."""
         super().__init__()
         if output not in OUTPUT_STYLES:
             raise ValueError(f"model.output: got {output!r}, expected one of {OUTPUT_STYLES}")
@@ -69,7 +155,8 @@ class Model0(Summarizer):
         self.hidden = hidden
         self.input_feed = input_feed
         self.output = output
-        self.copies = pointer
+        self.kernels = kernels
+        self.capabilities = Capabilities(copies=pointer, memory_per_document=not pointer)
         self.src_emb = make_embedding(vocab_size, emb_dim, self.pad_id)
         self.shares_src_tgt_emb = share_src_tgt_emb
         self.tgt_emb = self.src_emb if share_src_tgt_emb else make_embedding(vocab_size, emb_dim, self.pad_id)
@@ -84,7 +171,9 @@ class Model0(Summarizer):
         self.decoder = InputFeedingLSTM(
             input_dim=emb_dim + (hidden if input_feed else 0), hidden=hidden, layers=dec_layers, dropout=dropout
         )
-        self.attention = BilinearAttention(query_dim=hidden, key_dim=hidden, temporal=temporal)
+        attention = self.make_attention(hidden=hidden, temporal=temporal)
+        if attention is not None:
+            self.attention = attention
         self.combine = nn.Linear(2 * hidden, hidden, bias=False) if output == "luong" else None  # W2
         self.intra = IntraDecoderAttention(hidden=hidden) if intra_decoder else None
         feat = hidden if output == "luong" else 2 * hidden
@@ -95,12 +184,18 @@ class Model0(Summarizer):
         )
         self.switch = nn.Linear(3 * hidden if intra_decoder else 2 * hidden, 1) if pointer else None  # W_u
         self.bridge = enc_layers == dec_layers
-        # teacher forcing with gradients: attention memory and decoder weight gradients once per
-        # batch, decoder input projections hoisted (modules/deferred.py, modules/decoder.py)
-        self.deferred_grads = True
-        # decoding without gradients on CPU: the generator product through oneDNN (VocabGenerator.pack)
-        self.fast_generator = True
         self.reset_parameters(init_range)
+
+    def make_attention(self, *, hidden: int, temporal: bool) -> nn.Module | None:
+        """The attention over the source, registered between the decoder and the output layers
+        (the parameter order, which saved optimizer state follows). A subclass whose attention
+        needs modules built after this class's returns None and registers its own."""
+        return BilinearAttention(query_dim=hidden, key_dim=hidden, temporal=temporal)
+
+    @property
+    def copies(self) -> bool:
+        """Whether the model copies source words (pointer): ``capabilities.copies``."""
+        return self.capabilities.copies
 
     def reset_parameters(self, init_range: float) -> None:
         """Uniform initialization in [-init_range, init_range] (thesis section 5.2)."""
@@ -117,10 +212,11 @@ class Model0(Summarizer):
         if self.copies and src_ext is None:
             src_ext = src
         emb = self.src_emb(src)  # (B, M, N, E), 0 on pad
-        words, (h, c) = self.encoder(emb, src_mask)  # (B, M, N, H)
+        words, (h, c) = self.encoder(emb, src_mask, skip_packing=self.kernels.skip_packing)  # (B, M, N, H)
         values, keys_t = BilinearAttention.prepare(words)  # (B, S, H), (B, H, S)
         # with gradients: the same values and keys whose gradients are formed once per batch
-        steps = BilinearAttention.prepare_steps(values, keys_t) if self.deferred_grads else None
+        deferred = self.kernels.deferred_grads and torch.is_grad_enabled()
+        steps = BilinearAttention.prepare_steps(values, keys_t) if deferred else None
         return Memory(
             words=words,
             word_mask=src_mask,
@@ -128,7 +224,7 @@ class Model0(Summarizer):
             src_ext=src_ext,
             n_ext=n_ext,
             final=(h.transpose(0, 1), c.transpose(0, 1)),
-            cache=(keys_t, src_mask.flatten(1), steps),
+            cache=FlatCache(keys_t=keys_t, mask=src_mask.flatten(1), steps=steps),
         )
 
     def init_state(self, memory: Memory) -> DecoderState:
@@ -140,43 +236,21 @@ class Model0(Summarizer):
         else:
             h = memory.words.new_zeros(L, B, H)
             c = memory.words.new_zeros(L, B, H)
-        # extra = (temporal log-sum (B, S) or None, previous decoder states (B, t, H) or None)
-        return DecoderState(h=h, c=c, feed=memory.words.new_zeros(B, H), extra=(None, None))
+        return DecoderState(h=h, c=c, feed=memory.words.new_zeros(B, H), extra=StepHistory())
 
     # -- decoder ---------------------------------------------------------------------------
-    def attend_source(
-        self, top: Tensor, memory: Memory, past: Tensor | None
-    ) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None, Tensor | None]:
-        """Attention over the source for decoder output ``top`` ``(B, H)``.
-
-        Returns the context c~ ``(B, H)``, word attention ``(B, M, N)``, chunk attention ``(B, M)``
-        (None here), the hard choice's log-probability (None here) and the temporal state.
-        """
-        keys_t, mask, steps = memory.cache  # type: ignore[misc]  # set by encode()
-        values = memory.words.flatten(1, 2)  # (B, S, H), a view
-        if steps is not None and steps[1].m is keys_t:  # not after Memory.select
-            values, keys_t = steps
-        B, M, N = memory.word_mask.shape
-        R = top.size(0) // B
-        if R == 1:
-            ctx, alpha, past = self.attention(top, values, keys_t, mask, past)  # (B, H), (B, S)
-            return ctx, alpha.view_as(memory.word_mask), None, None, past
-        # R decoder rows per document (beam search with memory_per_document): (B*R, .) -> (B, R, .)
-        ctx, alpha, past = self.attention(
-            top.view(B, R, -1), values, keys_t, mask.unsqueeze(1), None if past is None else past.view(B, R, -1)
-        )
-        return (
-            ctx.reshape(B * R, -1),
-            alpha.reshape(B * R, M, N),
-            None,
-            None,
-            None if past is None else past.reshape(B * R, -1),
-        )
-
-    def memory_per_document(self) -> bool:
-        """True if decoder rows may share their document's memory row (``B * R`` rows against
-        ``B`` memory rows): beam search then never copies the memory K times."""
-        return type(self).attend_source is Model0.attend_source and not self.copies
+    def attend_source(self, top: Tensor, memory: Memory, past: Tensor | None) -> SourceAttention:
+        """Attention over the source for decoder output ``top`` ``(B, H)``, or ``(B*R, H)``: R rows
+        per memory row (beam search, ``capabilities.memory_per_document``). ``past``: the
+        intra-temporal state ``(B, S)`` or None. Word attention comes back ``(B, M, N)``."""
+        cache = cast(FlatCache, memory.cache)
+        values: Tensor | StepMatrix = memory.words.flatten(1, 2)  # (B, S, H), a view
+        keys_t: Tensor | StepMatrix = cache.keys_t  # (B, H, S)
+        if cache.steps is not None:  # the same, with gradients formed once per batch
+            values, keys_t = cache.steps
+        attention = cast(BilinearAttention, self.attention)
+        ctx, alpha, past = attention(top, values, keys_t, cache.mask, past)  # (B, H), (B, S)
+        return SourceAttention(ctx=ctx, attn=alpha.view(top.size(0), *memory.word_mask.shape[1:]), past=past)
 
     def attend(
         self,
@@ -185,14 +259,12 @@ class Model0(Summarizer):
         prev: Tensor,
         emb: Tensor | None = None,
         fast: tuple[DecoderSteps, int] | None = None,
-    ) -> tuple[Tensor, DecoderState, Tensor, Tensor | None, Tensor | None, Tensor | None]:
+    ) -> AttendOutput:
         """Decoder cell and attention for one step, before the generator.
 
-        Returns the generator features f_t ``(B, D)``, the new state, word attention
-        ``(B, M, N)``, chunk attention ``(B, M)`` or None, the hard choice's log-probability
-        ``(B,)`` or None, and the pointer switch p(u_t = 1) ``(B, 1)`` or None. ``emb`` ``(B, E)``,
-        if given, is the embedding of ``prev`` already looked up. ``fast`` = (the decoder's
-        :class:`DecoderSteps` of this batch, t): the same cell on the fast teacher-forcing path.
+        ``prev`` ``(B,)``; ``emb`` ``(B, E)``, if given, is the embedding of ``prev`` already looked
+        up. ``fast`` = (the decoder's :class:`DecoderSteps` of this batch, t): the same cell on
+        the teacher-forcing speed path (``Kernels.deferred_grads``).
         """
         if fast is not None:  # embedding share precomputed
             top, h, c = self.decoder.step(fast[0], fast[1], state.feed if self.input_feed else None, state.h, state.c)
@@ -201,28 +273,37 @@ class Model0(Summarizer):
             if self.input_feed:
                 x = torch.cat([x, state.feed], -1)  # (B, E + H)
             top, h, c = self.decoder(x, state.h, state.c)  # (B, H)
-        past, history = state.extra  # type: ignore[misc]  # set by init_state()
-        ctx, attn, coarse, policy, past = self.attend_source(top, memory, past)
+        history = cast(StepHistory, state.extra)
+        src = self.attend_source(top, memory, history.past)
+        ctx = src.ctx
         if self.combine is not None:  # luong: c_t = tanh(W2 [c~; h_t])
             out = torch.tanh(self.combine(torch.cat([ctx, top], -1)))
             parts, feed = [out], out
         else:  # paulus: [h_t; c~]
             parts, feed = [top, ctx], ctx
-        c_dec = None
+        c_dec, states = None, history.states
         if self.intra is not None:
-            c_dec, _ = self.intra(top, history)  # (B, H), zero at t = 1
-            history = top.unsqueeze(1) if history is None else torch.cat([history, top.unsqueeze(1)], 1)
+            c_dec, _ = self.intra(top, states)  # (B, H), zero at t = 1
+            states = top.unsqueeze(1) if states is None else torch.cat([states, top.unsqueeze(1)], 1)
             parts.append(c_dec)
         features = torch.cat(parts, -1) if len(parts) > 1 else parts[0]
         p_copy = None
         if self.switch is not None:  # Paulus eq. 10 on [h_t; c~; c^d_t]
             sw = [top, ctx] if c_dec is None else [top, ctx, c_dec]
             p_copy = torch.sigmoid(self.switch(torch.cat(sw, -1)))  # (B, 1)
-        return features, DecoderState(h=h, c=c, feed=feed, extra=(past, history)), attn, coarse, policy, p_copy
+        return AttendOutput(
+            features=features,
+            state=DecoderState(h=h, c=c, feed=feed, extra=StepHistory(past=src.past, states=states)),
+            attn=src.attn,
+            coarse=src.coarse,
+            policy=src.policy,
+            p_copy=p_copy,
+        )
 
     def logits(self, features: Tensor, memory: Memory | None = None) -> Tensor:
         """Features ``(..., D)`` -> vocabulary logits ``(..., V)`` (dropout on the features)."""
-        weight, packed = memory.shared if memory is not None and memory.shared else (None, None)
+        shared = cast(OutputWeights, memory.shared) if memory is not None and memory.shared else None
+        weight, packed = (shared.weight, shared.packed) if shared is not None else (None, None)
         return self.generator(
             self.dropout(features), self.tgt_emb.weight if self.generator.shared else None, weight, packed
         )
@@ -249,20 +330,21 @@ class Model0(Summarizer):
         return mixed.view(B, T, -1)
 
     def shared_output(self, memory: Memory) -> Memory:
-        """Once per batch for step-by-step decoding: ``memory.shared`` = (the shared output matrix
-        W_out = tanh(W_emb W_proj) or None, W_out packed for oneDNN or None; see VocabGenerator.pack)."""
+        """Once per batch for step-by-step decoding: ``memory.shared`` = :class:`OutputWeights`
+        (packed for oneDNN with ``Kernels.packed_generator``, where that applies)."""
         if memory.shared is None:
             weight = self.generator.output_matrix(self.tgt_emb.weight) if self.generator.shared else None
             packed = None
-            if self.fast_generator:
-                packed = self.generator.pack(weight if weight is not None else self.generator.output_matrix())
-            memory.shared = (weight, packed)
+            if self.kernels.packed_generator:
+                packed = pack_linear_weight(weight if weight is not None else self.generator.output_matrix())
+            memory.shared = OutputWeights(weight=weight, packed=packed)
         return memory
 
     def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
         self.shared_output(memory)
-        features, state, attn, coarse, _, p_copy = self.attend(memory, state, prev)
-        return StepOutput(logprobs=self.generate(features, attn, p_copy, memory), state=state, attn=attn, coarse=coarse)
+        o = self.attend(memory, state, prev)
+        logprobs = self.generate(o.features, o.attn, o.p_copy, memory)
+        return StepOutput(logprobs=logprobs, state=o.state, attn=o.attn, coarse=o.coarse)
 
     def forward(
         self,
@@ -279,36 +361,38 @@ class Model0(Summarizer):
         (``logprobs`` is None), computed by :meth:`VocabGenerator.log_prob` (no vocabulary-sized
         tensor besides the logits, which never leave it)."""
         memory = self.encode(src, src_mask, src_ext, n_ext)
+        if memory.lazy is not None:  # teacher forcing returns dense attention
+            cast(ChunkCache, memory.lazy).sparse_attn = False
         state = self.init_state(memory)
-        feats, attns, coarses, policies, copies = [], [], [], [], []
         emb = self.tgt_emb(self.input_ids(tgt_in))  # (B, T, E): one look-up, one gradient
         # with gradients: the decoder's embedding share for all steps at once, weight gradients per batch
-        steps = self.decoder.prepare_steps(emb) if self.deferred_grads and torch.is_grad_enabled() else None
+        deferred = self.kernels.deferred_grads and torch.is_grad_enabled()
+        steps = self.decoder.prepare_steps(emb) if deferred else None
+        outs: list[AttendOutput] = []
         for t in range(tgt_in.size(1)):
-            f, state, attn, coarse, policy, p_copy = self.attend(
-                memory, state, tgt_in[:, t], emb[:, t], fast=None if steps is None else (steps, t)
-            )
-            feats.append(f)
-            attns.append(attn)
-            coarses.append(coarse)
-            policies.append(policy)
-            copies.append(p_copy)
-        attn = torch.stack(attns, 1)  # (B, T, M, N)
-        p_copy = torch.stack(copies, 1) if self.copies else None  # type: ignore[arg-type]  # (B, T, 1)
-        features = torch.stack(feats, 1)  # (B, T, D)
+            o = self.attend(memory, state, tgt_in[:, t], emb[:, t], fast=None if steps is None else (steps, t))
+            state = o.state
+            outs.append(o)
+        attn = torch.stack([o.attn for o in outs], 1)  # (B, T, M, N)
+        features = torch.stack([o.features for o in outs], 1)  # (B, T, D)
+        p_copy = torch.stack([cast(Tensor, o.p_copy) for o in outs], 1) if self.copies else None  # (B, T, 1)
         logprobs, target_lp = None, None
-        if target is not None and self.switch is None:
+        if target is not None and not self.copies:
             emb_weight = self.tgt_emb.weight if self.generator.shared else None
-            target_lp = self.generator.log_prob(self.dropout(features), target, emb_weight)  # (B, T)
+            target_lp = self.generator.log_prob(
+                self.dropout(features), target, emb_weight, fused=self.kernels.fused_loss
+            )  # (B, T)
         else:
             logprobs = self.generate(features, attn, p_copy, memory)
             if target is not None:
                 target_lp = logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)
+        coarse = [o.coarse for o in outs]
+        policy = [o.policy for o in outs]
         return ForwardOutput(
             logprobs=logprobs,
             target_lp=target_lp,
             attn=attn,
-            coarse=torch.stack(coarses, 1) if coarses[0] is not None else None,  # type: ignore[arg-type]
-            policy=torch.stack(policies, 1) if policies[0] is not None else None,  # type: ignore[arg-type]
+            coarse=torch.stack(coarse, 1) if coarse[0] is not None else None,  # type: ignore[arg-type]
+            policy=torch.stack(policy, 1) if policy[0] is not None else None,  # type: ignore[arg-type]
             fine_fraction=cast(ChunkCache, memory.lazy).fraction_encoded() if memory.lazy is not None else None,
         )

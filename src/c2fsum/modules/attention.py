@@ -66,34 +66,35 @@ class BilinearAttention(nn.Module):
         mask: Tensor,
         past: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor | None]:
-        """One step.
+        """One step for ``B * R`` decoder rows against ``B`` memory rows: row ``b * R + r`` reads
+        document ``b`` (R = 1 but for the beams of a beam search, which share their document's
+        memory: the fast twin of this attention over the memory copied R times).
 
         Args:
-            query: decoder state ``(B, Hd)``, or ``(B, R, Hd)``: R queries per document (the beams
-                of a beam search) against the same, unexpanded values and keys;
+            query: decoder states ``(B*R, Hd)``;
             values ``(B, S, H)``; keys_t ``(B, H, S)`` (either may be a :class:`StepMatrix` from
                 :meth:`prepare_steps`);
-            mask: ``(B, S)`` True on real words (``(B, 1, S)`` with R queries); past: ``(B, S)``
-                (``(B, R, S)``) log sum_{j<t} exp(e_ji) or None.
+            mask: ``(B, S)`` True on real words; past: ``(B*R, S)`` log sum_{j<t} exp(e_ji) or None.
         Returns:
-            context c~ ``(B, H)``, weights ``(B, S)`` (sum to 1 over real words), the new ``past``
-            (None unless temporal); ``(B, R, .)`` each with R queries.
+            context c~ ``(B*R, H)``, weights ``(B*R, S)`` (sum to 1 over real words), the new
+            ``past`` ``(B*R, S)`` (None unless temporal).
         """
-        grouped = query.dim() == 3
-        q = self.W(query) if grouped else self.W(query).unsqueeze(1)  # (B, R, H), R = 1 by default
+        B, S = mask.shape
+        R = query.size(0) // B
+        q = self.W(query).view(B, R, -1)  # (B, R, H)
         e = _left_mul(q, keys_t)  # (B, R, S)  e_ti
-        e = e if grouped else e.squeeze(1)
+        mask = mask.unsqueeze(1)  # (B, 1, S)
         new_past = None
         if self.temporal:
             e = e.masked_fill(~mask, -1e4)  # padding stays finite in the log-sum
-            scores = e if past is None else e - past  # log e'_ti
-            new_past = e if past is None else torch.logaddexp(past, e)
+            before = None if past is None else past.view(B, R, S)
+            scores = e if before is None else e - before  # log e'_ti
+            new_past = (e if before is None else torch.logaddexp(before, e)).view(B * R, S)
         else:
             scores = e
-        alpha = masked_softmax(scores, mask)  # (B, S)
-        ctx = _left_mul(alpha if grouped else alpha.unsqueeze(1), values)  # (B, R, H)  c~
-        ctx = ctx if grouped else ctx.squeeze(1)
-        return ctx, alpha, new_past
+        alpha = masked_softmax(scores, mask)  # (B, R, S)
+        ctx = _left_mul(alpha, values)  # (B, R, H)  c~
+        return ctx.view(B * R, -1), alpha.view(B * R, S), new_past
 
 
 def _left_mul(a: Tensor, m: Tensor | StepMatrix) -> Tensor:

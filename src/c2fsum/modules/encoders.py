@@ -42,14 +42,15 @@ class LSTMWordEncoder(nn.Module):
             batch_first=True,
             bidirectional=bidirectional,
         )
-        self.always_pack = False  # True: pack even when no sequence has padding (the reference path)
 
-    def forward(self, emb: Tensor, mask: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+    def forward(self, emb: Tensor, mask: Tensor, *, skip_packing: bool = True) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         """Encode.
 
         Args:
             emb: ``(B, M, N, E)`` word embeddings (zero on padding).
             mask: ``(B, M, N)`` True on real words.
+            skip_packing: run a batch without padding through the LSTM unpacked (a speed path,
+                ``Kernels.skip_packing``; False: always packed, its plain twin).
         Returns:
             states ``(B, M, N, H)`` (zero on padding) and the final ``(h, c)``, each
             ``(L, B, H)``: of the whole document (flat) or of its last non-empty chunk.
@@ -60,7 +61,7 @@ class LSTMWordEncoder(nn.Module):
         else:
             seqs, lengths = emb.reshape(B, M * N, E), mask.reshape(B, M * N).sum(-1)
         total = seqs.size(1)
-        if not self.always_pack and bool((lengths == total).all()):
+        if skip_packing and bool((lengths == total).all()):
             # no padding (documents that fill the grid): the same LSTM without packing, which
             # takes a faster path (no sort, no packed copies; ~15% less encoder time on CPU)
             out, (h, c) = self.rnn(seqs)

@@ -18,6 +18,13 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from c2fsum.modules.kernels import (
+    linear_log_softmax_pick,
+    linear_log_softmax_pick_plain,
+    pack_linear_weight,
+    packed_linear,
+)
+
 
 class VocabGenerator(nn.Module):
     """``(..., D)`` features -> ``(..., V)`` logits; with ``shared`` the weight is tanh(W_emb W_proj)."""
@@ -53,113 +60,26 @@ class VocabGenerator(nn.Module):
     ) -> Tensor:
         """features ``(..., D)`` -> logits ``(..., V)``. ``weight``: W_out already computed (decoding
         step by step computes tanh(W_emb W_proj) once per batch, not once per step). ``packed``:
-        W_out from :meth:`pack`, used for ``(B, D)`` features without gradients."""
+        W_out from :meth:`pack` (a speed path, modules/kernels.py), used for ``(B, D)`` features
+        without gradients."""
         if packed is not None and features.dim() == 2 and not torch.is_grad_enabled():
-            return torch.ops.mkldnn._linear_pointwise(features, packed, self.bias, "none", [], "")
+            return packed_linear(features, packed, self.bias)
         return F.linear(features, self.output_matrix(emb_weight) if weight is None else weight, self.bias)
 
-    def log_prob(self, features: Tensor, target: Tensor, emb_weight: Tensor | None = None) -> Tensor:
+    def log_prob(
+        self, features: Tensor, target: Tensor, emb_weight: Tensor | None = None, *, fused: bool = True
+    ) -> Tensor:
         """log softmax(logits)[target] ``(...)`` for features ``(..., D)`` and target ``(...)``
-        without the vocabulary-sized tensors of the plain composition (training loss; see
-        :func:`linear_log_softmax_pick`)."""
-        return linear_log_softmax_pick(features, self.output_matrix(emb_weight), self.bias, target)
+        (the training loss). ``fused``: without the vocabulary-sized tensors of the plain
+        composition (:func:`c2fsum.modules.kernels.linear_log_softmax_pick`); False: its plain twin."""
+        pick = linear_log_softmax_pick if fused else linear_log_softmax_pick_plain
+        return pick(features, self.output_matrix(emb_weight), self.bias, target)
 
     @staticmethod
     def pack(weight: Tensor) -> Tensor | None:
-        """W_out ``(V, D)`` laid out for oneDNN's matrix product, or None where that does not apply.
-
-        For decoding on CPU (no gradients, float32): the V x D generator product is most of a beam
-        search step, and oneDNN runs it ~2x faster than the MKL path PyTorch's ``linear`` takes on
-        non-Intel CPUs (same products, float rounding differs). Packing costs about one step's
-        product, once per batch.
-        """
-        if (
-            torch.is_grad_enabled()
-            or weight.device.type != "cpu"
-            or weight.dtype != torch.float32
-            or not torch.backends.mkldnn.is_available()
-            or not hasattr(torch.ops.mkldnn, "_reorder_linear_weight")
-        ):
-            return None
-        try:
-            return torch.ops.mkldnn._reorder_linear_weight(weight.detach())
-        except RuntimeError:  # a build without this kernel
-            return None
-
-
-class _LinearLogSoftmaxPick(torch.autograd.Function):
-    """log softmax(features W^T + b)[target] with a hand-written backward (see :func:`linear_log_softmax_pick`)."""
-
-    @staticmethod
-    def forward(ctx, features: Tensor, weight: Tensor, bias: Tensor, target: Tensor) -> Tensor:
-        shape = target.shape
-        f = features.reshape(-1, features.size(-1))  # (R, D)
-        logits = torch.addmm(bias, f, weight.t())  # (R, V): ours alone, so backward may overwrite it
-        x = logits.float() if logits.dtype in (torch.float16, torch.bfloat16) else logits  # as autocast's log_softmax
-        idx = target.reshape(-1, 1)  # (R, 1)
-        # log-softmax a slice of rows at a time, so the temporary stays small. The softmax kernels
-        # stay fast where exp underflows (large negative logits), unlike torch.exp / logsumexp,
-        # whose elementwise exp slows down ~10x there
-        rows = max(1, _SLICE_BYTES // (4 * x.size(-1)))
-        picked = torch.cat(
-            [torch.log_softmax(x[i : i + rows], -1).gather(-1, idx[i : i + rows]) for i in range(0, x.size(0), rows)]
-        )  # (R, 1)
-        lse = x.gather(-1, idx) - picked  # (R, 1): log sum_v exp(x_v)
-        ctx.save_for_backward(f, weight, x, idx, lse)
-        ctx.compute_dtype = logits.dtype  # bfloat16 under autocast: the backward products too
-        ctx.bias_dtype = bias.dtype
-        ctx.shape = features.shape
-        return picked.view(shape)
-
-    @staticmethod
-    @torch.autograd.function.once_differentiable
-    def backward(ctx, grad: Tensor) -> tuple[Tensor | None, Tensor | None, Tensor | None, None]:
-        f, weight, x, idx, lse = ctx.saved_tensors
-        g = grad.reshape(-1, 1).to(x.dtype)  # (R, 1)
-        # d/dlogits = g (onehot(target) - softmax(x)), written over the logits themselves: no
-        # vocabulary-sized buffer. x - lse <= 0 is clamped at -87 before exp so that exp never
-        # underflows into its slow path; the error, exp(-87) = 2e-38 per entry, is far below
-        # float rounding.
-        dx = (x.sub_(lse) if OVERWRITE_LOGITS else x - lse).clamp_(min=-87.0).exp_().mul_(-g)
-        dx.scatter_add_(-1, idx, g)  # (R, V)
-        need_f, need_w, need_b = ctx.needs_input_grad[:3]
-        dtype = ctx.compute_dtype
-        d = dx.to(dtype)
-        d_features = (d @ weight.to(dtype)).to(f.dtype).view(ctx.shape) if need_f else None  # (..., D)
-        d_weight = (d.t() @ f.to(dtype)).to(weight.dtype) if need_w else None  # (V, D)
-        d_bias = dx.sum(0).to(ctx.bias_dtype) if need_b else None  # (V,)
-        return d_features, d_weight, d_bias, None
-
-
-OVERWRITE_LOGITS = True
-"""The backward of :func:`linear_log_softmax_pick` writes the gradient over the logits. A second
-backward through the same graph (``retain_graph=True``, ``torch.autograd.gradcheck``) then
-fails with autograd's "modified by an inplace operation" error; set False for that, at the
-cost of one more vocabulary-sized buffer."""
-
-_SLICE_BYTES = 8 * 2**20
-"""Logits log-softmaxed at a time in the forward pass of :func:`linear_log_softmax_pick` (bytes)."""
-
-
-def linear_log_softmax_pick(features: Tensor, weight: Tensor, bias: Tensor, target: Tensor) -> Tensor:
-    """``log_softmax(features @ weight.T + bias, -1).gather(-1, target)``: the generator and the
-    training loss in one step.
-
-    Args:
-        features ``(..., D)``; weight ``(V, D)``; bias ``(V,)``; target ``(...)`` long.
-    Returns:
-        log p(target) ``(...)``.
-
-    The training loss needs only the target's log-probability. The plain composition allocates
-    three vocabulary-sized tensors besides the logits and keeps one to the backward pass
-    (log-probabilities; the gathered gradient scattered back into zeros; the log-softmax
-    gradient). This one keeps the logits alone (they never leave the function) and its
-    backward overwrites them with their gradient, g (onehot(target) - softmax), before the two
-    products of the linear layer's backward. Under autocast the products run in the autocast
-    dtype and the softmax in float32, as autocast does for ``linear`` and ``log_softmax``;
-    gradients equal the plain composition's to float rounding.
-    """
-    return _LinearLogSoftmaxPick.apply(features, weight, bias, target)
+        """W_out ``(V, D)`` packed for :meth:`forward` on CPU without gradients, or None where that
+        does not apply (:func:`c2fsum.modules.kernels.pack_linear_weight`)."""
+        return pack_linear_weight(weight)
 
 
 def pointer_mixture(vocab_logprobs: Tensor, p_copy: Tensor, attn: Tensor, src_ext: Tensor, n_ext: int) -> Tensor:

@@ -38,6 +38,8 @@ import torch
 import torch.distributed as dist
 from torch import Tensor, nn
 
+from c2fsum.models.base import Summarizer
+
 log = logging.getLogger(__name__)
 
 BACKENDS = ("auto", "gloo", "nccl")
@@ -205,7 +207,7 @@ def wrap(model: nn.Module, loss_fn, ctx: DistContext) -> nn.parallel.Distributed
     """
     module = LossModule(model, loss_fn)
     device_ids = [ctx.device.index] if ctx.device.type == "cuda" else None
-    hard = getattr(model, "coarse", None) == "hard"
+    hard = isinstance(model, Summarizer) and model.capabilities.hard
     return nn.parallel.DistributedDataParallel(module, device_ids=device_ids, find_unused_parameters=hard)
 
 

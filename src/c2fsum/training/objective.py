@@ -104,7 +104,7 @@ def soft_attention_for_batch(
     batch is soft with probability ``alternate`` (one draw of torch's generator, made only when
     ``alternate > 0``). None for a model without hard coarse attention (nothing to choose).
     """
-    if getattr(model, "coarse", None) != "hard":
+    if not model.capabilities.hard:
         return None
     soft = epoch < soft_pretrain_epochs
     if not soft and alternate > 0:

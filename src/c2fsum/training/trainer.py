@@ -44,7 +44,7 @@ from c2fsum.errors import TrainingError
 from c2fsum.evaluation.perplexity import perplexity
 from c2fsum.losses.checks import NonFiniteError, require_finite
 from c2fsum.losses.reinforce import MovingAverageBaseline
-from c2fsum.models import build_model
+from c2fsum.models import CoarseToFine, build_model
 from c2fsum.models.checkpoint import load_weights, read_json, read_tensors, resolve_checkpoint, verify_checkpoint
 from c2fsum.training import rng
 from c2fsum.training.checkpoint import restore_optimizer, save_checkpoint
@@ -218,19 +218,30 @@ class Trainer:
         log.info("resumed from %s at step %d (epoch %d, batch %d)", ckpt, self.pos.step, self.pos.epoch, self.pos.batch)
 
     def _init_from(self, path: str) -> None:
-        """Copy the weights of another run (same architecture), e.g. an ML-trained model for RL."""
+        """Copy the weights of another run (same architecture), e.g. an ML-trained model for RL.
+
+        A flat model (MODEL 0/1) may also start a hierarchical one of the same sizes (MODEL 2/3):
+        everything but the chunk encoder and the coarse attention map is copied
+        (:meth:`CoarseToFine.weights_from_flat`), so MODEL 3 starts reading with a trained
+        encoder, decoder and generator and has only to learn where to read."""
         ckpt = resolve_checkpoint(path)
         verify_checkpoint(ckpt)
         weights = read_tensors(ckpt / "model.safetensors")
         own = self.model.state_dict()
+        fresh: list[str] = []
+        source = read_json(ckpt / "config.json").get("model", {}).get("family")
+        if isinstance(self.model, CoarseToFine) and source in ("model0", "model1"):
+            # a flat model warm-starts a hierarchical one: all but the chunk encoder and W_s
+            weights = CoarseToFine.weights_from_flat(weights)
+            fresh = [k for k in own if k not in weights and k.startswith(CoarseToFine.NEW_OVER_FLAT)]
         bad = [k for k, v in weights.items() if k not in own or own[k].shape != v.shape]
-        if bad or set(own) - set(weights):
+        if bad or set(own) - set(weights) - set(fresh):
             raise TrainingError(
                 f"train.init_from={path}: {ckpt} does not match this model "
-                f"(e.g. {(bad or sorted(set(own) - set(weights)))[:3]})"
+                f"(e.g. {(bad or sorted(set(own) - set(weights) - set(fresh)))[:3]})"
             )
-        self.model.load_state_dict(weights)
-        log.info("initialized from %s", ckpt)
+        self.model.load_state_dict(weights, strict=not fresh)
+        log.info("initialized from %s%s", ckpt, f" ({source}; new: {', '.join(fresh)})" if fresh else "")
 
     def _trainer_state(self) -> dict:
         return {
