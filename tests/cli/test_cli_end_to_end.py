@@ -1,4 +1,4 @@
-"""The command line end to end on about 50 real CNN/DailyMail documents."""
+"""The command line end to end on 50 documents of the committed corpus (tests/data/corpus)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,12 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from c2fsum.cli.main import main
 from shared_data import write_raw_folder
 
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "train.batch_size=8",
+    *tiny.SMALL,
     "data.vocab_size=3000",
     "train.log_every=2",
 ]

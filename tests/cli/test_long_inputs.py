@@ -8,15 +8,12 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from c2fsum.cli.main import main
 from c2fsum.data.grid import inference_grid
 
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "train.batch_size=8",
+    *tiny.SMALL,
     "data.vocab_size=3000",
     "data.val_holdout=0",
     "model.chunk_filters=16",
@@ -83,7 +80,7 @@ def test_evaluate_max_words_reproduces_the_trained_grid_and_default_reads_everyt
     bounded = decode_examples(model.model, model.vocab, examples, model.config, beam=2)
     cut_preds = [json.loads(x)["candidate"] for x in (cut / "predictions.jsonl").read_text().splitlines()]
     assert cut_preds == [d.text for d in bounded]
-    # without --max-words the model reads whole articles (CNN/DM articles are longer than 80 words)
+    # without --max-words the model reads whole articles (the corpus articles are longer than 80 words)
     unbounded = replace(model.config, data=inference_grid(model.config.data))
     long_examples = load_split_examples(prepared_small, "test", model.vocab, unbounded, limit=3)
     assert all(len(e.words) > 80 for e in long_examples)
