@@ -52,3 +52,10 @@ def tiny_model(family: str, vocab: int, *, seed: int = 0, max_chunks: int = 4, *
     sizes = dict(emb_dim=8, hidden=12, enc_layers=1, dec_layers=1, dropout=0.0, chunk_filters=6, chunk_width=3)
     cfg = ModelConfig(family=family, **{**sizes, **kw})
     return build_model(cfg, vocab, max_chunks=max_chunks).eval()
+
+
+def train_argv(config: Path, data: Path, out: Path, steps: int, sets: list[str], *more: str) -> list[str]:
+    """The arguments of ``c2fsum -q train``: preset ``config`` on the prepared folder ``data`` into
+    the run directory ``out`` for ``steps`` steps, ``more`` options (``--resume``), ``--set sets``."""
+    argv = ["-q", "train", "--config", str(config), "--data", str(data), "--out", str(out)]
+    return [*argv, "--max-steps", str(steps), *more, "--set", *sets]

@@ -40,25 +40,7 @@ def test_there_is_a_preset_for_every_row_of_table_6_1():
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
 def test_preset_trains_and_evaluates(config, prepared_small, tmp_path, capsys):
     run, out = tmp_path / "run", tmp_path / "eval"
-    assert (
-        main(
-            [
-                "-q",
-                "train",
-                "--config",
-                str(config),
-                "--data",
-                str(prepared_small),
-                "--out",
-                str(run),
-                "--max-steps",
-                "2",
-                "--set",
-                *SHRINK,
-            ]
-        )
-        == 0
-    )
+    assert main(tiny.train_argv(config, prepared_small, run, 2, SHRINK)) == 0
     assert json.loads(capsys.readouterr().out)["steps"] == 2
     assert (
         main(

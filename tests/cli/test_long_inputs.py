@@ -24,25 +24,7 @@ TINY = [
 def run3(prepared_small, tmp_path_factory):
     run = tmp_path_factory.mktemp("long") / "model3"
     cfg = Path(__file__).resolve().parents[2] / "configs" / "model3-cpu.yaml"
-    assert (
-        main(
-            [
-                "-q",
-                "train",
-                "--config",
-                str(cfg),
-                "--data",
-                str(prepared_small),
-                "--out",
-                str(run),
-                "--max-steps",
-                "2",
-                "--set",
-                *TINY,
-            ]
-        )
-        == 0
-    )
+    assert main(tiny.train_argv(cfg, prepared_small, run, 2, TINY)) == 0
     return run
 
 

@@ -15,8 +15,8 @@ and made-up names (a pool that recurs across documents, and names used once), so
 has a long tail as real news does: about 3,200 word types in the 40 training documents, and the
 tests' vocabulary caps (500 to 3,000 words) leave <unk>s. Its 3 or 4 highlights are short
 versions (the trailing clause cut) of sentences of its own article, most of them from the first
-third, about one in seven without its final full stop, as in the real data, so a model can learn
-to copy and compress. Articles run from about 150 to 1,400 words (a few over 400, as the
+third, one in four without its final full stop (as some in the real data), so a model can learn
+to copy and compress. Articles run from about 150 to 1,500 words (a few over 400, as the
 400-word cut must matter); some open with a CNN/DM byline (``By . Name . PUBLISHED: ...``) or a
 ``(CNN) --`` dateline.
 """
@@ -247,7 +247,7 @@ class Story:
         what = f"{self._pick(DETS)} {self._pick(self.adjs)} {self._pick(self.nouns)}"
         what += f" over {self._pick(DETS)} {self._general()}"
         core = f"{self._who()} {self._pick(self.verbs)} {what}"
-        return self._join(core, f"{self._pick(PREPS)} {self.place} on {self._pick(DAYS)}", self._aside())
+        return self._join(core, f"{self._pick(PREPS)} {name(self.rng)} on {self._pick(DAYS)}", self._aside())
 
     def count(self) -> tuple[str, str]:
         r = self.rng
@@ -297,31 +297,34 @@ class Story:
         return self.rng.choices([*kinds, self.filler], weights=[5, 3, 3, 2, 3, 1, 3, 1])[0]()
 
 
-def _byline(rng: random.Random) -> str:
-    kind = rng.random()
-    if kind < 0.2:
+BYLINES = ("cnn", "", "published", "cnn", "")
+"""The opening of document i is BYLINES[i % 5]: a ``(CNN) --`` dateline, a Daily Mail byline or none."""
+
+
+def _byline(kind: str, rng: random.Random) -> str:
+    if kind == "published":
         h, m, d = rng.randint(1, 23), rng.randint(10, 59), rng.randint(1, 28)
         when = f"{h:02d}:{m:02d} EST, {d} {rng.choice(MONTHS)} 2013"
         return f"By . {rng.choice(FIRST)} {name(rng)} . PUBLISHED: . {when} . | . UPDATED: . {when} . "
-    if kind < 0.35:
+    if kind == "cnn":
         return f"{rng.choice(PLACES).upper()} , England (CNN) -- "
     return ""
 
 
-def document(rng: random.Random) -> dict[str, str]:
+def document(rng: random.Random, byline: str = "") -> dict[str, str]:
     """One raw document: an article of 8 to 60 sentences and 3 or 4 highlights drawn from it."""
     story = Story(rng)
     n = min(60, max(8, round(rng.lognormvariate(3.25, 0.55))))
     sents = [story.sentence() for _ in range(n)]
-    article = _byline(rng) + " ".join(s for s, _ in sents)
+    article = _byline(byline, rng) + " ".join(s for s, _ in sents)
     usable = [j for j, (_, short) in enumerate(sents) if short is not None]
     lead = usable[: max(4, n // 3)]
     picks = sorted(rng.sample(lead, min(len(lead), rng.randint(3, 4))))
     if rng.random() < 0.3:  # sometimes one highlight comes from later in the article
         picks[-1] = rng.choice([j for j in usable if j >= picks[-1]])
-    # about one highlight in seven lacks its final full stop, as in the real data
+    # some highlights lack their final full stop, as in the real data (here one in four)
     highlights = "\n".join(
-        str(sents[j][1]).removesuffix(" .") if rng.random() < 0.15 else str(sents[j][1]) for j in dict.fromkeys(picks)
+        str(sents[j][1]).removesuffix(" .") if rng.random() < 0.25 else str(sents[j][1]) for j in dict.fromkeys(picks)
     )
     ident = hashlib.sha1(article.encode("utf-8")).hexdigest()
     return {"id": ident, "article": article, "highlights": highlights}
@@ -329,7 +332,7 @@ def document(rng: random.Random) -> dict[str, str]:
 
 def corpus(seed: int = SEED) -> dict[str, list[dict[str, str]]]:
     rng = random.Random(seed)
-    return {split: [document(rng) for _ in range(n)] for split, n in SIZES.items()}
+    return {split: [document(rng, BYLINES[i % len(BYLINES)]) for i in range(n)] for split, n in SIZES.items()}
 
 
 def render(docs: list[dict[str, str]]) -> str:
