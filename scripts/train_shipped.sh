@@ -9,13 +9,15 @@
 # Variables (defaults in brackets):
 #   BIN         the c2fsum installation's bin folder [.venv/bin]
 #   WORK        prepared data, the run and its evaluation [work/shipped]
-#   DATA        the raw data [../shared/data/cnndm for cnndm-*, ../shared/data/pubmed for pubmed-*]
+#   DATA        the raw data [../shared/data/cnndm for cnndm-*, ../shared/data/pubmed for pubmed-*,
+#               prepared with --all-highlights: the target is the whole shorter abstract]
 #   MINUTES     training time bound, shared by the stages of configs/NAME.stages [100]
 #   THREADS     torch threads [2]
 #   DTYPE       storage dtype of the shipped weights: auto (float32 if the folder fits in 25 MB,
 #               else float16), float32, float16 or bfloat16 [auto]; they always load as float32
 #   MAX_MB      the most a shipped folder may weigh, MB [25]
-#   EVAL_ARGS   extra `c2fsum evaluate` flags, e.g. "--limit 2000" [--max-words 400 for cnndm-*]
+#   EVAL_ARGS   extra `c2fsum evaluate` flags, e.g. "--limit 2000" [--max-words 400 for cnndm-* and
+#               pubmed-model0]
 #   TRAIN_ONLY  1: stop after training (make demo MINUTES=... uses it; nothing is exported) []
 #   OUT         where the export goes [src/c2fsum/pretrained/NAME]
 #   NOTES       a Markdown file of failure modes seen by hand, put on the model card []
@@ -31,6 +33,7 @@ EVAL_ARGS=${EVAL_ARGS:-}
 CONFIG=configs/$NAME.yaml
 OUT=${OUT:-src/c2fsum/pretrained/$NAME}
 C2F="$BIN/c2fsum"
+PREPARE_ARGS=()
 
 if [ ! -f "$CONFIG" ]; then
   echo "error: $CONFIG not found: the recipe of $NAME (model, sizes, optimizer, data) is not in this" >&2
@@ -40,7 +43,11 @@ fi
 case "$NAME" in
   cnndm-*) DATA=${DATA:-../shared/data/cnndm}; DATASET=cnndm
     EVAL_ARGS=${EVAL_ARGS:---max-words 400} ;;  # the grid it was trained on, as the paper evaluates
-  pubmed-*) DATA=${DATA:-../shared/data/pubmed}; DATASET=pubmed ;;
+  pubmed-*) DATA=${DATA:-../shared/data/pubmed}; DATASET=pubmed
+    PREPARE_ARGS=(--all-highlights)  # the target is the whole shorter abstract (docs/results.md)
+    case "$NAME" in  # MODEL 0 reads the paper's first 400 words, as it was trained; MODEL 3 all of it
+      pubmed-model0) EVAL_ARGS=${EVAL_ARGS:---max-words 400} ;;
+    esac ;;
   *)
     if [ -z "${DATA:-}" ]; then
       echo "error: $NAME: no data set known for this name (cnndm-* or pubmed-*); set DATA" >&2
@@ -63,7 +70,7 @@ echo "== [$NAME] prepare $DATA -> $PREPARED"
 if [ -f "$PREPARED/stats.json" ]; then
   echo "   (already prepared; delete $PREPARED to redo)"
 elif [ -d "$DATA" ]; then
-  "$C2F" prepare --input "$DATA" --output "$PREPARED" --workers "$THREADS"
+  "$C2F" prepare --input "$DATA" --output "$PREPARED" --workers "$THREADS" "${PREPARE_ARGS[@]}"
 else
   echo "error: $DATA not found; set DATA to a folder of train/val/test .jsonl[.gz] files" >&2
   exit 1

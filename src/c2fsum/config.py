@@ -167,7 +167,7 @@ class DecodeConfig:
     min_len: int | None = None
     """Fewest tokens before ``</s>`` is allowed. None: the model's own default, the 5th percentile of
     its training targets' lengths recorded in the checkpoint (``lengths.json``; 5 for a checkpoint
-    without one); 0 allows the empty summary (:mod:`c2fsum.decoding.lengths`)."""
+    without one); 0 allows the empty summary (:mod:`c2fsum.data.lengths`)."""
     max_len: int = 100
     length_norm: float = 0.0
     """Length penalty exponent: scores are divided by len**length_norm (0: raw log-prob)."""

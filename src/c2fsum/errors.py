@@ -1,9 +1,19 @@
-"""The exceptions that mean "bad input or arguments" (printed as one line by the CLI)."""
+"""The exceptions that mean "bad input or arguments" (printed as one line by the CLI).
+
+A leaf: it imports nothing of c2fsum, so every layer can raise these and the CLI can catch them
+without importing the trainer or the model code.
+"""
 
 from __future__ import annotations
 
-from c2fsum.training.checkpoint import CheckpointError
-from c2fsum.training.trainer import TrainingError
+
+class CheckpointError(RuntimeError):
+    """A run directory or checkpoint is missing a file, is damaged, or does not match its config."""
+
+
+class TrainingError(RuntimeError):
+    """Training cannot start: missing data, empty splits, or an unusable run directory."""
+
 
 USER_ERRORS: tuple[type[BaseException], ...] = (
     ValueError,  # includes ConfigError and DataError

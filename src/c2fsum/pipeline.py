@@ -1,4 +1,14 @@
-"""The Python entry point for users who embed c2fsum.
+"""The one inference path: load a model, read documents, encode them on the model's grid, decode.
+
+``c2fsum.load`` and ``summarize`` (raw text, :meth:`Pipeline.summarize`), ``evaluate`` and
+``plot attention`` (prepared documents, :meth:`Pipeline.encode_documents` then
+:meth:`Pipeline.decode`) and the HTTP server all summarize through :class:`Pipeline`, so they read
+and decode a document alike. A document travels::
+
+    raw text --preprocess_article--> {"src": sentences} --\
+    prepared split (data.prepare.read_split) --------------+--> encode_document on the
+        reading grid (whole documents unless max_words) --> decode (greedy / beam search)
+        --> Decoded (words, text, attention (T, M, N), coarse (T, M)) --> Summary / predictions
 
 >>> import c2fsum
 >>> model = c2fsum.load("cnndm-small")          # or a run directory, or a hub repo id "owner/name"
@@ -9,17 +19,21 @@
 from __future__ import annotations
 
 import logging
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
 from torch import Tensor
 
-from c2fsum.data.batching import encode_example
+from c2fsum.config import Config
+from c2fsum.data.batching import Example, encode_document
 from c2fsum.data.grid import inference_grid
 from c2fsum.data.tokenize import preprocess_article
-from c2fsum.decoding.documents import decode_examples
-from c2fsum.training.checkpoint import load_checkpoint
+from c2fsum.decoding.documents import Decoded, decode_examples
+from c2fsum.metrics.entropy import chunk_distribution
+from c2fsum.models.checkpoint import load_checkpoint
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +94,71 @@ class Pipeline:
         self.model, self.config, self.vocab, self.path = loaded.model, loaded.config, loaded.vocab, loaded.path
         self.device = device
 
+    def reading(self, max_words: int | None = None) -> Config:
+        """The config documents are read and decoded with: the trained grid without its chunk limit
+        (whole documents, M grows with the document), cut to the first ``max_words`` words if asked
+        (:func:`c2fsum.data.grid.inference_grid`)."""
+        return replace(self.config, data=inference_grid(self.config.data, max_words))
+
+    def encode_documents(self, docs: Iterable[dict], *, max_words: int | None = None) -> list[Example]:
+        """Prepared documents (``{"id", "src", "tgt", "refs"}``) on the reading grid, in order."""
+        data = self.reading(max_words).data
+        return [encode_document(d, self.vocab, data) for d in docs]
+
+    def encode_texts(self, texts: list[str], *, max_words: int | None = None) -> list[Example]:
+        """Raw article texts, preprocessed exactly like the training data, on the reading grid.
+
+        Only the first :data:`MAX_INPUT_WORDS` words (a bound on time and memory), or a prefix far
+        longer than ``max_words``, are tokenized. ValueError for a text that is not a str or is empty.
+        """
+        cut = self.reading(max_words).data.max_words
+        read_words = max(10_000, 20 * cut) if cut else MAX_INPUT_WORDS
+        docs = []
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise ValueError(f"text {i}: expected a str, got {type(text).__name__}")
+            head = leading_words(text, read_words)
+            if len(head) < len(text) and not cut:
+                log.warning("text %d: longer than %d words; only the first %d are read", i, read_words, read_words)
+            sents = preprocess_article(head)
+            if not sents:
+                raise ValueError(f"text {i}: empty article, nothing to summarize")
+            docs.append({"id": str(i), "src": sents, "tgt": [], "refs": []})
+        return self.encode_documents(docs, max_words=max_words)
+
+    def decode(
+        self,
+        examples: list[Example],
+        *,
+        beam: int | None = None,
+        block_trigrams: bool | None = None,
+        replace_unk: bool | None = None,
+        max_len: int | None = None,
+        min_len: int | None = None,
+        progress: bool = False,
+    ) -> list[Decoded]:
+        """Greedy or beam search over encoded documents (:func:`c2fsum.decoding.documents.decode_examples`).
+
+        Options left None take the model's decoding config; ``min_len`` then is the model's
+        default minimum length, the 5th percentile of its training summaries' lengths
+        (:mod:`c2fsum.data.lengths`), so even a barely trained model writes something;
+        ``min_len=0`` allows the empty summary.
+        """
+        with torch.no_grad():
+            return decode_examples(
+                self.model,
+                self.vocab,
+                examples,
+                self.reading(),  # the batch layout: no chunk limit; the examples carry their own cut
+                device=self.device,
+                beam=beam,
+                block_trigrams=block_trigrams,
+                replace_unk=replace_unk,
+                max_len=max_len,
+                min_len=min_len,
+                progress=progress,
+            )
+
     def summarize(
         self,
         texts: list[str] | str,
@@ -94,51 +173,19 @@ class Pipeline:
         """Summarize raw article texts (preprocessed exactly like the training data).
 
         Texts are read whole (the grid gets as many chunks as they need) unless ``max_words``
-        cuts them to their first ``max_words`` words. Options left None take the model's decoding
-        config; ``min_len`` then is the model's default minimum length, the 5th percentile of its
-        training summaries' lengths (:mod:`c2fsum.decoding.lengths`), so even a barely trained model
-        writes something; ``min_len=0`` allows the empty summary.
+        cuts them to their first ``max_words`` words. Decoding options: :meth:`decode`.
         """
         if isinstance(texts, str):
             texts = [texts]
-        cfg = replace(self.config, data=inference_grid(self.config.data, max_words))
-        examples = []
-        # whole documents up to MAX_INPUT_WORDS (a safety bound on time and memory); with --max-words
-        # only a prefix far longer than the kept words is tokenized
-        read_words = max(10_000, 20 * cfg.data.max_words) if cfg.data.max_words else MAX_INPUT_WORDS
-        for i, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise ValueError(f"text {i}: expected a str, got {type(text).__name__}")
-            head = leading_words(text, read_words)
-            if len(head) < len(text) and not cfg.data.max_words:
-                log.warning("text %d: longer than %d words; only the first %d are read", i, read_words, read_words)
-            sents = preprocess_article(head)
-            if not sents:
-                raise ValueError(f"text {i}: empty article, nothing to summarize")
-            examples.append(
-                encode_example(
-                    {"id": str(i), "src": sents, "tgt": [], "refs": []},
-                    self.vocab,
-                    chunks=cfg.data.chunks,
-                    chunk_len=cfg.data.chunk_len,
-                    max_tgt_len=cfg.data.max_tgt_len,
-                    chunking=cfg.data.chunking,
-                    max_words=cfg.data.max_words,
-                )
-            )
-        with torch.no_grad():
-            decoded = decode_examples(
-                self.model,
-                self.vocab,
-                examples,
-                cfg,
-                device=self.device,
-                beam=beam,
-                block_trigrams=block_trigrams,
-                replace_unk=replace_unk,
-                max_len=max_len,
-                min_len=min_len,
-            )
+        examples = self.encode_texts(texts, max_words=max_words)
+        decoded = self.decode(
+            examples,
+            beam=beam,
+            block_trigrams=block_trigrams,
+            replace_unk=replace_unk,
+            max_len=max_len,
+            min_len=min_len,
+        )
         return [
             Summary(
                 text=d.text,
@@ -153,8 +200,32 @@ class Pipeline:
         ]
 
 
+def chunk_attention(decoded: Decoded, chunk_len: int, model: str = "") -> dict:
+    """What a heatmap of one decoded document shows, as a JSON object (``attention.jsonl`` rows).
+
+    ``attention`` is ``(T, M')``: per output word (and ``</s>`` when produced) the attention on each
+    of the ``M'`` chunks that hold the document's words (:func:`c2fsum.metrics.entropy.chunk_distribution`:
+    the coarse attention of MODEL 2/3, the word attention summed per chunk for MODEL 0/1);
+    ``words`` are its T column labels, ``source`` the grid's words in reading order
+    (``chunk_len`` per row).
+    """
+    hyp = decoded.hypothesis
+    dist = chunk_distribution(hyp.attn, hyp.coarse)  # (T, M)
+    n_rows = min(math.ceil(len(decoded.example.words) / chunk_len), dist.size(1))
+    words = list(decoded.words) + (["</s>"] if hyp.eos else [])
+    return {
+        "id": decoded.example.id,
+        "model": model,
+        "kind": "coarse attention" if hyp.coarse is not None else "word attention summed per chunk",
+        "chunk_len": chunk_len,
+        "source": decoded.example.words,
+        "words": words[: dist.size(0)],
+        "attention": dist[:, :n_rows].tolist(),
+    }
+
+
 def load(run_dir: str | Path, *, device: str = "cpu") -> Pipeline:
     """Load a model by name: a shipped model (``"cnndm-small"``), the best checkpoint of a run
     directory, a checkpoint directory, or a Hugging Face hub repository id ``"owner/name[@rev]"``
-    (:mod:`c2fsum.training.registry`)."""
+    (:mod:`c2fsum.models.registry`)."""
     return Pipeline(run_dir, device=device)

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 import tiny
 from c2fsum.cli.main import main
-from c2fsum.data.grid import inference_grid
 
 TINY = [
     *tiny.SMALL,
@@ -32,8 +30,7 @@ def test_evaluate_max_words_reproduces_the_trained_grid_and_default_reads_everyt
     run3, prepared_small, tmp_path, capsys
 ):
     import c2fsum
-    from c2fsum.decoding.documents import decode_examples
-    from c2fsum.evaluation.evaluate import load_split_examples
+    from c2fsum.data.prepare import read_split
 
     cut, whole = tmp_path / "cut", tmp_path / "whole"
     common = [
@@ -57,14 +54,14 @@ def test_evaluate_max_words_reproduces_the_trained_grid_and_default_reads_everyt
     assert json.loads((whole / "metrics.json").read_text())["max_words"] == 0
     # --max-words 80 on a 4x20 model is exactly the paper's behaviour (the trained grid)
     model = c2fsum.load(run3)
-    examples = load_split_examples(prepared_small, "test", model.vocab, model.config, limit=3)
+    docs = read_split(prepared_small, "test", limit=3)
+    examples = model.encode_documents(docs, max_words=80)
     assert all(len(e.words) == 80 for e in examples)
-    bounded = decode_examples(model.model, model.vocab, examples, model.config, beam=2)
+    bounded = model.decode(examples, beam=2)
     cut_preds = [json.loads(x)["candidate"] for x in (cut / "predictions.jsonl").read_text().splitlines()]
     assert cut_preds == [d.text for d in bounded]
     # without --max-words the model reads whole articles (the corpus articles are longer than 80 words)
-    unbounded = replace(model.config, data=inference_grid(model.config.data))
-    long_examples = load_split_examples(prepared_small, "test", model.vocab, unbounded, limit=3)
+    long_examples = model.encode_documents(docs)
     assert all(len(e.words) > 80 for e in long_examples)
 
 

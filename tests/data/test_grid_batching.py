@@ -31,3 +31,23 @@ def test_bucketed_batches_deterministic_and_complete():
         ls = [lengths[i] for i in batch]
         assert ls == sorted(ls)
     assert torch.tensor([len(x) for x in a]).max() == 10
+
+
+def test_encode_document_reads_the_grid_fields_of_the_config():
+    """Every grid field of DataConfig (M, N, target length, chunking, word cut) reaches the example."""
+    from c2fsum.config import DataConfig
+    from c2fsum.data.batching import encode_document
+    from c2fsum.data.vocab import Vocab
+
+    vocab = Vocab.build({"a": 3, "b": 2, "c": 2, "x": 1}, size=10)  # <pad> <unk> <s> </s> a b c x: V = 8
+    doc = {"id": "d", "src": [["a", "b", "</s>"], ["c", "zz", "d", "</s>"], ["x", "</s>"]], "tgt": ["a", "zz", "q"]}
+    # fixed 2x3 grid: the first 6 words; the target cut to 2 words; zz and d are the document's own words
+    ex = encode_document(doc, vocab, DataConfig(chunks=2, chunk_len=3, max_tgt_len=2))
+    assert ex.words == ["a", "b", "</s>", "c", "zz", "d"] and ex.oovs == ["zz", "d"]
+    assert ex.src_ext == [4, 5, 3, 6, 8, 9] and ex.tgt_words == ["a", "zz"] and ex.tgt_ext == [4, 8]
+    # sentence chunks of 2 over the first 5 words (a b </s> | c zz): sentence 2 starts a new row
+    ex = encode_document(
+        doc, vocab, DataConfig(chunks=0, chunk_len=2, max_tgt_len=5, chunking="sentences", max_words=5)
+    )
+    assert ex.words == ["a", "b", "</s>", "<pad>", "c", "zz"] and ex.oovs == ["zz"]
+    assert ex.src == [4, 5, 3, 0, 6, 1] and ex.tgt_ext == [4, 8, 1]  # q is no document word: <unk>

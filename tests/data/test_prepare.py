@@ -265,3 +265,22 @@ def test_hf_hub_path_with_a_fake_load_dataset(tmp_path, monkeypatch):
     assert next(read_prepared(tmp_path / "out" / "val.jsonl"))["id"] == "h2"
     with pytest.raises(DataError, match="give either input paths or hf, not both"):
         prepare(tmp_path, tmp_path / "out2", hf="cnn_dailymail")
+
+
+def test_read_split_and_find_document_name_the_file(tmp_path):
+    from c2fsum.data.prepare import find_document, read_split
+
+    docs = [{"id": f"d{i}", "src": [["w", EOS]], "tgt": ["w"], "refs": [["w"]]} for i in range(3)]
+    write_lines(tmp_path / "test.jsonl", docs)
+    assert read_split(tmp_path, "test") == docs
+    assert read_split(tmp_path, "test", limit=2) == docs[:2]
+    assert find_document(tmp_path, "test", "d2") == docs[2]
+    with pytest.raises(
+        ValueError, match=r"test.jsonl: no document with id 'zz' \(3 documents read; first ids: d0, d1, d2\)"
+    ):
+        find_document(tmp_path, "test", "zz")
+    with pytest.raises(FileNotFoundError, match=r"val.jsonl: no such split \(run `c2fsum prepare` first\)"):
+        read_split(tmp_path, "val")
+    (tmp_path / "empty.jsonl").write_text("\n")
+    with pytest.raises(ValueError, match="empty.jsonl: no documents"):
+        read_split(tmp_path, "empty")

@@ -18,9 +18,10 @@ from fastapi.testclient import TestClient
 import c2fsum
 import tiny
 from c2fsum.cli.main import main
-from c2fsum.decoding.lengths import FALLBACK_MIN_LEN, LENGTHS_FILE, target_length_facts
+from c2fsum.data.lengths import FALLBACK_MIN_LEN, LENGTHS_FILE, target_length_facts
+from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.serving import create_app
-from c2fsum.training.checkpoint import _write_manifest, load_checkpoint
+from c2fsum.training.checkpoint import _write_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [

@@ -132,3 +132,26 @@ def test_compare_concat_compares_the_concat_protocol(prepared_small, tmp_path, c
         for m in ("rouge1", "rouge2", "rougeL"):
             assert out[f"{m}_concat"][side] == pytest.approx(metrics[f"{m}_concat"])
         assert metrics["rouge1_concat"] != pytest.approx(metrics["rouge1"])
+
+
+def test_compare_fields_bootstraps_the_recorded_numbers(tmp_path, capsys):
+    """--fields compares numbers recorded per prediction (entropy), paired by id, as recorded."""
+    rows_a = [
+        {"id": str(i), "candidate": "x", "references": ["x"], "entropy": e} for i, e in enumerate([0.5, 1.0, 1.5])
+    ]
+    rows_b = [
+        {"id": str(i), "candidate": "x", "references": ["x"], "entropy": e} for i, e in enumerate([2.5, 1.0, 2.5])
+    ]
+    for name, rows in (("a", rows_a), ("b", rows_b[::-1])):  # b in another order: paired by id
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    r = compare_systems(tmp_path / "a.jsonl", tmp_path / "b.jsonl", metrics=("entropy",), samples=200)
+    e = r["entropy"]
+    assert (e["mean_a"], e["mean_b"], e["diff"]) == pytest.approx((1.0, 2.0, -1.0))
+    assert -2.0 <= e["low"] <= e["high"] <= 0.0  # differences per document: -2, 0, -1
+    assert "rouge1" not in r
+    assert main(["compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--fields", "entropy", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["entropy"]["diff"] == pytest.approx(-1.0)
+    del rows_b[1]["entropy"]
+    (tmp_path / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows_b), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"b.jsonl:2: no number entropy"):
+        compare_systems(tmp_path / "a.jsonl", tmp_path / "b.jsonl", metrics=("entropy",))

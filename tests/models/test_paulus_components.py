@@ -148,7 +148,8 @@ def test_one_embedding_matrix_for_encoder_and_decoder(tmp_path):
     """Paulus section 2.4: the same W_emb embeds the article and the summary words."""
     from c2fsum.config import Config
     from c2fsum.data.vocab import SPECIALS, Vocab
-    from c2fsum.training.checkpoint import load_checkpoint, save_checkpoint
+    from c2fsum.models.checkpoint import load_checkpoint
+    from c2fsum.training.checkpoint import save_checkpoint
 
     tied, apart = tiny("model0", share_src_tgt_emb=True), tiny("model0")
     assert tied.tgt_emb is tied.src_emb and apart.tgt_emb is not apart.src_emb
@@ -179,7 +180,8 @@ def test_a_checkpoint_written_without_the_new_keys_loads_as_before(tmp_path):
 
     from c2fsum.config import Config
     from c2fsum.data.vocab import SPECIALS, Vocab
-    from c2fsum.training.checkpoint import load_checkpoint, save_checkpoint
+    from c2fsum.models.checkpoint import load_checkpoint
+    from c2fsum.training.checkpoint import save_checkpoint
 
     m = tiny("model0", share_embeddings=True)
     cfg = Config()

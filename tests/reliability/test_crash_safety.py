@@ -20,7 +20,7 @@ import torch
 from safetensors.torch import load_file
 
 import tiny
-from c2fsum.training.checkpoint import load_checkpoint, verify_checkpoint
+from c2fsum.models.checkpoint import load_checkpoint, verify_checkpoint
 from c2fsum.utils.io import existing_checkpoint_dir
 
 STEPS = 16

@@ -22,8 +22,10 @@ from safetensors.torch import load_file
 import tiny
 from c2fsum.cli.main import main
 from c2fsum.data.prepare import prepare
+from c2fsum.errors import CheckpointError
+from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.training import checkpoint
-from c2fsum.training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from c2fsum.training.checkpoint import save_checkpoint
 from c2fsum.utils.io import atomic_write_text
 
 TINY = [

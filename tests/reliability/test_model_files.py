@@ -20,7 +20,9 @@ import c2fsum
 import tiny
 from c2fsum.cli.main import main
 from c2fsum.config import load_config
-from c2fsum.training.checkpoint import FORMAT_VERSION, CheckpointError, _write_manifest, load_checkpoint
+from c2fsum.errors import CheckpointError
+from c2fsum.models.checkpoint import FORMAT_VERSION, load_checkpoint
+from c2fsum.training.checkpoint import _write_manifest
 from c2fsum.training.trainer import Trainer
 
 TINY = [

@@ -15,7 +15,7 @@ from c2fsum.config import load_config
 from c2fsum.losses import reinforce
 from c2fsum.losses.checks import NonFiniteError, require_finite
 from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, reinforce_loss
-from c2fsum.training.checkpoint import load_checkpoint
+from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.training.trainer import Trainer, TrainingError
 
 TINY = [

@@ -15,9 +15,10 @@ from matplotlib.image import imread
 
 from c2fsum.cli.plot import add_plot_parser
 from c2fsum.reports.plots import (
+    attention_figure,
     attention_heatmap,
     chunk_labels_from_words,
-    heatmap_for_document,
+    read_attention,
     read_metrics_log,
     training_curves,
     truncate,
@@ -170,37 +171,22 @@ def tiny_run(request, tmp_path_factory) -> tuple[Path, Path]:
     return run, prepared
 
 
-def test_heatmap_for_document(tiny_run, tmp_path):
+def _plot_attention(run: Path, data: Path, doc_id: str, out: Path, *extra: str) -> int:
+    argv = ["plot", "attention", "--model", str(run), "--data", str(data), "--doc", str(doc_id), "--out", str(out)]
+    return plot_cli([*argv, *extra])
+
+
+def test_plot_attention_writes_a_png_and_names_bad_input(tiny_run, tmp_path):
     from c2fsum.data.prepare import read_prepared
 
     run, prepared_small = tiny_run
     doc_id = next(iter(read_prepared(prepared_small / "test.jsonl")))["id"]
-    out = heatmap_for_document(run, prepared_small, doc_id, tmp_path / "doc.png", beam=2)
-    assert_png(out)
-    assert (
-        plot_cli(
-            [
-                "plot",
-                "attention",
-                "--model",
-                str(run),
-                "--data",
-                str(prepared_small),
-                "--doc",
-                str(doc_id),
-                "--out",
-                str(tmp_path / "cli.png"),
-                "--beam",
-                "1",
-            ]
-        )
-        == 0
-    )
+    assert _plot_attention(run, prepared_small, doc_id, tmp_path / "cli.png", "--beam", "1") == 0
     assert_png(tmp_path / "cli.png")
     with pytest.raises(ValueError, match=r"test.jsonl: no document with id 'no-such-doc'"):
-        heatmap_for_document(run, prepared_small, "no-such-doc", tmp_path / "x.png")
+        _plot_attention(run, prepared_small, "no-such-doc", tmp_path / "x.png")
     with pytest.raises(FileNotFoundError, match="nosplit.jsonl"):
-        heatmap_for_document(run, prepared_small, doc_id, tmp_path / "x.png", split="nosplit")
+        _plot_attention(run, prepared_small, doc_id, tmp_path / "x.png", "--split", "nosplit")
 
 
 # -- what the figures show (not only that a PNG exists) ----------------------------------------
@@ -258,29 +244,57 @@ def test_training_curves_draw_each_runs_rows(tmp_path, drawn):
     assert legend[:2] == ["MODEL 0", "MODEL 2"]
 
 
-def test_heatmap_for_document_draws_the_decoded_chunk_attention(tiny_run, tmp_path, drawn):
-    from c2fsum.data.batching import encode_example
-    from c2fsum.data.prepare import read_prepared
-    from c2fsum.decoding.documents import decode_examples
-    from c2fsum.metrics.entropy import chunk_distribution
-    from c2fsum.training.checkpoint import load_checkpoint
+def test_plot_attention_and_evaluate_decode_a_document_alike(tiny_run, tmp_path, drawn):
+    """Two paths that must agree: `plot attention` and `evaluate` read the whole document and
+    write the same summary with the same chunk attention (they once read 400 words and all)."""
+    from c2fsum.decoding.postprocess import words_to_text
+    from c2fsum.evaluation.evaluate import evaluate
 
     run, prepared_small = tiny_run
-    doc = next(d for d in read_prepared(prepared_small / "test.jsonl") if sum(map(len, d["src"])) > 60)
-    loaded = load_checkpoint(run)
-    cfg = loaded.config
-    ex = encode_example(doc, loaded.vocab, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len, max_tgt_len=20)
-    (dec,) = decode_examples(loaded.model, loaded.vocab, [ex], cfg, beam=2)
-    want = chunk_distribution(dec.hypothesis.attn, dec.hypothesis.coarse)  # (T, M)
-    heatmap_for_document(run, prepared_small, doc["id"], tmp_path / "doc.png", beam=2)
+    evaluate(run, prepared_small, "test", tmp_path / "eval", beam=2, limit=3, progress=False)
+    pred = json.loads((tmp_path / "eval" / "predictions.jsonl").read_text().splitlines()[0])
+    record = read_attention(tmp_path / "eval", pred["id"])
+    assert _plot_attention(run, prepared_small, pred["id"], tmp_path / "doc.png", "--beam", "2") == 0
     matrix, rows, cols, _ = _heatmap_content(drawn[-1])
-    assert matrix.shape == (4, want.size(0))  # the trained grid: 4 chunks of 10 words
-    assert np.allclose(matrix, want.T.numpy(), atol=1e-6)
-    assert rows[0].startswith("[0] " + " ".join(ex.words[:3]))
-    assert cols[: len(dec.words)] == list(dec.words)
-    # reading the first 60 words as evaluation does (--max-words): 6 chunks of 10
-    heatmap_for_document(run, prepared_small, doc["id"], tmp_path / "doc60.png", beam=2, max_words=60)
+    assert cols == record["words"]
+    summary = cols[:-1] if cols[-1] == "</s>" else cols
+    assert words_to_text(summary) == pred["candidate"]
+    assert np.allclose(matrix, np.asarray(record["attention"]).T, atol=1e-6)
+    # whole documents: more rows than the trained grid's 4 chunks of 10 words
+    assert matrix.shape[0] == -(-len(record["source"]) // 10) > 4
+    assert rows[0].startswith("[0] " + " ".join(record["source"][:3]))
+    # --max-words 60, as `evaluate --max-words 60` reads: 6 chunks of 10
+    assert _plot_attention(run, prepared_small, pred["id"], tmp_path / "doc60.png", "--max-words", "60") == 0
     assert _heatmap_content(drawn[-1])[0].shape[0] == 6
+
+
+def test_attention_figure_draws_a_record(tmp_path, drawn):
+    record = {
+        "id": "d1",
+        "model": "model2",
+        "kind": "coarse attention",
+        "chunk_len": 2,
+        "source": ["a", "b", "c", "d", "e"],
+        "words": ["x", "</s>"],
+        "attention": [[0.5, 0.25, 0.25], [0.0, 1.0, 0.0]],  # (T=2, M'=3)
+    }
+    attention_figure(record, tmp_path / "r.png")
+    matrix, rows, cols, _ = _heatmap_content(drawn[-1])
+    assert np.allclose(matrix, np.asarray(record["attention"]).T)
+    assert rows == ["[0] a b", "[1] c d", "[2] e"] and cols == ["x", "</s>"]
+    title = drawn[-1]._suptitle.get_text()
+    assert "doc d1" in title and f"entropy {(-0.5 * math.log(0.5) - 0.5 * math.log(0.25)) / 2:.2f}" in title
+    with pytest.raises(ValueError, match="d1"):
+        attention_figure({**record, "attention": []}, tmp_path / "r.png")
+
+
+def test_read_attention_names_the_file_and_the_ids(tmp_path):
+    (tmp_path / "attention.jsonl").write_text(json.dumps({"id": "a"}) + "\n" + json.dumps({"id": "b"}) + "\n")
+    assert read_attention(tmp_path, "b") == {"id": "b"}
+    with pytest.raises(ValueError, match=r"attention.jsonl: no attention of document 'z' \(it holds a, b\)"):
+        read_attention(tmp_path, "z")
+    with pytest.raises(FileNotFoundError, match="attention.jsonl"):
+        read_attention(tmp_path / "none", "a")
 
 
 # -- where a hierarchical model reads ---------------------------------------------------------

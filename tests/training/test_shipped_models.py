@@ -22,12 +22,13 @@ import pytest
 import torch
 
 import c2fsum
-import c2fsum.training.registry as registry
+import c2fsum.models.registry as registry
 import tiny
 from c2fsum.cli.main import main
+from c2fsum.errors import CheckpointError
 from c2fsum.evaluation.significance import bootstrap_mean
+from c2fsum.models.checkpoint import load_checkpoint, read_tensors
 from c2fsum.reports.export import export_model
-from c2fsum.training.checkpoint import CheckpointError, load_checkpoint, read_tensors
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [
@@ -191,13 +192,22 @@ def test_model_card_holds_the_facts(run, evaluated, exported):
     assert "\ntrain    40 " in card  # the statistics table of `c2fsum prepare`
     assert f"On {metrics['n_docs']} documents of the test split" in card
     assert f"Measured with the weights in `{run / 'best'}`." in card
-    for label, key in (("ROUGE-1", "rouge1"), ("ROUGE-2", "rouge2"), ("ROUGE-L", "rougeL")):
+    concat = ", all highlights one reference"
+    for label, key in (
+        ("ROUGE-1", "rouge1"),
+        ("ROUGE-2", "rouge2"),
+        ("ROUGE-L", "rougeL"),
+        (f"ROUGE-1{concat}", "rouge1_concat"),
+        (f"ROUGE-L{concat}", "rougeL_concat"),
+    ):
         row = next(line for line in card.splitlines() if line.startswith(f"| {label} |"))
         score, ci = (c.strip() for c in row.strip("|").split("|")[1:3])
         low, high = (float(x) for x in ci.strip("[]").split(","))
         assert float(score) == pytest.approx(metrics[key], abs=0.006)
         assert low <= float(score) <= high, row
     assert "empty summaries" in card and "`<unk>` is" in card and "Lowest ROUGE-L: document" in card
+    seconds = f"{metrics['seconds_per_doc']:.2f}"
+    assert f"Decoding: {seconds} s per document" in card and "100.0% of them through the word-level" in card
     assert "Not measured" not in card and "Not recorded" not in card
     bare = (exported["f32"] / "README.md").read_text()  # no --eval/--data: says what is missing
     assert "Not measured yet (export with `--eval EVAL_DIR`" in bare and "Not recorded" in bare

@@ -6,7 +6,7 @@ from safetensors.torch import load_file
 
 import tiny
 from c2fsum.config import load_config
-from c2fsum.training.checkpoint import load_checkpoint
+from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.training.trainer import Trainer, TrainingError
 
 TINY = [

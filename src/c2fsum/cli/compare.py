@@ -1,6 +1,7 @@
 """``c2fsum compare A B``: paired bootstrap confidence intervals of ROUGE differences.
 
     c2fsum compare A B [--samples 1000] [--seed 0] [--confidence 0.95] [--json] [--rouge-clean none|ptb]
+                       [--concat | --fields entropy,fine_fraction]
 
 A and B are evaluation directories (``evaluate`` / ``baseline`` outputs) or their
 ``predictions.jsonl`` files, on the same documents.
@@ -17,6 +18,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
     from c2fsum.evaluation.significance import COMPARED, compare_systems, format_comparison
 
     metrics = tuple(f"{m}_concat" for m in COMPARED) if a.concat else COMPARED
+    if a.fields:
+        metrics = tuple(x.strip() for x in a.fields.split(",") if x.strip())
     result = compare_systems(
         a.a, a.b, samples=a.samples, seed=a.seed, confidence=a.confidence, rouge_clean=a.rouge_clean, metrics=metrics
     )
@@ -54,6 +57,11 @@ def add_compare_parser(subparsers) -> argparse.ArgumentParser:
         action="store_true",
         help="compare the concat protocol (all highlights one reference: rouge1_concat ...) instead of "
         "the best single highlight",
+    )
+    s.add_argument(
+        "--fields",
+        metavar="F1,F2",
+        help="compare numbers recorded with each prediction instead of ROUGE, e.g. entropy,fine_fraction",
     )
     add_rouge_clean(s)
     s.set_defaults(func=cmd_compare)

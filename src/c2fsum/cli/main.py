@@ -1,24 +1,28 @@
 """The ``c2fsum`` command (argparse). Nothing in the package imports this module.
 
-c2fsum prepare   --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights]
-c2fsum pretext   --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S] [--skip-short]
-                 [--validate-on pretext|summaries] [--with-summaries K] [--extra-train FILE]
-c2fsum train     --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
-                 [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
-c2fsum summarize --model RUN_DIR [--beam K] [--block-trigrams] [--min-len N] [--attention-out FILE]
-                 [--max-words W] [FILE|-]
-c2fsum evaluate  --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N] [--max-words W]
-                 [--min-len N] [--official] [--rouge-clean none|ptb]
-c2fsum baseline  first|lead3|lead|ilp|oracle --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
-                 [--rouge-clean none|ptb]
-c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N   (cli/experiment.py)
-c2fsum compare   A B [--samples N] [--seed S]                                         (cli/compare.py)
-c2fsum rouge     --candidates C.jsonl --references R.jsonl [--official] [--rouge-clean none|ptb]
-c2fsum serve     --model RUN_DIR [--host 127.0.0.1] [--port 8000]
-c2fsum export    --model RUN_DIR --out DIR [--name NAME] [--dtype float16] [--eval DIR]     (cli/export.py)
+c2fsum prepare    --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights]
+c2fsum pretext    --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S] [--skip-short]
+                  [--validate-on pretext|summaries] [--with-summaries K] [--extra-train FILE]
+c2fsum train      --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
+                  [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
+c2fsum summarize  --model RUN_DIR [--beam K] [--block-trigrams] [--min-len N] [--attention-out FILE]
+                  [--max-words W] [FILE|-]
+c2fsum evaluate   --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N] [--max-words W]
+                  [--min-len N] [--official] [--rouge-clean none|ptb]
+c2fsum baseline   first|lead3|lead|ilp|oracle --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
+                  [--limit N] [--official] [--rouge-clean none|ptb]
+c2fsum rouge      --candidates C.jsonl --references R.jsonl [--official] [--rouge-clean none|ptb]
+c2fsum table      METRICS [METRICS ...]                                          (metrics.json files or folders)
+c2fsum plot       attention --model RUN_DIR --data DATA_DIR --doc ID --out FILE.png [--max-words W]
+c2fsum plot       curves RUN_DIR ... --out FILE.png | reading EVAL_DIR ... --out FILE.png  (cli/plot.py)
+c2fsum compare    A B [--samples N] [--seed S] [--concat]                        (cli/compare.py)
+c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N|--epochs N  (cli/experiment.py)
+c2fsum serve      --model RUN_DIR [--host 127.0.0.1] [--port 8000]               (cli/serve.py)
+c2fsum export     --model RUN_DIR --out DIR [--name NAME] [--dtype float16] [--eval DIR]  (cli/export.py)
 
 --model takes a shipped model name (cnndm-small), a run or checkpoint directory, or a Hugging Face
-hub repository id owner/name[@revision] (c2fsum/training/registry.py).
+hub repository id owner/name[@revision] (c2fsum/models/registry.py). summarize, evaluate, plot
+attention and serve read documents through one path, c2fsum.pipeline.Pipeline.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``c2fsum plot``: figures from run directories and prepared data.
 
     c2fsum plot attention --model MODEL --data DATA_DIR --doc ID --out FILE.png
-                          [--split test] [--beam K] [--device cpu]
+                          [--split test] [--beam K] [--max-words W] [--device cpu]
     c2fsum plot curves RUN_DIR [RUN_DIR ...] --out FILE.png [--labels a,b,...]
     c2fsum plot reading EVAL_DIR [EVAL_DIR ...] --out FILE.png [--labels a,b,...]
 
@@ -32,12 +32,19 @@ def _png(path: str) -> Path:
 
 
 def cmd_plot_attention(a: argparse.Namespace) -> int:
-    from c2fsum.reports.plots import heatmap_for_document
+    """Decode one document through the inference path, as ``evaluate`` does, and draw its attention."""
+    from c2fsum.data.prepare import find_document
+    from c2fsum.pipeline import Pipeline, chunk_attention
+    from c2fsum.reports.plots import attention_figure
 
     out = _png(a.out)
     if not Path(a.data).is_dir():
         raise FileNotFoundError(f"--data {a.data}: no such directory")
-    path = heatmap_for_document(a.model, a.data, a.doc, out, split=a.split, beam=a.beam, device=a.device)
+    doc = find_document(a.data, a.split, a.doc)
+    pipe = Pipeline(a.model, device=a.device)
+    (decoded,) = pipe.decode(pipe.encode_documents([doc], max_words=a.max_words), beam=a.beam)
+    cfg = pipe.reading(a.max_words)
+    path = attention_figure(chunk_attention(decoded, cfg.data.chunk_len, cfg.name or cfg.model.family), out)
     print(f"attention heatmap of document {a.doc} written to {path}")
     return 0
 
@@ -82,8 +89,8 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
     s = sub.add_parser(
         "attention",
         help="chunk attention of one decoded document (thesis Figs. 6.5-6.12)",
-        description="Decode one document with a trained run and draw, for every summary "
-        "word, the attention on each source chunk.",
+        description="Decode one document with a trained model, as `c2fsum evaluate` does (the whole "
+        "document unless --max-words), and draw, for every summary word, the attention on each source chunk.",
     )
     s.add_argument(
         "--model",
@@ -96,6 +103,12 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, metavar="FILE.png", help="the PNG to write")
     s.add_argument("--split", default="test", help="train, val or test (test)")
     s.add_argument("--beam", type=_positive_int, help="beam size (config default; 1 = greedy)")
+    s.add_argument(
+        "--max-words",
+        type=_positive_int,
+        metavar="W",
+        help="read only the first W words, as `evaluate --max-words` (default: the whole document)",
+    )
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="device (cpu)")
     s.set_defaults(func=cmd_plot_attention)
 

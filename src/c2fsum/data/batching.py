@@ -25,6 +25,7 @@ from dataclasses import dataclass, fields
 import torch
 from torch import Tensor
 
+from c2fsum.config import DataConfig
 from c2fsum.data.grid import PAD, grid_tensor, make_grid
 from c2fsum.data.vocab import Vocab
 
@@ -94,6 +95,20 @@ def encode_example(
         tgt_ext=tgt_ext,
         tgt_words=tgt_words,
         refs=list(doc.get("refs") or []),
+    )
+
+
+def encode_document(doc: dict, vocab: Vocab, data: DataConfig) -> Example:
+    """:func:`encode_example` on the grid that ``data`` describes (M, N, target length, chunking,
+    word limit): the one place the grid's config fields meet a document."""
+    return encode_example(
+        doc,
+        vocab,
+        chunks=data.chunks,
+        chunk_len=data.chunk_len,
+        max_tgt_len=data.max_tgt_len,
+        chunking=data.chunking,
+        max_words=data.max_words,
     )
 
 

@@ -532,3 +532,35 @@ def read_prepared(path: str | Path) -> Iterator[dict[str, Any]]:
             if problem:
                 raise DataError(f"{path}:{lineno}: {problem}")
             yield doc
+
+
+def split_path(data_dir: str | Path, split: str) -> Path:
+    """``{data_dir}/{split}.jsonl``; FileNotFoundError naming it when it does not exist."""
+    path = Path(data_dir) / f"{split}.jsonl"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such split (run `c2fsum prepare` first)")
+    return path
+
+
+def read_split(data_dir: str | Path, split: str, *, limit: int = 0) -> list[dict[str, Any]]:
+    """The first ``limit`` documents (0: all) of a prepared split, checked (:func:`read_prepared`).
+
+    Raises FileNotFoundError for a missing split and ValueError for one without documents.
+    """
+    path = split_path(data_dir, split)
+    docs = list(itertools.islice(read_prepared(path), limit or None))
+    if not docs:
+        raise ValueError(f"{path}: no documents")
+    return docs
+
+
+def find_document(data_dir: str | Path, split: str, doc_id: str) -> dict[str, Any]:
+    """Document ``doc_id`` of a prepared split; ValueError naming the split and a few ids when absent."""
+    path = split_path(data_dir, split)
+    seen: list[str] = []
+    for doc in read_prepared(path):
+        if str(doc.get("id")) == str(doc_id):
+            return doc
+        seen.append(str(doc.get("id")))
+    hint = f"; first ids: {', '.join(seen[:3])}" if seen else ""
+    raise ValueError(f"{path}: no document with id {doc_id!r} ({len(seen)} documents read{hint})")

@@ -10,11 +10,11 @@ from tqdm.auto import tqdm
 
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, collate
+from c2fsum.data.lengths import FALLBACK_MIN_LEN
 from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.beam import beam_search
 from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.decoding.hypothesis import Hypothesis
-from c2fsum.decoding.lengths import FALLBACK_MIN_LEN
 from c2fsum.decoding.postprocess import ids_to_words, words_to_text
 from c2fsum.models.base import Summarizer
 from c2fsum.models.chunk_cache import ChunkCache
@@ -57,7 +57,7 @@ def decode_examples(
     """Beam search (greedy when ``beam`` is 1) over ``examples``, in their order.
 
     ``min_len`` None: ``cfg.decode.min_len`` (a loaded checkpoint's config holds the model's
-    default, :mod:`c2fsum.decoding.lengths`), or :data:`~c2fsum.decoding.lengths.FALLBACK_MIN_LEN`
+    default, :mod:`c2fsum.data.lengths`), or :data:`~c2fsum.data.lengths.FALLBACK_MIN_LEN`
     when that is None too.
     """
     dc = cfg.decode

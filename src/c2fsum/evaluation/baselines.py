@@ -16,12 +16,11 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from c2fsum.data.prepare import read_prepared
+from c2fsum.data.prepare import read_split
 from c2fsum.evaluation.ilp import ilp_summary
 from c2fsum.evaluation.scoring import first_sentence_baseline, lead_k, sentence_words
 from c2fsum.metrics.rouge import Rouge155Tokenizer, rouge_settings, score_corpus
-from c2fsum.training.checkpoint import write_json
-from c2fsum.utils.io import write_jsonl
+from c2fsum.utils.io import write_json, write_jsonl
 
 BASELINES = ("first", "lead3", "lead", "ilp", "oracle")
 DISPLAY = {"first": "FIRST", "lead3": "LEAD-3", "lead": "LEAD", "ilp": "ILP", "oracle": "ORACLE"}
@@ -147,11 +146,8 @@ def run_baseline(
     settings = rouge_settings(official=official, clean=rouge_clean)
     if name not in BASELINES:
         raise ValueError(f"unknown baseline {name!r}, expected one of {', '.join(BASELINES)}")
-    path = Path(data_dir) / f"{split}.jsonl"
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such split (run `c2fsum prepare` first)")
     rows = []
-    for doc in read_prepared(path):
+    for doc in read_split(data_dir, split, limit=limit):
         references = [" ".join(r) for r in doc["refs"]]  # the reference's sentences
         rows.append(
             {
@@ -160,8 +156,6 @@ def run_baseline(
                 "references": references,
             }
         )
-        if limit and len(rows) >= limit:
-            break
     scores = score_corpus(
         [r["candidate"] for r in rows], [r["references"] for r in rows], official=official, clean=rouge_clean
     )

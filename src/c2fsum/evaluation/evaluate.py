@@ -7,32 +7,34 @@ the paper's max-over-highlights protocol, the same with ``_concat``, ``rouge_cle
 words, of the grid the model read, that went through the word-level encoder: 1 but for a lazy
 MODEL 3), ``seconds_per_doc`` (decoding wall time per document: batching, encoding, search),
 ``words_read`` (mean words of the grid), and decoding settings). Each prediction also records
-its ``fine_fraction`` and, for hierarchical models, the chunk read at each step. ROUGE scores exactly the
-strings written to ``predictions.jsonl``, as ROUGE-1.5.5 would.
+its ``fine_fraction``, its chunk-attention ``entropy`` (mean over its words) and, for hierarchical
+models, the chunk read at each step. ROUGE scores exactly the strings written to
+``predictions.jsonl``, as ROUGE-1.5.5 would. ``attention.jsonl`` holds the chunk attention of the
+first few documents (:func:`c2fsum.pipeline.chunk_attention`), which the heatmaps of reports are
+drawn from.
+
+Documents go through the one inference path, :class:`c2fsum.pipeline.Pipeline`, as they do for
+``summarize``, ``plot attention`` and the server.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 
 import torch
 
 from c2fsum.config import Config
-from c2fsum.data.batching import Example, encode_example
-from c2fsum.data.grid import inference_grid
-from c2fsum.data.prepare import read_prepared
-from c2fsum.data.vocab import Vocab
-from c2fsum.decoding.documents import Decoded, decode_examples
+from c2fsum.data.batching import Example
+from c2fsum.data.prepare import read_split
+from c2fsum.decoding.documents import Decoded
 from c2fsum.metrics.entropy import EntropyMeter
 from c2fsum.metrics.output_stats import OutputStats
 from c2fsum.metrics.rouge import rouge_settings, score_corpus
-from c2fsum.training.checkpoint import load_checkpoint, write_json
+from c2fsum.pipeline import Pipeline, chunk_attention
 from c2fsum.training.trainer import perplexity
-from c2fsum.utils.io import write_jsonl
+from c2fsum.utils.io import write_json, write_jsonl
 
 log = logging.getLogger(__name__)
 
@@ -51,29 +53,8 @@ def reading(decoded: Decoded, cfg: Config) -> dict:
     return {"n_chunks": decoded.example.n_chunks(cfg.data.chunk_len), "chunks": coarse.argmax(-1).tolist()}
 
 
-def load_split_examples(data_dir: str | Path, split: str, vocab: Vocab, cfg: Config, limit: int = 0) -> list[Example]:
-    path = Path(data_dir) / f"{split}.jsonl"
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such split (run `c2fsum prepare` first)")
-    docs: Iterable[dict] = read_prepared(path)
-    examples = []
-    for d in docs:
-        examples.append(
-            encode_example(
-                d,
-                vocab,
-                chunks=cfg.data.chunks,
-                chunk_len=cfg.data.chunk_len,
-                max_tgt_len=cfg.data.max_tgt_len,
-                chunking=cfg.data.chunking,
-                max_words=cfg.data.max_words,
-            )
-        )
-        if limit and len(examples) >= limit:
-            break
-    if not examples:
-        raise ValueError(f"{path}: no documents")
-    return examples
+ATTENTION_DOCS = 3
+"""Documents whose chunk attention ``evaluate`` keeps in ``attention.jsonl`` (the reports' heatmaps)."""
 
 
 def evaluate(
@@ -92,27 +73,24 @@ def evaluate(
     max_words: int | None = None,
     rouge_clean: str = "none",
     min_len: int | None = None,
+    attention_docs: int = ATTENTION_DOCS,
 ) -> dict:
     """Score a run directory (its best checkpoint) on ``split``; returns the metrics dict.
 
     Documents are read whole (as many chunks as they need) unless ``max_words`` cuts them. ROUGE
     scores exactly the candidate and reference strings written to ``predictions.jsonl``;
     ``rouge_clean``: see :func:`c2fsum.metrics.rouge.score_corpus`. ``min_len`` None: the model's
-    default (:mod:`c2fsum.decoding.lengths`); the value used is recorded as ``min_len``.
+    default (:mod:`c2fsum.data.lengths`); the value used is recorded as ``min_len``. The chunk
+    attention of the first ``attention_docs`` documents goes to ``attention.jsonl``.
     """
     settings = rouge_settings(official=official, clean=rouge_clean)
-    loaded = load_checkpoint(model_dir, device=device)
-    cfg, vocab, model = loaded.config, loaded.vocab, loaded.model
-    cfg = replace(cfg, data=inference_grid(cfg.data, max_words))
-    examples = load_split_examples(data_dir, split, vocab, cfg, limit)
-    ppl, _, _ = perplexity(model, examples, cfg, torch.device(device))
+    pipe = Pipeline(model_dir, device=device)
+    cfg, vocab = pipe.reading(max_words), pipe.vocab
+    examples = pipe.encode_documents(read_split(data_dir, split, limit=limit), max_words=max_words)
+    ppl, _, _ = perplexity(pipe.model, examples, cfg, torch.device(device))
     started = time.perf_counter()
-    decoded = decode_examples(
-        model,
-        vocab,
+    decoded = pipe.decode(
         examples,
-        cfg,
-        device=device,
         beam=beam,
         block_trigrams=block_trigrams,
         replace_unk=replace_unk,
@@ -125,10 +103,12 @@ def evaluate(
     scores = score_corpus(candidates, references, official=official, clean=rouge_clean)
     stats = OutputStats()
     entropy = EntropyMeter()
+    doc_entropy = []
     for d in decoded:
         stats.add(d.hypothesis.tokens, len(vocab))
         n_chunks = d.example.n_chunks(cfg.data.chunk_len)
-        entropy.add(d.hypothesis.attn, d.hypothesis.coarse, n_chunks=min(n_chunks, d.hypothesis.attn.size(1)))
+        words = entropy.add(d.hypothesis.attn, d.hypothesis.coarse, n_chunks=min(n_chunks, d.hypothesis.attn.size(1)))
+        doc_entropy.append(float(words.mean()) if words.numel() else 0.0)
     metrics = {
         "ppl": ppl,
         **{k: v for k, v in scores.items() if k != "per_doc"},
@@ -146,7 +126,7 @@ def evaluate(
         "beam": beam if beam is not None else cfg.decode.beam,
         "min_len": min_len if min_len is not None else cfg.decode.min_len,
         "block_trigrams": bool(cfg.decode.block_trigrams if block_trigrams is None else block_trigrams),
-        "checkpoint": str(loaded.path),
+        "checkpoint": str(pipe.path),
     }
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -159,10 +139,15 @@ def evaluate(
                 "references": r,
                 "score": d.hypothesis.score,
                 "fine_fraction": d.fine_fraction,
+                "entropy": e,
                 **reading(d, cfg),
             }
-            for d, c, r in zip(decoded, candidates, references, strict=True)
+            for d, c, r, e in zip(decoded, candidates, references, doc_entropy, strict=True)
         ),
+    )
+    name = cfg.name or cfg.model.family
+    write_jsonl(
+        out / "attention.jsonl", (chunk_attention(d, cfg.data.chunk_len, name) for d in decoded[:attention_docs])
     )
     write_json(out / "metrics.json", metrics)
     return metrics

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import torch
 
-from c2fsum.data.batching import collate, encode_example
-from c2fsum.data.prepare import read_prepared
+from c2fsum.data.batching import collate, encode_document
+from c2fsum.data.prepare import read_split
 from c2fsum.decoding.documents import decode_examples
-from c2fsum.training.checkpoint import load_checkpoint
+from c2fsum.models.checkpoint import load_checkpoint
 
 
 def sanity_figures(run_dir: str | Path, data_dir: str | Path, split: str = "test") -> dict[str, float]:
@@ -28,11 +28,9 @@ def sanity_figures(run_dir: str | Path, data_dir: str | Path, split: str = "test
     """
     loaded = load_checkpoint(run_dir)
     model, cfg, vocab = loaded.model.eval(), loaded.config, loaded.vocab
-    docs = list(read_prepared(Path(data_dir) / f"{split}.jsonl"))
+    docs = read_split(data_dir, split)
     dc = cfg.data
-    examples = [
-        encode_example(d, vocab, chunks=dc.chunks, chunk_len=dc.chunk_len, max_tgt_len=dc.max_tgt_len) for d in docs
-    ]
+    examples = [encode_document(d, vocab, dc) for d in docs]  # the trained grid, as in training
     b = collate(examples, chunks=dc.chunks, chunk_len=dc.chunk_len)
     with torch.no_grad():
         coarse = model(b.src, b.src_mask, b.tgt_in, b.src_ext, b.n_ext).coarse  # (B, T, M)

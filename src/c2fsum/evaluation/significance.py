@@ -8,6 +8,7 @@ the confidence interval; the share of resamples where the sign flips gives a p-v
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,6 +19,25 @@ from c2fsum.evaluation.scoring import rouge_files
 __all__ = ["compare_systems", "paired_bootstrap", "predictions_path"]
 
 COMPARED = ("rouge1", "rouge2", "rougeL")
+ROUGE_METRICS = (*COMPARED, *(f"{m}_concat" for m in COMPARED))
+
+
+def _recorded(path: Path, fields: list[str]) -> dict[str, dict[str, float]]:
+    """``{id: {field: value}}`` from a predictions file; a ValueError names the line without a field."""
+    out: dict[str, dict[str, float]] = {}
+    with path.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            missing = [k for k in fields if not isinstance(row.get(k), int | float)]
+            if missing:
+                raise ValueError(
+                    f"{path}:{lineno}: no number {', '.join(missing)} (recorded by `c2fsum evaluate` "
+                    "for models; entropy only for models with attention over chunks)"
+                )
+            out[str(row["id"])] = {k: float(row[k]) for k in fields}
+    return out
 
 
 def _resampled_means(x: np.ndarray, samples: int, seed: int) -> np.ndarray:
@@ -110,13 +130,21 @@ def compare_systems(
     """Paired bootstrap of ROUGE (x100) between two prediction files on the same documents.
 
     Each file holds ``{"id", "candidate", "references"}`` lines (``evaluate`` and ``baseline``
-    write them). Both must cover the same document ids; otherwise a ValueError names the first
+    write them). ``metrics`` other than ROUGE's (e.g. ``entropy``, ``fine_fraction``) name a number
+    ``evaluate`` recorded with each prediction; they are compared as recorded (then no ROUGE).
+    Both must cover the same document ids; otherwise a ValueError names the first
     id missing from one side. ``rouge_clean``: see :func:`c2fsum.metrics.rouge.score_corpus`.
     """
     pa, pb = predictions_path(system_a), predictions_path(system_b)
-    sa, sb = rouge_files(pa, pa, clean=rouge_clean), rouge_files(pb, pb, clean=rouge_clean)
-    ra = {d["id"]: d for d in sa["per_doc"]}
-    rb = {d["id"]: d for d in sb["per_doc"]}
+    fields = [m for m in metrics if m not in ROUGE_METRICS]
+    if fields:  # per-document numbers recorded by `evaluate` (entropy, fine_fraction): compared as they are
+        ra, rb = _recorded(pa, fields), _recorded(pb, fields)
+        n_skipped = 0
+    else:
+        sa, sb = rouge_files(pa, pa, clean=rouge_clean), rouge_files(pb, pb, clean=rouge_clean)
+        ra = {d["id"]: {m: 100.0 * d[m] for m in metrics} for d in sa["per_doc"]}
+        rb = {d["id"]: {m: 100.0 * d[m] for m in metrics} for d in sb["per_doc"]}
+        n_skipped = sa["n_skipped"] + sb["n_skipped"]
     for x, y, px, py in ((ra, rb, pa, pb), (rb, ra, pb, pa)):
         missing = [i for i in x if i not in y]
         if missing:
@@ -129,13 +157,13 @@ def compare_systems(
         "a": str(pa),
         "b": str(pb),
         "n_docs": len(ids),
-        "n_skipped": sa["n_skipped"] + sb["n_skipped"],
+        "n_skipped": n_skipped,
         "rouge_clean": rouge_clean,
     }
     for m in metrics:
         r = paired_bootstrap(
-            [100.0 * ra[i][m] for i in ids],
-            [100.0 * rb[i][m] for i in ids],
+            [ra[i][m] for i in ids],
+            [rb[i][m] for i in ids],
             samples=samples,
             seed=seed,
             confidence=confidence,

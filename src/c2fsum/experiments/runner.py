@@ -29,9 +29,8 @@ from pathlib import Path
 from c2fsum.config import PAPER_MAX_WORDS, load_config
 from c2fsum.evaluation.baselines import run_baseline
 from c2fsum.evaluation.evaluate import evaluate
-from c2fsum.training.checkpoint import write_json
 from c2fsum.training.trainer import Trainer
-from c2fsum.utils.io import existing_checkpoint_dir
+from c2fsum.utils.io import existing_checkpoint_dir, write_json
 
 log = logging.getLogger(__name__)
 

@@ -10,12 +10,12 @@ share) and ``figures/*.png``:
 * the entropy table of Table 6.2 (coarse-attention entropy per generated word, ln M);
 * predicted summaries side by side for a few documents (Figures 6.2-6.4: source, GOLD, the
   baselines, each model), read from the ``predictions.jsonl`` files;
-* the chunk-attention heatmap of each model on one document (Figures 6.5-6.12), decoded from
-  the run's best checkpoint;
+* the chunk-attention heatmap of each model on one document (Figures 6.5-6.12), drawn from the
+  ``attention.jsonl`` its evaluation wrote (the first documents of the split; nothing is decoded here);
 * training / validation perplexity curves of all runs (Figure 6.1);
 * per run: the resolved ``config.json``, training and evaluation time; and the environment.
 
-A part that cannot be built (a missing file, a model that fails to decode) is reported in place
+A part that cannot be built (a missing file, a document without recorded attention) is reported in place
 with its reason; the rest of the report is still written.
 """
 
@@ -39,7 +39,7 @@ from tqdm.auto import tqdm
 from c2fsum.config import PAPER_MAX_WORDS
 from c2fsum.data.prepare import read_prepared
 from c2fsum.evaluation.significance import compare_systems
-from c2fsum.reports.plots import heatmap_for_document, training_curves
+from c2fsum.reports.plots import attention_figure, read_attention, training_curves
 from c2fsum.reports.tables import COLUMNS, ENTROPY_COLUMNS, markdown_table, table_cells
 from c2fsum.utils.io import atomic_write_text
 
@@ -392,16 +392,8 @@ def build_report(
         else:
             out = figures / f"attention-{s.key}.png"
             try:
-                heatmap_for_document(
-                    s.run_dir,
-                    data_dir,
-                    doc_for_heatmap,
-                    out,
-                    split=split,
-                    beam=settings.get("beam"),
-                    device=settings.get("device", "cpu"),
-                    max_words=max_words,
-                )
+                assert s.eval_dir is not None
+                attention_figure(read_attention(s.eval_dir, doc_for_heatmap), out)
                 entry["path"] = out
             except (ValueError, FileNotFoundError, RuntimeError) as e:
                 entry["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"

@@ -30,15 +30,11 @@ import torch
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from safetensors.torch import save_file
 
-from c2fsum.decoding.lengths import LENGTHS_FILE
+from c2fsum.data.lengths import LENGTHS_FILE
+from c2fsum.errors import CheckpointError
 from c2fsum.evaluation.significance import bootstrap_mean
-from c2fsum.training.checkpoint import (
-    STORED_DTYPES,
-    CheckpointError,
-    _write_manifest,
-    load_checkpoint,
-    read_json,
-)
+from c2fsum.models.checkpoint import STORED_DTYPES, load_checkpoint, read_json
+from c2fsum.training.checkpoint import _write_manifest
 from c2fsum.utils.io import atomic_directory
 
 log = logging.getLogger(__name__)
@@ -47,7 +43,7 @@ EXPORT_FORMAT = "c2fsum-export"
 MAX_MB = 25.0
 """Default bound on an exported folder's size, in MB (10^6 bytes): what a shipped model may weigh."""
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-CI_METRICS = ("rouge1", "rouge2", "rougeL")
+CI_METRICS = ("rouge1", "rouge2", "rougeL", "rouge1_concat", "rouge2_concat", "rougeL_concat")
 
 
 def _c2fsum_version() -> str:
@@ -264,7 +260,7 @@ def model_card(
     command: str | None,
 ) -> str:
     """The model card (Markdown) from the facts the export has (see ``templates/model_card.md.j2``)."""
-    from c2fsum.training.registry import SHIPPED
+    from c2fsum.models.registry import SHIPPED
 
     shipped = SHIPPED.get(name)
     env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, keep_trailing_newline=True)

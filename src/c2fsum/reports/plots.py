@@ -2,8 +2,9 @@
 
 * :func:`attention_heatmap` -- the thesis's Figures 6.5-6.12: one row per chunk of the source
   (labelled with its text), one column per summary word, the shade is the chunk's attention.
-* :func:`heatmap_for_document` -- the same for one document of a prepared split, decoded by a
-  trained run.
+* :func:`attention_figure` -- the same for one decoded document, from its
+  :func:`c2fsum.pipeline.chunk_attention` record (``attention.jsonl`` of ``c2fsum evaluate``, or
+  what ``c2fsum plot attention`` decodes); :func:`read_attention` finds a record on disk.
 * :func:`training_curves` -- the thesis's Figure 6.1: training and validation perplexity of
   several runs, read from their ``metrics.jsonl``.
 
@@ -18,17 +19,18 @@ import json
 import logging
 import math
 import textwrap
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import torch
 from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import LogFormatter
 
-from c2fsum.metrics.entropy import attention_entropy, chunk_distribution
+from c2fsum.metrics.entropy import attention_entropy
 
 log = logging.getLogger(__name__)
 
@@ -136,76 +138,46 @@ def chunk_labels_from_words(words: list[str], chunk_len: int, n_chunks: int | No
     return [f"[{i}] " + (" ".join(r) if r else "(padding)") for i, r in enumerate(rows)]
 
 
-def _find_document(path: Path, doc_id: str) -> dict:
-    from c2fsum.data.prepare import read_prepared
-
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such split (run `c2fsum prepare` first)")
-    seen: list[str] = []
-    for doc in read_prepared(path):
-        if str(doc.get("id")) == doc_id:
-            return doc
-        seen.append(str(doc.get("id")))
-    hint = f"; first ids: {', '.join(seen[:3])}" if seen else ""
-    raise ValueError(f"{path}: no document with id {doc_id!r} ({len(seen)} documents read{hint})")
+ATTENTION_FILE = "attention.jsonl"
+"""The file of ``c2fsum evaluate`` that holds the chunk attention of its first documents."""
 
 
-def heatmap_for_document(
-    run_dir: str | Path,
-    data_dir: str | Path,
-    doc_id: str,
-    out_path: str | Path,
-    *,
-    split: str = "test",
-    beam: int | None = None,
-    device: str = "cpu",
-    max_words: int | None = None,
-) -> Path:
-    """Decode document ``doc_id`` of ``{data_dir}/{split}.jsonl`` with the run's best checkpoint
-    and write its chunk-attention heatmap (:func:`attention_heatmap`) to ``out_path``.
+def read_attention(eval_dir: str | Path, doc_id: str) -> dict:
+    """The chunk-attention record of document ``doc_id`` in ``{eval_dir}/attention.jsonl``.
 
-    The model reads the grid it was trained on (``max_words`` None), or, as ``c2fsum evaluate
-    --max-words`` does, the first ``max_words`` words in as many chunks as they need (0: all).
-
-    The rows are the grid's chunks (``config.data.chunk_len`` words each), the columns the
-    generated words and ``</s>``; the title gives the mean coarse-attention entropy.
+    FileNotFoundError when the file is missing; ValueError naming the file and the ids it holds
+    when the document is not among them.
     """
-    from c2fsum.data.batching import encode_example
-    from c2fsum.data.grid import inference_grid
-    from c2fsum.decoding.documents import decode_examples
-    from c2fsum.training.checkpoint import load_checkpoint
+    path = Path(eval_dir) / ATTENTION_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: missing (written by `c2fsum evaluate`)")
+    ids = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            if str(record.get("id")) == str(doc_id):
+                return record
+            ids.append(str(record.get("id")))
+    raise ValueError(f"{path}: no attention of document {doc_id!r} (it holds {', '.join(ids) or 'none'})")
 
-    loaded = load_checkpoint(run_dir, device=device)
-    cfg = loaded.config
-    if max_words is not None:
-        cfg = replace(cfg, data=inference_grid(cfg.data, max_words))
-    doc = _find_document(Path(data_dir) / f"{split}.jsonl", str(doc_id))
-    example = encode_example(
-        doc,
-        loaded.vocab,
-        chunks=cfg.data.chunks,
-        chunk_len=cfg.data.chunk_len,
-        max_tgt_len=cfg.data.max_tgt_len,
-        chunking=cfg.data.chunking,
-        max_words=cfg.data.max_words,
-    )
-    if not example.words:
-        raise ValueError(f"{Path(data_dir) / f'{split}.jsonl'}: document {doc_id!r} has no source words")
-    (decoded,) = decode_examples(loaded.model, loaded.vocab, [example], cfg, device=device, beam=beam)
-    hyp = decoded.hypothesis
-    dist = chunk_distribution(hyp.attn, hyp.coarse)  # (T, M)
-    n_rows = min(math.ceil(len(example.words) / cfg.data.chunk_len), dist.size(1))
-    dist = dist[:, :n_rows]
-    words = list(decoded.words) + (["</s>"] if hyp.eos else [])
-    words = words[: dist.size(0)]
-    labels = chunk_labels_from_words(example.words, cfg.data.chunk_len, n_rows)
-    entropy = float(attention_entropy(dist).mean()) if dist.size(0) else float("nan")
-    kind = "coarse attention" if hyp.coarse is not None else "word attention summed per chunk"
+
+def attention_figure(record: dict, out_path: str | Path) -> Path:
+    """Draw the heatmap (:func:`attention_heatmap`) of one :func:`c2fsum.pipeline.chunk_attention` record.
+
+    The rows are the document's chunks (``record["chunk_len"]`` words each), the columns the
+    generated words and ``</s>``; the title gives the mean entropy of the chunk attention.
+    """
+    dist = np.asarray(record["attention"], dtype=np.float64)  # (T, M')
+    if dist.ndim != 2 or dist.size == 0:
+        raise ValueError(f"document {record.get('id')!r}: no attention to draw (shape {dist.shape})")
+    n_rows = dist.shape[1]
+    labels = chunk_labels_from_words(record["source"], record["chunk_len"], n_rows)
+    entropy = float(attention_entropy(torch.from_numpy(dist)).mean())
     title = (
-        f"{cfg.name or cfg.model.family} | doc {doc_id} | {kind} | "
+        f"{record.get('model') or 'model'} | doc {record['id']} | {record.get('kind', 'attention')} | "
         f"entropy {entropy:.2f} nats (uniform {math.log(n_rows):.2f})"
     )
-    return attention_heatmap(dist, labels, words, out_path, title=title)
+    return attention_heatmap(dist, labels, record["words"], out_path, title=title)
 
 
 # -- training curves -------------------------------------------------------------------------
@@ -372,14 +344,14 @@ def reading_figure(
     readings = [read_reading(d) for d in eval_dirs]
     fig = _figure(10.0, 4.2)
     left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
-    edges = np.linspace(0.0, 1.0, bins + 1)
+    edges = np.linspace(0.0, 1.0, bins + 1).tolist()
     for r, label in zip(readings, labels, strict=True):
         weights = np.full(len(r.positions), 1.0 / max(len(r.positions), 1))
         left.hist(r.positions, bins=edges, weights=weights, histtype="step", linewidth=1.8, label=_plain(label))
         mean = float(np.mean(r.fine_fractions))
         right.hist(
             r.fine_fractions,
-            bins=np.linspace(0.0, 1.0, 21),
+            bins=np.linspace(0.0, 1.0, 21).tolist(),
             histtype="step",
             linewidth=1.8,
             label=_plain(f"{label} (mean {mean:.2f})"),

@@ -25,7 +25,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 
-from c2fsum.decoding.lengths import FALLBACK_MIN_LEN
+from c2fsum.data.lengths import FALLBACK_MIN_LEN
 from c2fsum.pipeline import Pipeline, Summary
 from c2fsum.serving.batcher import Batcher, DecodeOptions, QueueFullError, RequestTimeoutError
 from c2fsum.serving.limits import BodySizeLimit

@@ -1,75 +1,29 @@
-"""Checkpoints that never unpickle code.
+"""Writing checkpoints, and restoring the training state they hold (optimizer, random generators).
 
-A checkpoint is a directory::
-
-    model.safetensors      the model's weights
-    config.json            the resolved Config (rebuilds the model)
-    vocab.txt              the vocabulary
-    trainer.json           step, epoch, position in the epoch, learning-rate schedule, best score
-    optimizer.safetensors  the optimizer's tensor state (e.g. momentum buffers); may be empty
-    rng.safetensors        torch CPU (and CUDA) generator states
-    rng.json               Python and NumPy generator states
-    lengths.json           the training targets' lengths and the default ``min_len`` they give
-                           (:mod:`c2fsum.decoding.lengths`; absent in checkpoints written before it)
-    manifest.json          format name and version, size and SHA-256 of every other file (written last)
-
-A checkpoint exported for shipping (:mod:`c2fsum.reports.export`) has only the model's files
-(weights, config, vocabulary), ``export.json`` (where it came from, the dtype its weights are
-stored in) and a model card ``README.md``; weights stored as float16 load back as float32.
-
-Directories are written under a temporary name and swapped in whole
-(:func:`c2fsum.utils.io.atomic_directory`), so a crash never leaves half a checkpoint.
-
-Loading never unpickles: weights and tensor state are safetensors (a JSON header and raw
-bytes), everything else is JSON or text. Before anything is used, :func:`verify_checkpoint`
-checks the manifest (format version, every file present, not truncated, not altered) and
-:func:`load_weights` checks every tensor's name, shape and dtype against the model that
-``config.json`` and ``vocab.txt`` describe; each fault is a :class:`CheckpointError` that
-names the file and the problem.
+The layout of a checkpoint directory, its manifest and how it is read back into a model:
+:mod:`c2fsum.models.checkpoint`. Directories are written under a temporary name and swapped in
+whole (:func:`c2fsum.utils.io.atomic_directory`), so a crash never leaves half a checkpoint.
 """
 
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
-import logging
 import random
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from safetensors import SafetensorError
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 
-from c2fsum.config import Config, config_from_json
-from c2fsum.data.vocab import Vocab, VocabError
-from c2fsum.decoding.lengths import FALLBACK_MIN_LEN, LENGTHS_FILE
-from c2fsum.models import Summarizer, build_model
-from c2fsum.utils.io import atomic_directory, atomic_write_text, existing_checkpoint_dir
-
-log = logging.getLogger(__name__)
-
-FORMAT = "c2fsum-checkpoint"
-FORMAT_VERSION = 1
-"""Bump when the layout of a checkpoint changes; loaders refuse other versions by name."""
-
-
-class CheckpointError(RuntimeError):
-    """A run directory or checkpoint is missing a file, is damaged, or does not match its config."""
-
-
-@dataclass
-class Loaded:
-    model: Summarizer
-    config: Config
-    """With ``decode.min_len`` resolved to a number (:func:`resolve_min_len`)."""
-    vocab: Vocab
-    path: Path
-    lengths: dict | None = None
-    """The checkpoint's ``lengths.json`` (training target lengths), None when it has none."""
+from c2fsum.config import Config
+from c2fsum.data.lengths import LENGTHS_FILE
+from c2fsum.data.vocab import Vocab
+from c2fsum.errors import CheckpointError
+from c2fsum.models.checkpoint import FORMAT, FORMAT_VERSION, read_json, read_tensors, sha256_file
+from c2fsum.utils.io import atomic_directory
 
 
 def _state_dict(model: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -110,7 +64,7 @@ def save_checkpoint(
 ) -> Path:
     """Write a complete checkpoint directory atomically; returns its path.
 
-    ``lengths``: :func:`c2fsum.decoding.lengths.target_length_facts` of the training targets,
+    ``lengths``: :func:`c2fsum.data.lengths.target_length_facts` of the training targets,
     written as ``lengths.json`` (it gives the model's default ``min_len``).
 
     A write that fails (disk full, read-only or unwritable directory) raises :class:`CheckpointError`
@@ -177,147 +131,15 @@ def _save_checkpoint(
         _write_manifest(tmp)
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _write_manifest(folder: Path) -> None:
     files = {
-        p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)}
+        p.name: {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
         for p in sorted(folder.iterdir())
         if p.is_file() and p.name != "manifest.json"
     }
     (folder / "manifest.json").write_text(
         json.dumps({"format": FORMAT, "version": FORMAT_VERSION, "files": files}, indent=2), encoding="utf-8"
     )
-
-
-def verify_checkpoint(path: str | Path) -> dict | None:
-    """Check a checkpoint directory against its ``manifest.json``; returns the manifest.
-
-    Raises :class:`CheckpointError` for another format or version, a missing file, a file of the
-    wrong size (truncated or extended) or with another SHA-256 (altered). A directory without a
-    manifest (written before format version 1) is accepted with a warning and returns None; its
-    files are still checked structurally when read.
-    """
-    path = Path(path)
-    mpath = path / "manifest.json"
-    if not mpath.exists():
-        log.warning(
-            "%s: no manifest.json (checkpoint written before format version %d): file integrity cannot be checked",
-            path,
-            FORMAT_VERSION,
-        )
-        return None
-    try:
-        manifest = json.loads(mpath.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CheckpointError(f"{mpath}: unreadable manifest ({e})") from e
-    if (
-        not isinstance(manifest, dict)
-        or manifest.get("format") != FORMAT
-        or not isinstance(manifest.get("files"), dict)
-    ):
-        raise CheckpointError(f"{mpath}: not a c2fsum checkpoint manifest (expected format {FORMAT!r})")
-    if manifest.get("version") != FORMAT_VERSION:
-        raise CheckpointError(
-            f"{mpath}: checkpoint format version {manifest.get('version')!r}, this c2fsum "
-            f"reads version {FORMAT_VERSION} (re-save it with the c2fsum that wrote it)"
-        )
-    for name, meta in manifest["files"].items():
-        f = path / name
-        if not f.is_file():
-            raise CheckpointError(f"{f}: missing (listed in manifest.json)")
-        size = f.stat().st_size
-        if size != meta.get("bytes"):
-            what = "truncated" if size < meta.get("bytes", 0) else "has extra bytes"
-            raise CheckpointError(f"{f}: {what}: {size} bytes, manifest.json says {meta.get('bytes')}")
-        if _sha256(f) != meta.get("sha256"):
-            raise CheckpointError(f"{f}: content altered (SHA-256 differs from manifest.json)")
-    return manifest
-
-
-def read_tensors(path: str | Path) -> dict[str, torch.Tensor]:
-    """All tensors of a safetensors file (never unpickles); a damaged file is a :class:`CheckpointError`."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"{path}: missing")
-    try:
-        return load_file(str(path))
-    except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        with open(path, "rb") as f:
-            head = f.read(2)
-        if head[:1] == b"\x80" or head == b"PK":  # pickle protocol 2+ / torch.save zip archive
-            raise CheckpointError(
-                f"{path}: a pickle or torch.save file, not safetensors; c2fsum never unpickles (it could run code)"
-            ) from e
-        raise CheckpointError(f"{path}: not a readable safetensors file ({e})") from e
-
-
-def load_weights(
-    model: torch.nn.Module,
-    path: str | Path,
-    *,
-    vocab_size: int | None = None,
-    stored_dtype: torch.dtype | None = None,
-) -> None:
-    """Load ``model.safetensors`` at ``path`` into ``model`` after checking every tensor.
-
-    Names, shapes and dtypes must equal the model's exactly, and float tensors must be finite;
-    otherwise a :class:`CheckpointError` names the first offending tensor (and the vocabulary
-    size when that explains a shape mismatch). ``stored_dtype`` (declared by an exported
-    checkpoint's ``export.json``, e.g. float16) is accepted for the model's floating-point
-    tensors and converted to the model's dtype.
-    """
-    path = Path(path)
-    weights = read_tensors(path)
-    own = model.state_dict()
-    missing = sorted(set(own) - set(weights))
-    if missing:
-        raise CheckpointError(
-            f"{path}: missing tensor(s) {missing[:3]} that the model of config.json needs ({len(missing)} in all)"
-        )
-    unexpected = sorted(set(weights) - set(own))
-    if unexpected:
-        raise CheckpointError(
-            f"{path}: unexpected tensor(s) {unexpected[:3]} that the model of config.json "
-            f"does not have ({len(unexpected)} in all)"
-        )
-    for k, want in own.items():
-        got = weights[k]
-        if tuple(got.shape) != tuple(want.shape):
-            hint = ""
-            if vocab_size is not None and vocab_size in tuple(want.shape):
-                hint = (
-                    f"; the vocabulary (vocab.txt, {vocab_size} entries) does not match the weights "
-                    f"(wrong vocabulary size)"
-                )
-            raise CheckpointError(
-                f"{path}: tensor {k!r} has shape {list(got.shape)}, the model of config.json "
-                f"expects {list(want.shape)}{hint}"
-            )
-        if stored_dtype is not None and got.dtype == stored_dtype and want.is_floating_point():
-            got = weights[k] = got.to(want.dtype)
-        if got.dtype != want.dtype:
-            raise CheckpointError(f"{path}: tensor {k!r} has dtype {got.dtype}, expected {want.dtype}")
-        if got.is_floating_point() and not bool(torch.isfinite(got).all()):
-            raise CheckpointError(f"{path}: tensor {k!r} holds NaN or Inf values")
-    model.load_state_dict(weights)
-
-
-def read_json(path: str | Path) -> Any:
-    """A JSON file of a checkpoint; a missing or damaged file is a :class:`CheckpointError`."""
-    path = Path(path)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as e:
-        raise CheckpointError(f"{path}: missing") from e
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CheckpointError(f"{path}: unreadable JSON ({e})") from e
 
 
 def _py_state_to_json(state: tuple) -> list:
@@ -353,105 +175,3 @@ def restore_optimizer(path: str | Path, optimizer: torch.optim.Optimizer, state:
     for pid, sc in meta["scalars"].items():
         per_param.setdefault(int(pid), {}).update(sc)
     optimizer.load_state_dict({"state": per_param, "param_groups": meta["param_groups"]})
-
-
-def resolve_checkpoint(run_or_ckpt: str | Path, which: str = "best") -> Path:
-    """A checkpoint directory from a model name (:func:`c2fsum.training.registry.resolve_model`: a shipped
-    model, a run directory (``best``, falling back to ``last``), a checkpoint directory, or a
-    Hugging Face hub repository id)."""
-    from c2fsum.training.registry import resolve_model  # imports this module
-
-    p = resolve_model(run_or_ckpt)
-    if (p / "model.safetensors").exists():
-        return p
-    order = [which, "last" if which == "best" else "best"]
-    for name in order:
-        d = existing_checkpoint_dir(p / name)
-        if d is not None and (d / "model.safetensors").exists():
-            return d
-    raise CheckpointError(f"{p}: no checkpoint found (expected {p}/best or {p}/last with model.safetensors)")
-
-
-def read_lengths(path: str | Path) -> dict | None:
-    """The ``lengths.json`` of a checkpoint directory, None when it has none.
-
-    A file that is not a JSON object with a non-negative integer ``min_len`` is a :class:`CheckpointError`.
-    """
-    f = Path(path) / LENGTHS_FILE
-    if not f.exists():
-        return None
-    facts = read_json(f)
-    if not isinstance(facts, dict) or type(facts.get("min_len")) is not int or facts["min_len"] < 0:
-        raise CheckpointError(f"{f}: expected a JSON object with a non-negative integer 'min_len'")
-    return facts
-
-
-def resolve_min_len(config: Config, lengths: dict | None, where: str | Path = "checkpoint") -> Config:
-    """``config`` with ``decode.min_len`` a number: the config's own, else the recorded default.
-
-    ``None`` becomes ``lengths["min_len"]``, or :data:`~c2fsum.decoding.lengths.FALLBACK_MIN_LEN`
-    without ``lengths``. A checkpoint without ``lengths.json`` was written when 0 was the only
-    default (which made barely trained models write empty summaries): its 0 also becomes the
-    fallback. Pass ``min_len=0`` when decoding to allow empty summaries.
-    """
-    dc = config.decode
-    if dc.min_len is not None and not (lengths is None and dc.min_len == 0):
-        return config
-    if lengths is not None:
-        value = int(lengths["min_len"])
-    else:
-        value = FALLBACK_MIN_LEN
-        log.info("%s: no %s (older checkpoint): default decode.min_len %d", where, LENGTHS_FILE, value)
-    return replace(config, decode=replace(dc, min_len=value))
-
-
-STORED_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
-"""Dtypes an exported checkpoint may store its floating-point weights in (``export.json``)."""
-
-
-def _stored_dtype(path: Path) -> torch.dtype | None:
-    """The weights' storage dtype that ``export.json`` declares (None without the file)."""
-    if not (path / "export.json").exists():
-        return None
-    meta = read_json(path / "export.json")
-    name = meta.get("weights_dtype", "float32") if isinstance(meta, dict) else None
-    if name not in STORED_DTYPES:
-        raise CheckpointError(
-            f"{path / 'export.json'}: weights_dtype {name!r}, expected one of {', '.join(STORED_DTYPES)}"
-        )
-    return STORED_DTYPES[name]
-
-
-def load_checkpoint(run_or_ckpt: str | Path, *, which: str = "best", device: str | torch.device = "cpu") -> Loaded:
-    """Rebuild a model from a checkpoint's config, weights and vocabulary (no pickle involved).
-
-    ``run_or_ckpt`` is any model name :func:`resolve_checkpoint` accepts (shipped name, directory,
-    hub repository id).
-
-    Every file is verified first (:func:`verify_checkpoint`, :func:`load_weights`); a damaged or
-    mismatched checkpoint raises :class:`CheckpointError` naming the file and the problem.
-    """
-    path = resolve_checkpoint(run_or_ckpt, which)
-    verify_checkpoint(path)
-    for name in ("config.json", "vocab.txt"):
-        if not (path / name).exists():
-            raise CheckpointError(f"{path}: missing {name}")
-    try:
-        config = config_from_json((path / "config.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as e:  # ConfigError and JSONDecodeError are ValueErrors
-        raise CheckpointError(f"{path / 'config.json'}: {str(e).splitlines()[0] if str(e) else e!r}") from e
-    try:
-        vocab = Vocab.load(path / "vocab.txt")
-    except VocabError as e:
-        raise CheckpointError(f"{path / 'vocab.txt'}: {e}") from e
-    lengths = read_lengths(path)
-    config = resolve_min_len(config, lengths, path)
-    model = build_model(config.model, len(vocab), config.data.chunks)
-    load_weights(model, path / "model.safetensors", vocab_size=len(vocab), stored_dtype=_stored_dtype(path))
-    model.to(device)
-    model.eval()
-    return Loaded(model=model, config=config, vocab=vocab, path=path, lengths=lengths)
-
-
-def write_json(path: str | Path, obj: Any) -> None:
-    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")

@@ -31,34 +31,23 @@ from tqdm.auto import tqdm
 
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, bucketed_batches, collate, encode_example, shard_batch
+from c2fsum.data.lengths import target_length_facts
 from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import Vocab
-from c2fsum.decoding.lengths import target_length_facts
+from c2fsum.errors import TrainingError
 from c2fsum.losses.checks import NonFiniteError, require_finite
 from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, reinforce_loss
 from c2fsum.losses.self_critical import mixed_loss, self_critical_loss
 from c2fsum.models import Summarizer, build_model
-from c2fsum.training.checkpoint import (
-    load_weights,
-    read_json,
-    read_tensors,
-    restore_optimizer,
-    restore_rng,
-    save_checkpoint,
-    verify_checkpoint,
-    write_json,
-)
+from c2fsum.models.checkpoint import load_weights, read_json, read_tensors, resolve_checkpoint, verify_checkpoint
+from c2fsum.training.checkpoint import restore_optimizer, restore_rng, save_checkpoint
 from c2fsum.training.distributed import DistributedError, rank_seed, rng_state, set_rng_state, sync_return_sums
 from c2fsum.training.distributed import setup as setup_distributed
 from c2fsum.training.distributed import wrap as wrap_distributed
-from c2fsum.utils.io import append_jsonl, atomic_write_text, existing_checkpoint_dir
+from c2fsum.utils.io import append_jsonl, atomic_write_text, existing_checkpoint_dir, write_json
 from c2fsum.utils.malloc import keep_freed_memory, largest_parameter_bytes
 
 log = logging.getLogger(__name__)
-
-
-class TrainingError(RuntimeError):
-    """Training cannot start: missing data, empty splits, or an unusable run directory."""
 
 
 @dataclass
@@ -231,7 +220,7 @@ class Trainer:
         # recorded in every checkpoint: the model's default decode.min_len comes from these
         self.target_lengths = target_length_facts([len(e.tgt) for e in self.train_ex])
         if cfg.train.best_metric == "rougeL" and self.validate_fn is None:
-            from c2fsum.training.validation import rouge_validation
+            from c2fsum.evaluation.validation import rouge_validation
 
             self.validate_fn = rouge_validation(cfg, self.vocab)
         torch.manual_seed(cfg.train.seed)
@@ -316,8 +305,6 @@ class Trainer:
 
     def _init_from(self, path: str) -> None:
         """Copy the weights of another run (same architecture), e.g. an ML-trained model for RL."""
-        from c2fsum.training.checkpoint import resolve_checkpoint
-
         ckpt = resolve_checkpoint(path)
         verify_checkpoint(ckpt)
         weights = read_tensors(ckpt / "model.safetensors")

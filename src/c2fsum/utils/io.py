@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Iterable
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
@@ -75,3 +76,8 @@ def existing_checkpoint_dir(path: str | Path) -> Path | None:
         return path
     old = path.with_name(path.name + ".old")
     return old if old.exists() else None
+
+
+def write_json(path: str | Path, obj: Any) -> None:
+    """Write ``obj`` as indented JSON with sorted keys (and a final newline), atomically."""
+    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
