@@ -312,9 +312,9 @@ def _byline(kind: str, rng: random.Random) -> str:
 
 
 def document(rng: random.Random, byline: str = "") -> dict[str, str]:
-    """One raw document: an article of 8 to 60 sentences and 3 or 4 highlights drawn from it."""
+    """One raw document: an article of 8 to 40 sentences and 3 or 4 highlights drawn from it."""
     story = Story(rng)
-    n = min(60, max(8, round(rng.lognormvariate(3.25, 0.55))))
+    n = min(40, max(8, round(rng.lognormvariate(3.25, 0.55))))
     sents = [story.sentence() for _ in range(n)]
     article = _byline(byline, rng) + " ".join(s for s, _ in sents)
     usable = [j for j, (_, short) in enumerate(sents) if short is not None]
