@@ -16,9 +16,9 @@ has a long tail as real news does: about 3,200 word types in the 40 training doc
 tests' vocabulary caps (500 to 3,000 words) leave <unk>s. Its 3 or 4 highlights are short
 versions (the trailing clause cut) of sentences of its own article, most of them from the first
 third, one in four without its final full stop (as some in the real data), so a model can learn
-to copy and compress. Articles run from about 150 to 1,500 words (a few over 400, as the
-400-word cut must matter); some open with a CNN/DM byline (``By . Name . PUBLISHED: ...``) or a
-``(CNN) --`` dateline.
+to copy and compress. Articles run from about 170 to 1,000 words (under 6,000 characters; many
+over 400, as the 400-word cut must matter); two in five open with a ``(CNN) --`` dateline and one
+in five with a Daily Mail byline (``By . Name . PUBLISHED: ...``).
 """
 
 from __future__ import annotations
