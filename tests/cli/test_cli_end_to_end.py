@@ -1,4 +1,4 @@
-"""The command line end to end on about 50 real CNN/DailyMail documents."""
+"""The command line end to end on 50 documents of the committed corpus (tests/data/corpus)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,12 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from c2fsum.cli.main import main
 from shared_data import write_raw_folder
 
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "train.batch_size=8",
+    *tiny.SMALL,
     "data.vocab_size=3000",
     "train.log_every=2",
 ]
@@ -56,53 +53,15 @@ def test_prepare_writes_splits_vocab_and_stats(e2e):
 def test_train_evaluate_summarize(e2e, preset, capsys):
     run = e2e / "runs" / preset
     cfg = Path(__file__).resolve().parents[2] / "configs" / f"{preset}.yaml"
-    assert (
-        main(
-            [
-                "-q",
-                "train",
-                "--config",
-                str(cfg),
-                "--data",
-                str(e2e / "data"),
-                "--out",
-                str(run),
-                "--max-steps",
-                "3",
-                "--set",
-                *TINY,
-                "data.val_holdout=0",
-            ]
-        )
-        == 0
-    )
+    sets = [*TINY, "data.val_holdout=0"]
+    assert main(tiny.train_argv(cfg, e2e / "data", run, 3, sets)) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["steps"] == 3 and summary["stop"] == "max_steps"
     assert (run / "best" / "model.safetensors").exists() and (run / "config.json").exists()
     rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert any(r["split"] == "val" for r in rows) and any(r["split"] == "train" for r in rows)
     # resume for two more steps
-    assert (
-        main(
-            [
-                "-q",
-                "train",
-                "--config",
-                str(cfg),
-                "--data",
-                str(e2e / "data"),
-                "--out",
-                str(run),
-                "--max-steps",
-                "5",
-                "--resume",
-                "--set",
-                *TINY,
-                "data.val_holdout=0",
-            ]
-        )
-        == 0
-    )
+    assert main(tiny.train_argv(cfg, e2e / "data", run, 5, sets, "--resume")) == 0
     assert json.loads(capsys.readouterr().out)["steps"] == 5
 
     out = e2e / "eval" / preset

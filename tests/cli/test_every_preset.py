@@ -6,19 +6,11 @@ from pathlib import Path
 import pytest
 import torch
 
+import tiny
 from c2fsum.cli.main import main
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
-SHRINK = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.chunk_filters=8",
-    "data.vocab_size=2000",
-    "train.batch_size=8",
-    "data.val_holdout=0",
-    "data.max_tgt_len=10",
-    "train.eval_every=0",
-]
+SHRINK = tiny.SHRINK
 
 
 def test_there_is_a_preset_for_every_row_of_table_6_1():
@@ -48,25 +40,7 @@ def test_there_is_a_preset_for_every_row_of_table_6_1():
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
 def test_preset_trains_and_evaluates(config, prepared_small, tmp_path, capsys):
     run, out = tmp_path / "run", tmp_path / "eval"
-    assert (
-        main(
-            [
-                "-q",
-                "train",
-                "--config",
-                str(config),
-                "--data",
-                str(prepared_small),
-                "--out",
-                str(run),
-                "--max-steps",
-                "2",
-                "--set",
-                *SHRINK,
-            ]
-        )
-        == 0
-    )
+    assert main(tiny.train_argv(config, prepared_small, run, 2, SHRINK)) == 0
     assert json.loads(capsys.readouterr().out)["steps"] == 2
     assert (
         main(

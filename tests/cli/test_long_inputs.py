@@ -7,14 +7,11 @@ from pathlib import Path
 
 import pytest
 
+import tiny
 from c2fsum.cli.main import main
 
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "train.batch_size=8",
+    *tiny.SMALL,
     "data.vocab_size=3000",
     "data.val_holdout=0",
     "model.chunk_filters=16",
@@ -25,25 +22,7 @@ TINY = [
 def run3(prepared_small, tmp_path_factory):
     run = tmp_path_factory.mktemp("long") / "model3"
     cfg = Path(__file__).resolve().parents[2] / "configs" / "model3-cpu.yaml"
-    assert (
-        main(
-            [
-                "-q",
-                "train",
-                "--config",
-                str(cfg),
-                "--data",
-                str(prepared_small),
-                "--out",
-                str(run),
-                "--max-steps",
-                "2",
-                "--set",
-                *TINY,
-            ]
-        )
-        == 0
-    )
+    assert main(tiny.train_argv(cfg, prepared_small, run, 2, TINY)) == 0
     return run
 
 
@@ -81,7 +60,7 @@ def test_evaluate_max_words_reproduces_the_trained_grid_and_default_reads_everyt
     bounded = model.decode(examples, beam=2)
     cut_preds = [json.loads(x)["candidate"] for x in (cut / "predictions.jsonl").read_text().splitlines()]
     assert cut_preds == [d.text for d in bounded]
-    # without --max-words the model reads whole articles (CNN/DM articles are longer than 80 words)
+    # without --max-words the model reads whole articles (the corpus articles are longer than 80 words)
     long_examples = model.encode_documents(docs)
     assert all(len(e.words) > 80 for e in long_examples)
 

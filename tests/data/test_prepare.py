@@ -6,7 +6,6 @@ import gzip
 import itertools
 import json
 import logging
-import os
 from pathlib import Path
 
 import pytest
@@ -14,9 +13,9 @@ import pytest
 from c2fsum.data.prepare import format_stats_table, prepare, process_document, read_prepared
 from c2fsum.data.readers import DataError, RawDocument, url_to_id
 from c2fsum.data.vocab import EOS, Vocab
+from shared_data import CNNDM, need_real
 
-CNNDM = Path(os.environ.get("C2FSUM_CNNDM", "/work/shared/data/cnndm"))
-needs_cnndm = pytest.mark.skipif(not (CNNDM / "train.jsonl.gz").exists(), reason=f"no CNN/DM data in {CNNDM}")
+needs_cnndm = pytest.mark.real_data(CNNDM / "stories")
 
 
 def write_lines(path: Path, lines: list) -> Path:
@@ -187,8 +186,7 @@ def test_read_prepared_missing_file(tmp_path):
 @pytest.fixture(scope="module")
 def real_inputs(tmp_path_factory) -> Path:
     """About 50 real CNN/DM documents: 32 train, 10 val, 8 test (first lines of each file)."""
-    if not (CNNDM / "train.jsonl.gz").exists():
-        pytest.skip(f"no CNN/DM data in {CNNDM}")
+    need_real(CNNDM / "train.jsonl.gz")
     folder = tmp_path_factory.mktemp("cnndm50")
     for split, n in (("train", 32), ("val", 10), ("test", 8)):
         with gzip.open(CNNDM / f"{split}.jsonl.gz", "rb") as f:
@@ -196,6 +194,7 @@ def real_inputs(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.real_data
 def test_real_documents_same_output_with_one_and_two_workers(real_inputs, tmp_path, capsys):
     one = prepare(real_inputs, tmp_path / "w1", workers=1, progress=False)
     two = prepare(real_inputs, tmp_path / "w2", workers=2, progress=True, chunk_size=3)
@@ -213,6 +212,7 @@ def test_real_documents_same_output_with_one_and_two_workers(real_inputs, tmp_pa
         assert all(t == t.lower() and not any(c.isdigit() for c in t) for s in d["src"] for t in s)
 
 
+@pytest.mark.real_data
 def test_hf_json_builder_gives_the_same_output(real_inputs, tmp_path, monkeypatch):
     pytest.importorskip("datasets")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")

@@ -7,7 +7,6 @@ import gzip
 import hashlib
 import json
 import logging
-import os
 from pathlib import Path
 
 import pytest
@@ -28,9 +27,9 @@ from c2fsum.data.readers import (
     split_of_name,
     url_to_id,
 )
+from shared_data import CNNDM
 
-CNNDM = Path(os.environ.get("C2FSUM_CNNDM", "/work/shared/data/cnndm"))
-needs_cnndm = pytest.mark.skipif(not (CNNDM / "stories").is_dir(), reason=f"no CNN/DM data in {CNNDM}")
+needs_cnndm = pytest.mark.real_data(CNNDM / "stories")
 
 STORY = """(CNN) -- First paragraph.
 

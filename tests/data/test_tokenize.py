@@ -5,8 +5,6 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
-import os
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,9 +19,9 @@ from c2fsum.data.tokenize import (
     tokenize_words,
 )
 from c2fsum.data.vocab import EOS
+from shared_data import CNNDM
 
-CNNDM = Path(os.environ.get("C2FSUM_CNNDM", "/work/shared/data/cnndm"))
-needs_cnndm = pytest.mark.skipif(not (CNNDM / "train.jsonl.gz").exists(), reason=f"no CNN/DM data in {CNNDM}")
+needs_cnndm = pytest.mark.real_data(CNNDM / "train.jsonl.gz", CNNDM / "manifest.jsonl.gz")
 
 
 def flat(sentences: list[list[str]], *, keep_eos: bool = False) -> str:

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import c2fsum.data.tokenize as tok
+from shared_data import DATA, need_real
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "tokenize_golden.json.gz"
@@ -41,15 +42,14 @@ def _golden_script():
 @pytest.fixture(scope="module")
 def golden():
     script = _golden_script()
-    if not (script.DATA / "pubmed" / "test.jsonl.gz").exists():
-        pytest.skip(f"no shared data in {script.DATA}")
+    need_real(DATA / "pubmed" / "test.jsonl.gz")
     return script, json.loads(gzip.decompress(GOLDEN.read_bytes()))
 
 
 def _check(golden, every: int) -> int:
     script, want = golden
     checked = 0
-    for n, (key, record) in enumerate(script.golden_documents()):
+    for n, (key, record) in enumerate(script.golden_documents(DATA)):
         if n % every:
             continue
         got = {field: script.digest(value) for field, value in script.outputs(tok, record).items()}
@@ -58,11 +58,13 @@ def _check(golden, every: int) -> int:
     return checked
 
 
+@pytest.mark.real_data(DATA / "cnndm", DATA / "longdocs", DATA / "pubmed")
 def test_golden_every_25th_document(golden):
     assert _check(golden, 25) == 143
 
 
 @pytest.mark.slow
+@pytest.mark.real_data(DATA / "cnndm", DATA / "longdocs", DATA / "pubmed")
 def test_golden_every_document(golden):
     """All 3,573 documents (about 5.4 million article words; a minute on one core)."""
     assert _check(golden, 1) == 3573 == len(golden[1])

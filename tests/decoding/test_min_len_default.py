@@ -1,6 +1,6 @@
 """No empty summary unless asked (issue 17.3): the model's default ``min_len`` from its training targets.
 
-A tiny MODEL 0 trained for 20 steps on 40 real documents puts its first choice on ``</s>``: with
+A tiny MODEL 0 trained for 20 steps on the 40 corpus documents puts its first choice on ``</s>``: with
 ``min_len=0`` it writes the empty summary. Its checkpoint records the training targets' lengths,
 and the CLI, the Python API and the HTTP server all decode with the recorded minimum by default.
 """
@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import c2fsum
+import tiny
 from c2fsum.cli.main import main
 from c2fsum.data.lengths import FALLBACK_MIN_LEN, LENGTHS_FILE, target_length_facts
 from c2fsum.models.checkpoint import load_checkpoint
@@ -24,11 +25,7 @@ from c2fsum.training.checkpoint import _write_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "train.batch_size=8",
+    *tiny.SMALL,
     "data.vocab_size=3000",
     "data.val_holdout=0",
     "train.eval_every=1000",

@@ -73,7 +73,7 @@ def test_optimal_by_brute_force_on_the_hand_case(budget):
     assert objective(p, chosen) == pytest.approx(best, abs=1e-9)
 
 
-def test_optimal_by_brute_force_on_real_articles(prepared_small):
+def test_optimal_by_brute_force_on_corpus_articles(prepared_small):
     docs = list(read_prepared(prepared_small / "test.jsonl"))[:4]
     for doc in docs:
         sents = doc["src"][:11]  # 2^11 subsets

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from safetensors.torch import load_file
 
+import tiny
 from c2fsum.cli.main import main
 from c2fsum.config import load_config
 from c2fsum.evaluation.significance import compare_systems
@@ -19,14 +20,7 @@ from c2fsum.experiments.runner import ExperimentSettings, preset_path, run_exper
 from c2fsum.training.trainer import Trainer
 
 SHRINK = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.chunk_filters=8",
-    "data.vocab_size=2000",
-    "train.batch_size=8",
-    "data.val_holdout=0",
-    "data.max_tgt_len=10",
-    "train.eval_every=0",
+    *tiny.SHRINK,
     "decode.max_len=12",
 ]
 PRESETS = ["model0-cpu", "model3-cpu"]

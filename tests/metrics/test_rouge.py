@@ -25,8 +25,8 @@ from c2fsum.metrics.rouge import (
     split_sentences,
     wordnet_exceptions,
 )
+from shared_data import CNNDM, need_real
 
-CNNDM = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cnndm"
 ALL_KEYS = METRICS + CONCAT_METRICS
 
 
@@ -43,9 +43,7 @@ needs_perl = pytest.mark.skipif(
 
 
 def _read_split(split: str, n: int | None = None) -> list[dict]:
-    path = CNNDM / f"{split}.jsonl.gz"
-    if not path.exists():
-        pytest.skip(f"{path} not found: the shared CNN/DailyMail sample is needed")
+    path = need_real(CNNDM / f"{split}.jsonl.gz")
     with gzip.open(path, "rt", encoding="utf-8") as f:
         docs = [json.loads(line) for line in f]
     return docs[:n] if n else docs
@@ -367,6 +365,7 @@ def _perl_morph_stems(words: list[str], data_dir: Path, work: Path) -> list[str]
     return proc.stdout.split("\n")[:-1]
 
 
+@pytest.mark.real_data
 def test_stemmer_matches_perl_on_every_corpus_word(rouge_cache, tmp_path):
     vocab: set[str] = set()
     for split in ("train", "val", "test"):
@@ -407,6 +406,7 @@ def agreement_docs() -> tuple[list, list, list]:
     return cands, refs, ids
 
 
+@pytest.mark.real_data
 @pytest.mark.parametrize("clean", ["none", "ptb"])
 def test_python_scores_equal_official_per_document(rouge_cache, agreement_docs, clean):
     cands, refs, ids = agreement_docs
@@ -507,6 +507,7 @@ def _perl_on_strings(preds: list[dict], data_dir: Path, work: Path) -> dict[str,
     return scores
 
 
+@pytest.mark.real_data
 def test_default_scores_equal_perl_on_predictions_jsonl(rouge_cache, first_predictions, tmp_path):
     preds = first_predictions
     cands = [p["candidate"] for p in preds]

@@ -1,26 +1,15 @@
 import pytest
 import torch
 
-from c2fsum.config import ModelConfig
-from c2fsum.models import CoarseToFine, build_model
+from c2fsum.models import CoarseToFine
 from c2fsum.modules.hierarchical import CoarseToFineAttention, sample_chunks
 from grids import grid
+from tiny import tiny_model
 
 
 def tiny(family="model2", seed=0, **kw):
-    torch.manual_seed(seed)
-    cfg = ModelConfig(
-        family=family,
-        emb_dim=8,
-        hidden=12,
-        enc_layers=1,
-        dec_layers=2,
-        dropout=0.0,
-        chunk_filters=10,
-        chunk_width=3,
-        **kw,
-    )
-    return build_model(cfg, 30, max_chunks=4).eval()
+    # unlike tiny_model's defaults: 2 decoder layers and 10 chunk filters
+    return tiny_model(family, 30, seed=seed, **{"dec_layers": 2, "chunk_filters": 10, **kw})
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,9 @@ import torch
 
 from c2fsum.config import ModelConfig
 from c2fsum.decoding.postprocess import ids_to_words
-from c2fsum.models import build_model
 from c2fsum.modules.intra import IntraDecoderAttention
 from grids import grid
+from tiny import tiny_model
 
 V = 30
 ALL = dict(
@@ -24,19 +24,7 @@ decoder (section 2.4) and a decoder fed the previous word's embedding only (sect
 
 
 def tiny(family="model0", seed=0, **kw):
-    torch.manual_seed(seed)
-    cfg = ModelConfig(
-        family=family,
-        emb_dim=8,
-        hidden=12,
-        enc_layers=1,
-        dec_layers=1,
-        dropout=0.0,
-        chunk_filters=6,
-        chunk_width=3,
-        **kw,
-    )
-    return build_model(cfg, V, max_chunks=4).eval()
+    return tiny_model(family, V, seed=seed, **kw)
 
 
 def ext_grid():

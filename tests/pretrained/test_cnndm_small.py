@@ -42,10 +42,11 @@ def test_golden_summary_through_the_api_and_the_cli(model, tmp_path, capsys):
     assert capsys.readouterr().out.strip().replace("\n", " ") == GOLDEN
 
 
+@pytest.mark.real_data
 def test_real_test_articles_get_readable_summaries(model):
     from shared_data import read_raw
 
-    docs = read_raw("test", 12)
+    docs = read_raw("test", 12, real=True)
     outs = model.summarize([d["article"] for d in docs], max_words=400)
     for d, o in zip(docs, outs, strict=True):
         words = o.text.split()

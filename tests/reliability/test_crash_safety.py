@@ -20,6 +20,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+import tiny
 from c2fsum.models.checkpoint import load_checkpoint, verify_checkpoint
 from c2fsum.utils.io import existing_checkpoint_dir
 
@@ -27,14 +28,7 @@ STEPS = 16
 # 40 training documents in batches of 8: 5 batches per epoch, so 16 steps cross three epoch ends;
 # validating and checkpointing after every step makes checkpoint writing most of the time
 CFG = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.enc_layers=1",
-    "model.dec_layers=1",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "data.max_tgt_len=20",
-    "train.batch_size=8",
+    *tiny.TINY,
     "train.seed=11",
     "data.vocab_size=500",
     "train.log_every=1",

@@ -19,25 +19,17 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file
 
+import tiny
 from c2fsum.cli.main import main
-from c2fsum.config import load_config
 from c2fsum.data.prepare import prepare
 from c2fsum.errors import CheckpointError
 from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.training import checkpoint
 from c2fsum.training.checkpoint import save_checkpoint
-from c2fsum.training.trainer import Trainer
 from c2fsum.utils.io import atomic_write_text
 
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.enc_layers=1",
-    "model.dec_layers=1",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "data.max_tgt_len=20",
-    "train.batch_size=8",
+    *tiny.TINY,
     "data.vocab_size=500",
     "decode.max_len=6",
     "decode.beam=1",
@@ -77,8 +69,7 @@ def listing(path: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def run(prepared_small, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("disk") / "run"
-    Trainer(load_config(None, TINY + ["train.max_steps=1"]), prepared_small, out, progress=False).fit()
-    return out
+    return tiny.train_tiny(prepared_small, out, TINY + ["train.max_steps=1"])
 
 
 def test_disk_full_while_saving_a_checkpoint_keeps_the_previous_one(run, tmp_path):

@@ -18,20 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import c2fsum
+import tiny
 from c2fsum.cli.main import main
-from c2fsum.config import load_config
 from c2fsum.data.prepare import prepare
-from c2fsum.training.trainer import Trainer
 
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.enc_layers=1",
-    "model.dec_layers=1",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "data.max_tgt_len=20",
-    "train.batch_size=8",
+    *tiny.TINY,
     "data.vocab_size=500",
     "decode.max_len=6",
     "decode.beam=2",
@@ -83,8 +75,7 @@ hostile = st.one_of(
 @pytest.fixture(scope="module")
 def model(prepared_small, tmp_path_factory):
     out = tmp_path_factory.mktemp("hostile") / "run"
-    Trainer(load_config(None, TINY + ["train.max_steps=1"]), prepared_small, out, progress=False).fit()
-    return c2fsum.load(out)
+    return c2fsum.load(tiny.train_tiny(prepared_small, out, TINY + ["train.max_steps=1"]))
 
 
 def _summarize_or_clear_error(model, text: str) -> None:

@@ -17,6 +17,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 import c2fsum
+import tiny
 from c2fsum.cli.main import main
 from c2fsum.config import load_config
 from c2fsum.errors import CheckpointError
@@ -25,14 +26,7 @@ from c2fsum.training.checkpoint import _write_manifest
 from c2fsum.training.trainer import Trainer
 
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.enc_layers=1",
-    "model.dec_layers=1",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "data.max_tgt_len=20",
-    "train.batch_size=8",
+    *tiny.TINY,
     "train.seed=3",
     "data.vocab_size=500",
     "decode.max_len=8",
@@ -43,8 +37,7 @@ TINY = [
 @pytest.fixture(scope="module")
 def run(prepared_small, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("ckpt") / "run"
-    Trainer(load_config(None, TINY + ["train.max_steps=1"]), prepared_small, out, progress=False).fit()
-    return out
+    return tiny.train_tiny(prepared_small, out, TINY + ["train.max_steps=1"])
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+import tiny
 from c2fsum.config import load_config
 from c2fsum.losses import reinforce
 from c2fsum.losses.checks import NonFiniteError, require_finite
@@ -18,14 +19,7 @@ from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.training.trainer import Trainer, TrainingError
 
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.enc_layers=1",
-    "model.dec_layers=1",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "data.max_tgt_len=20",
-    "train.batch_size=8",
+    *tiny.TINY,
     "train.seed=5",
     "data.vocab_size=500",
     "train.log_every=1",

@@ -7,14 +7,12 @@ from pathlib import Path
 
 import pytest
 
+import tiny
+
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
+    *tiny.SMALL,
     "model.chunk_filters=16",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "train.batch_size=8",
     "data.vocab_size=3000",
     "data.val_holdout=0",
     "train.log_every=5",
@@ -29,18 +27,14 @@ TINY = [
 
 @pytest.fixture(scope="session")
 def served_run(prepared_small, tmp_path_factory) -> Path:
-    """A run directory of MODEL 2 (4 chunks x 20 words) trained for a few steps on 40 real documents."""
-    from c2fsum.config import load_config
-    from c2fsum.training.trainer import Trainer
-
-    run = tmp_path_factory.mktemp("served") / "model2"
-    cfg = load_config(ROOT / "configs" / "model2-cpu.yaml", TINY)
-    Trainer(cfg, prepared_small, run, progress=False).fit()
-    return run
+    """A run directory of MODEL 2 (4 chunks x 20 words) trained for a few steps on the 40 corpus documents."""
+    return tiny.train_tiny(
+        prepared_small, tmp_path_factory.mktemp("served") / "model2", TINY, ROOT / "configs" / "model2-cpu.yaml"
+    )
 
 
 @pytest.fixture(scope="session")
 def articles(raw_small) -> list[str]:
-    """Three real CNN/DailyMail test articles."""
+    """Three test articles of the committed corpus."""
     lines = (raw_small / "test.jsonl").read_text(encoding="utf-8").splitlines()[:3]
     return [json.loads(line)["article"] for line in lines]

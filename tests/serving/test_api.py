@@ -44,7 +44,7 @@ def test_health_names_the_model_and_its_grid(client, served_run):
     assert h["model"].startswith(str(served_run))
 
 
-def test_summary_chunks_and_attention_of_a_real_article(client, articles):
+def test_summary_chunks_and_attention_of_an_article(client, articles):
     text = articles[0]
     r = post(client, {"text": text, "beam": 2, "max_length": 12, "block_trigrams": True})
     assert r.status_code == 200, r.text

@@ -79,7 +79,7 @@ def _alpha(css_color: str) -> float:
     return float(nums[3]) if len(nums) == 4 else (1.0 if nums else 0.0)
 
 
-def test_page_summarizes_a_real_article_and_highlights_what_each_word_read(browser, live, articles):
+def test_page_summarizes_an_article_and_highlights_what_each_word_read(browser, live, articles):
     text = articles[0]
     browser.get(live.url + "/")
     WebDriverWait(browser, 15).until(lambda d: "model2" in d.find_element(By.ID, "model-info").text)

@@ -7,21 +7,16 @@ import math
 import pytest
 import torch
 
+import tiny
 from c2fsum.config import load_config
 from c2fsum.evaluation.perplexity import perplexity
 from c2fsum.training.trainer import Trainer
 
 TINY3 = [
+    *tiny.TINY,
     "model.family=model3",
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.enc_layers=1",
-    "model.dec_layers=1",
     "model.chunk_filters=12",
-    "data.chunks=4",
-    "data.chunk_len=20",
     "data.max_tgt_len=15",
-    "train.batch_size=8",
     "train.log_every=1",
     "train.seed=5",
     "data.vocab_size=2000",

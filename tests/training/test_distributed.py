@@ -20,6 +20,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+import tiny
 from c2fsum.config import load_config
 from c2fsum.data.batching import shard_batch
 from c2fsum.losses.reinforce import MovingAverageBaseline
@@ -28,13 +29,8 @@ from c2fsum.training.trainer import Trainer, TrainingError
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).with_name("distributed_worker.py")
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.enc_layers=1",
-    "model.dec_layers=1",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "data.max_tgt_len=20",
+    *tiny.TINY,
+    "train.batch_size=20",  # the default, not tiny's 8: each test sets its own
     "train.log_every=1",
     "train.seed=7",
     "data.vocab_size=2000",

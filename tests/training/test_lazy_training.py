@@ -3,23 +3,19 @@
 import torch
 from safetensors.torch import load_file
 
+import tiny
 from c2fsum.config import load_config
 from c2fsum.training.trainer import Trainer
 
 TINY = [
+    *tiny.TINY,
     "model.family=model3",
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.enc_layers=1",
-    "model.dec_layers=1",
     "model.dropout=0",
     "model.chunk_filters=12",
     "model.samples=2",
     "data.chunks=0",
     "data.max_words=200",
-    "data.chunk_len=20",
     "data.max_tgt_len=15",
-    "train.batch_size=8",
     "train.max_steps=2",
     "train.seed=3",
     "data.vocab_size=2000",

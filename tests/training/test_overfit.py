@@ -1,4 +1,4 @@
-"""Tiny MODEL 0, 2 and 3 must learn 20 real documents by heart (the loop, losses and decoder all work)."""
+"""Tiny MODEL 0, 2 and 3 must learn 20 corpus documents by heart (the loop, losses and decoder all work)."""
 
 import shutil
 

@@ -1,7 +1,7 @@
 """Models by name: shipped folders, local directories, Hugging Face hub repositories (no network),
 and ``c2fsum export`` (weights only, float16, model card) read back through the verified path.
 
-A tiny MODEL 0 trained for a few steps on 40 real CNN/DailyMail documents stands in for the real
+A tiny MODEL 0 trained for a few steps on the 40 corpus documents stands in for the real
 shipped weights (which are made later by ``make model``); the hub is a temporary folder laid out
 like the hub cache (``models--owner--name/{blobs,snapshots/<commit>,refs/main}``) read with
 ``HF_HUB_OFFLINE=1``.
@@ -23,25 +23,17 @@ import torch
 
 import c2fsum
 import c2fsum.models.registry as registry
+import tiny
 from c2fsum.cli.main import main
-from c2fsum.config import load_config
 from c2fsum.errors import CheckpointError
 from c2fsum.evaluation.significance import bootstrap_mean
 from c2fsum.models.checkpoint import load_checkpoint, read_tensors
 from c2fsum.reports.export import export_model
-from c2fsum.training.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.enc_layers=1",
-    "model.dec_layers=1",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "data.max_tgt_len=20",
+    *tiny.TINY,
     "data.vocab_size=800",
-    "train.batch_size=8",
     "train.optimizer=adam",
     "train.lr=0.01",
     "train.seed=5",
@@ -57,8 +49,7 @@ FILES = {"model.safetensors", "config.json", "vocab.txt", "lengths.json", "expor
 
 
 def _train(data: Path, out: Path, seed: int) -> Path:
-    Trainer(load_config(None, [*TINY, f"train.seed={seed}", "train.max_steps=40"]), data, out, progress=False).fit()
-    return out
+    return tiny.train_tiny(data, out, [*TINY, f"train.seed={seed}", "train.max_steps=40"])
 
 
 @pytest.fixture(scope="module")

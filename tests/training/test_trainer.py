@@ -4,19 +4,14 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+import tiny
 from c2fsum.config import load_config
 from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.training.trainer import Trainer, TrainingError
 
 TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.enc_layers=1",
-    "model.dec_layers=1",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "data.max_tgt_len=20",
-    "train.batch_size=4",
+    *tiny.TINY,
+    "train.batch_size=4",  # not tiny's 8
     "train.log_every=1",
     "train.seed=7",
     "data.vocab_size=2000",
