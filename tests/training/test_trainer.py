@@ -140,3 +140,29 @@ def test_best_checkpoint_by_validation_rouge(prepared_small, tmp_path):
     assert t.schedule.best == max(r["rougeL"] for r in val)
     assert (tmp_path / "r" / "best" / "model.safetensors").exists()
     assert any((tmp_path / "r" / "tb").iterdir())  # TensorBoard event file
+
+
+def test_a_flat_model_warm_starts_a_hard_one(prepared_small, tmp_path):
+    """init_from a MODEL 0 run into MODEL 3 of the same sizes: every shared weight is copied (the
+    word attention W becomes the fine W_w); the chunk encoder and W_s keep their own init. A
+    MODEL 3 run does not start MODEL 0 (it would lose the chunk encoder silently)."""
+    flat = ["model.pointer=true", "model.bidirectional=true"]
+    Trainer(tiny_cfg("train.max_steps=2", *flat), prepared_small, tmp_path / "m0", progress=False).fit()
+    source = load_file(str(tmp_path / "m0" / "best" / "model.safetensors"))
+    hard = ["model.family=model3", "model.chunk_filters=8", *flat]
+    fresh = Trainer(tiny_cfg(*hard), prepared_small, tmp_path / "m3-fresh", progress=False).model.state_dict()
+    t = Trainer(tiny_cfg(*hard, f"train.init_from={tmp_path / 'm0'}"), prepared_small, tmp_path / "m3", progress=False)
+    got = t.model.state_dict()
+    new = {k for k in got if k.startswith("chunk_encoder.") or k.startswith("attention.W_s.")}
+    assert new == {"chunk_encoder.body.conv.weight", "chunk_encoder.body.conv.bias", "attention.W_s.weight"}
+    for k in new:  # same seed, same construction: the fresh model's own initialization
+        assert torch.equal(got[k], fresh[k]), k
+    assert torch.equal(got["attention.W_w.weight"], source["attention.W.weight"])
+    for k, v in got.items():
+        if k not in new and k != "attention.W_w.weight":
+            assert torch.equal(v, source[k]), k
+    Trainer(tiny_cfg(*hard, "train.max_steps=1"), prepared_small, tmp_path / "m3-run", progress=False).fit()
+    with pytest.raises(TrainingError, match="does not match"):
+        Trainer(
+            tiny_cfg(*flat, f"train.init_from={tmp_path / 'm3-run'}"), prepared_small, tmp_path / "x", progress=False
+        )
