@@ -70,6 +70,9 @@ class Summary:
     coarse: Tensor | None = None
     eos: bool = True
     """False when the summary was cut at the maximum length (then ``attention`` has no ``</s>`` row)."""
+    fine_fraction: float = 1.0
+    """Share of the source words that went through the word-level encoder (below 1 only for a lazy
+    MODEL 3, which encodes the chunks its hard attention picks)."""
 
     def to_json(self) -> dict:
         return {
@@ -77,6 +80,7 @@ class Summary:
             "tokens": self.tokens,
             "score": self.score,
             "eos": self.eos,
+            "fine_fraction": self.fine_fraction,
             "source": self.source,
             "attention": self.attention.flatten(1)[:, : len(self.source)].tolist(),
         }
@@ -195,6 +199,7 @@ class Pipeline:
                 source=d.example.words,
                 coarse=d.hypothesis.coarse,
                 eos=d.hypothesis.eos,
+                fine_fraction=d.fine_fraction,
             )
             for d in decoded
         ]
