@@ -46,12 +46,14 @@ SHIPPED: dict[str, ShippedModel] = {
         ),
         ShippedModel(
             "pubmed-model0",
-            "MODEL 0 (attention over the first words) trained on PubMed papers",
+            "MODEL 0 reading the first 400 words of biomedical papers, trained on SumPubMed "
+            "(configs/pubmed-model0.yaml)",
             "make model NAME=pubmed-model0",
         ),
         ShippedModel(
             "pubmed-model3",
-            "MODEL 3 (hard coarse-to-fine attention) trained on PubMed papers",
+            "MODEL 3 reading whole biomedical papers with hard coarse-to-fine attention, trained on "
+            "SumPubMed (configs/pubmed-model3.stages)",
             "make model NAME=pubmed-model3",
         ),
     )
