@@ -117,6 +117,9 @@ class TrainConfig:
     reinforce_beta: float = 0.1
     """MODEL 3: step of the moving-average baseline b_t."""
     reinforce_scale: float = 0.3
+    coarse_supervision: float = 0.0
+    """MODEL 2/3: weight of the auxiliary loss that teaches the chunk attention which chunks hold
+    the next (rare) target word (:mod:`c2fsum.losses.coarse`; c2fsum's addition, 0: off, the thesis)."""
     """MODEL 3: lambda, the weight of the REINFORCE term."""
     alternate: float = 0.0
     """MODEL 3 +ALTERNATE: probability that a minibatch uses soft attention instead (paper: 0.5)."""

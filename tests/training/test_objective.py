@@ -188,3 +188,30 @@ def test_mixed_loss_is_the_weighted_self_critical_and_ml_terms(prepared_small, t
     rl, r_sample, r_greedy = self_critical(t.model, batch, t.reward, max_len=cfg.data.max_tgt_len + 1)
     assert mixed.rewards == (float(r_sample.mean()), float(r_greedy.mean()))
     torch.testing.assert_close(mixed.loss, 0.25 * rl / 4 + 0.75 * ml.loss, rtol=0, atol=1e-6)
+
+
+def test_coarse_supervision_adds_its_weighted_loss_on_the_same_pass(prepared_small, tmp_path):
+    """train.coarse_supervision = mu: the loss of the same batch, weights and random stream is the
+    loss without it plus mu L_c / D, L_c computed from that pass's chunk attention."""
+    from c2fsum.losses.coarse import chunks_holding_targets, coarse_supervision_loss
+    from c2fsum.training.objective import COARSE_MIN_ID
+
+    cfg = load_config(None, [*TINY3, "model.pointer=true", "train.coarse_supervision=0.5"])
+    t = Trainer(cfg, prepared_small, tmp_path / "r", progress=False)
+    assert t.objective.coarse_supervision == 0.5
+    batch = collate(t.train_ex[:8], chunks=4, chunk_len=20)
+    t.model.train()
+    torch.manual_seed(7)
+    sup = batch_loss(t.model, batch, t.objective, MovingAverageBaseline())
+    torch.manual_seed(7)
+    plain = batch_loss(
+        t.model,
+        batch,
+        Objective.from_config(load_config(None, [*TINY3, "model.pointer=true"])),
+        MovingAverageBaseline(),
+    )
+    assert sup.forward is not None and sup.forward.coarse is not None
+    held = chunks_holding_targets(batch.src_ext, batch.tgt_ext, min_id=COARSE_MIN_ID)
+    lc, steps = coarse_supervision_loss(sup.forward.coarse, held, batch.tgt_mask)
+    assert steps > 10  # the documents' rare target words are found in their chunks
+    torch.testing.assert_close(sup.loss, plain.loss + 0.5 * lc / 8, rtol=0, atol=1e-5)

@@ -17,6 +17,8 @@ shard of a global batch, or a micro-batch, uses the global count; see ``docs``):
     R_t   = sum_{s >= t} gamma^(s-t) r_s                      thesis eq. 4.15, gamma = reinforce_gamma
     b_t  <- b_t + beta (mean_b R_t - b_t)                     moving-average baseline, after the step
     loss += -lambda sum_b sum_t (R_t - b_t) log pi_t / D      lambda = reinforce_scale (losses/reinforce.py)
+    loss += mu L_c / D   (MODEL 2/3, mu = coarse_supervision > 0: chunk attention on the chunks
+                          holding y_t, losses/coarse.py; c2fsum's addition)
 
 The soft/hard schedule of MODEL 3 (+PRETRAIN, +ALTERNATE) decides per batch whether the hard
 model attends softly: :func:`soft_attention_for_batch`.
@@ -40,6 +42,7 @@ from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.decoding.postprocess import ids_to_words, words_to_text
 from c2fsum.decoding.sampling import sample
 from c2fsum.losses.checks import require_finite
+from c2fsum.losses.coarse import chunks_holding_targets, coarse_supervision_loss
 from c2fsum.losses.nll import loss_target, masked_target_logprobs
 from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, reinforce_loss
 from c2fsum.losses.self_critical import mixed_loss, self_critical_loss
@@ -51,6 +54,9 @@ Reward = Callable[[list[int], Example], float]
 """r(summary ids in V', example) -> a float, e.g. ROUGE-L F against the reference."""
 
 OBJECTIVES = ("ml", "mixed")
+COARSE_MIN_ID = 100
+"""Coarse supervision skips target words among the vocabulary's 100 most frequent (and the special
+tokens): they are in nearly every chunk."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,7 @@ class Objective:
     rl_weight: float = 0.9984
     reinforce_gamma: float = 0.5
     reinforce_scale: float = 0.3
+    coarse_supervision: float = 0.0
     max_len: int = 101
 
     @classmethod
@@ -74,6 +81,7 @@ class Objective:
             rl_weight=tc.rl_weight,
             reinforce_gamma=tc.reinforce_gamma,
             reinforce_scale=tc.reinforce_scale,
+            coarse_supervision=tc.coarse_supervision,
             max_len=cfg.data.max_tgt_len + 1,
         )
 
@@ -162,6 +170,11 @@ def batch_loss(
         base = baseline.get(returns.size(1), returns.device, returns.dtype)  # (T,)
         loss = loss + reinforce_loss(out.policy, returns, base, batch.tgt_mask, objective.reinforce_scale) / docs
         sums = MovingAverageBaseline.return_sums(returns, batch.tgt_mask)
+    if objective.coarse_supervision > 0 and out.coarse is not None:  # losses/coarse.py
+        src = batch.src_ext if target is batch.tgt_ext and batch.src_ext is not None else batch.src
+        held = chunks_holding_targets(src, target, min_id=COARSE_MIN_ID)  # (B, T, M)
+        lc, _ = coarse_supervision_loss(out.coarse, held, batch.tgt_mask)
+        loss = loss + objective.coarse_supervision * lc / docs
     return BatchLoss(loss=loss, nll=nll, return_sums=sums, rewards=rewards, forward=out)
 
 
