@@ -64,7 +64,7 @@ for row in rows[:2]:
 EOF
 DOC=$("$BIN/python" -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['id'])" \
   "$WORK/eval/cnndm-small/predictions.jsonl")
-"$C2F" plot attention --model "$MODEL" --data "$WORK/data" --doc "$DOC" --out "$WORK/heatmap.png"
+"$C2F" plot attention --model "$MODEL" --data "$WORK/data" --doc "$DOC" --out "$WORK/heatmap.png" --max-words 400
 echo "heatmap of $DOC: $WORK/heatmap.png"
 
 if [ "$MINUTES" -lt 30 ]; then
