@@ -1,6 +1,6 @@
 """The shipped PubMed models load by name and decode as they did when shipped (docs/results.md,
 "PubMed: MODEL 0 against MODEL 3"). Golden outputs were written by the committed weights on a
-made-up 1,840-word paper; MODEL 3 reads all of it and encodes about a third of it at the fine level.
+made-up 1,840-word paper; MODEL 3 reads all of it and encodes about a quarter of it at the fine level.
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ GOLDEN = {
         "cells with a reporter reporter reporter"
     ),
     "pubmed-model3": (
-        "in this study , we found that the expression of < dig < dig > < dig are % of the < dig . we found a "
-        "novel method to identify gene expression in the cell lines of the cell type . we have developed a novel "
-        "approach to identify the system of the gene expression of gene genes in cell lines . in this paper , we "
-        "show that the gene gene expression expression of cell lines in the presence of the type function in the "
-        "reporter-positive cells . the results of this study is an important tool to"
+        "the aim of this study was to investigate the system of the cell lines of the type . we have developed a "
+        "novel approach for the system for the cell type . the system and the cell level of cell lines , we "
+        "identified < dig > < dig . and < dig < dig was were identified . in this study , we propose a novel "
+        "method for gene gene expression in cell lines in the lines of a cell lines . in addition , we found that "
+        "the system < dig measured to the cell acid type ,"
     ),
 }
 
@@ -53,6 +53,6 @@ def test_golden_summary_of_a_paper(name):
     T, M, N = out.attention.shape
     if family == "model0":  # the first 400 words, every one through the word-level encoder
         assert (M, N) == (10, 40) and out.fine_fraction == 1.0
-    else:  # the whole paper in 40-word chunks, a third of it encoded at the fine level
+    else:  # the whole paper in 40-word chunks, a quarter of it encoded at the fine level
         assert (M, N) == (-(-len(out.source) // 40), 40) and M == 55
-        assert out.fine_fraction == pytest.approx(0.3455, abs=1e-3)
+        assert out.fine_fraction == pytest.approx(0.2364, abs=1e-3)

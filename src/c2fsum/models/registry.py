@@ -52,8 +52,8 @@ SHIPPED: dict[str, ShippedModel] = {
         ),
         ShippedModel(
             "pubmed-model3",
-            "MODEL 3 reading whole biomedical papers with hard coarse-to-fine attention, trained on "
-            "SumPubMed (configs/pubmed-model3.stages)",
+            "MODEL 3 reading whole biomedical papers with hard coarse-to-fine attention and coarse supervision, "
+            "trained on SumPubMed (configs/pubmed-model3.stages)",
             "make model NAME=pubmed-model3",
         ),
     )
