@@ -8,13 +8,12 @@ the confidence interval; the share of resamples where the sign flips gives a p-v
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from c2fsum.evaluation.scoring import rouge_files
+from c2fsum.evaluation.scoring import read_jsonl_with_errors, rouge_files
 
 __all__ = ["compare_systems", "paired_bootstrap", "predictions_path"]
 
@@ -24,19 +23,18 @@ ROUGE_METRICS = (*COMPARED, *(f"{m}_concat" for m in COMPARED))
 
 def _recorded(path: Path, fields: list[str]) -> dict[str, dict[str, float]]:
     """``{id: {field: value}}`` from a predictions file; a ValueError names the line without a field."""
+    read = read_jsonl_with_errors(path)
+    if read.errors:
+        raise ValueError(read.errors[0])
     out: dict[str, dict[str, float]] = {}
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            missing = [k for k in fields if not isinstance(row.get(k), int | float)]
-            if missing:
-                raise ValueError(
-                    f"{path}:{lineno}: no number {', '.join(missing)} (recorded by `c2fsum evaluate` "
-                    "for models; entropy only for models with attention over chunks)"
-                )
-            out[str(row["id"])] = {k: float(row[k]) for k in fields}
+    for lineno, row in read.rows:
+        missing = [k for k in fields if not isinstance(row.get(k), int | float)]
+        if missing:
+            raise ValueError(
+                f"{path}:{lineno}: no number {', '.join(missing)} (recorded by `c2fsum evaluate` "
+                "for models; entropy only for models with attention over chunks)"
+            )
+        out[str(row["id"])] = {k: float(row[k]) for k in fields}
     return out
 
 

@@ -47,6 +47,8 @@ class ChunkCache:
         self._store: Tensor | None = None
         self.n_slots = 0
         self.starts: list[int] = []
+        self._bounds = torch.zeros(0, dtype=torch.long, device=src.device)
+        """``starts[1:]`` as a tensor, remade when a block is added (read at every decoder step)."""
         """First slot of each block."""
         self.encoder_calls = 0
         self.sparse_attn = False
@@ -61,6 +63,7 @@ class ChunkCache:
         U = states.size(0)
         self.slot[docs, chunks] = torch.arange(self.n_slots, self.n_slots + U, device=self.slot.device)
         self.starts.append(self.n_slots)
+        self._bounds = torch.tensor(self.starts[1:], device=self.slot.device)  # block boundaries, once a block
         self.n_slots += U
         self.blocks.append(states)
         self._store = None
@@ -93,8 +96,7 @@ class ChunkCache:
 
     def _gather(self, slots: Tensor) -> Tensor:
         """Rows ``slots`` ``(K,)`` of the store, read from their blocks: ``(K, N, H)``."""
-        starts = torch.tensor(self.starts, device=slots.device)
-        block = torch.bucketize(slots, starts[1:], right=True)  # (K,) block of each row
+        block = torch.bucketize(slots, self._bounds, right=True)  # (K,) block of each row
         parts, rows = [], []
         for b in torch.unique(block).tolist():
             sel = (block == b).nonzero().squeeze(1)

@@ -30,6 +30,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import LogFormatter
 
+from c2fsum.evaluation.scoring import read_jsonl_with_errors
 from c2fsum.metrics.entropy import attention_entropy
 
 log = logging.getLogger(__name__)
@@ -310,20 +311,19 @@ def read_reading(eval_dir: str | Path) -> Reading:
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file (write it with `c2fsum evaluate`)")
     out = Reading([], [])
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            p = json.loads(line)
-            missing = [k for k in ("chunks", "n_chunks", "fine_fraction") if k not in p]
-            if missing:
-                raise ValueError(
-                    f"{path}:{lineno}: no {', '.join(missing)}: not the evaluation of a hierarchical "
-                    "model (MODEL 1-3) by this version of `c2fsum evaluate`"
-                )
-            n = max(int(p["n_chunks"]), 1)
-            out.positions.extend(min(int(c), n - 1) / n for c in p["chunks"])
-            out.fine_fractions.append(float(p["fine_fraction"]))
+    read = read_jsonl_with_errors(path)
+    if read.errors:
+        raise ValueError(read.errors[0])
+    for lineno, p in read.rows:
+        missing = [k for k in ("chunks", "n_chunks", "fine_fraction") if k not in p]
+        if missing:
+            raise ValueError(
+                f"{path}:{lineno}: no {', '.join(missing)}: not the evaluation of a hierarchical "
+                "model (MODEL 1-3) by this version of `c2fsum evaluate`"
+            )
+        n = max(int(p["n_chunks"]), 1)
+        out.positions.extend(min(int(c), n - 1) / n for c in p["chunks"])
+        out.fine_fractions.append(float(p["fine_fraction"]))
     if not out.fine_fractions:
         raise ValueError(f"{path}: no predictions")
     return out

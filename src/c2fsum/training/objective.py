@@ -171,7 +171,7 @@ def batch_loss(
         loss = loss + reinforce_loss(out.policy, returns, base, batch.tgt_mask, objective.reinforce_scale) / docs
         sums = MovingAverageBaseline.return_sums(returns, batch.tgt_mask)
     if objective.coarse_supervision > 0 and out.coarse is not None:  # losses/coarse.py
-        src = batch.src_ext if target is batch.tgt_ext and batch.src_ext is not None else batch.src
+        src = batch.src_ext if model.capabilities.copies else batch.src  # the id space of `target`
         held = chunks_holding_targets(src, target, min_id=COARSE_MIN_ID)  # (B, T, M)
         lc, _ = coarse_supervision_loss(out.coarse, held, batch.tgt_mask)
         loss = loss + objective.coarse_supervision * lc / docs
