@@ -177,6 +177,9 @@ class DecodeConfig:
     block_trigrams: bool = False
     replace_unk: bool = False
     batch_size: int = 10
+    read_chunks: int = 1
+    """MODEL 3: chunks read per decoder step, the k of highest coarse weight with their weights
+    renormalized over them (1: the thesis's argmax; c2fsum's top-k reading, docs/results.md)."""
 
 
 @dataclass

@@ -139,6 +139,7 @@ class Pipeline:
         replace_unk: bool | None = None,
         max_len: int | None = None,
         min_len: int | None = None,
+        read_chunks: int | None = None,
         progress: bool = False,
     ) -> list[Decoded]:
         """Greedy or beam search over encoded documents (:func:`c2fsum.decoding.documents.decode_examples`).
@@ -146,7 +147,7 @@ class Pipeline:
         Options left None take the model's decoding config; ``min_len`` then is the model's
         default minimum length, the 5th percentile of its training summaries' lengths
         (:mod:`c2fsum.data.lengths`), so even a barely trained model writes something;
-        ``min_len=0`` allows the empty summary.
+        ``min_len=0`` allows the empty summary. ``read_chunks``: MODEL 3's chunks read per step.
         """
         with torch.no_grad():
             return decode_examples(
@@ -160,6 +161,7 @@ class Pipeline:
                 replace_unk=replace_unk,
                 max_len=max_len,
                 min_len=min_len,
+                read_chunks=read_chunks,
                 progress=progress,
             )
 
@@ -173,6 +175,7 @@ class Pipeline:
         max_len: int | None = None,
         min_len: int | None = None,
         max_words: int | None = None,
+        read_chunks: int | None = None,
     ) -> list[Summary]:
         """Summarize raw article texts (preprocessed exactly like the training data).
 
@@ -189,6 +192,7 @@ class Pipeline:
             replace_unk=replace_unk,
             max_len=max_len,
             min_len=min_len,
+            read_chunks=read_chunks,
         )
         return [
             Summary(

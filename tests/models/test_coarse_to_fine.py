@@ -188,3 +188,26 @@ def test_hard_model_every_parameter_gets_gradient_with_reinforce():
     m.zero_grad()
     m(src, mask, tgt).logprobs.gather(-1, tgt.unsqueeze(-1)).sum().backward()
     assert m.attention.W_s.weight.grad is None or m.attention.W_s.weight.grad.abs().sum() == 0
+
+
+def test_top_chunks_golden_values():
+    from c2fsum.modules.hierarchical import top_chunks
+
+    alpha_s = torch.tensor([[0.1, 0.5, 0.0, 0.4], [0.0, 1.0, 0.0, 0.0]])
+    choice, weights = top_chunks(alpha_s, 2)
+    assert choice[0].tolist() == [1, 3]
+    assert torch.allclose(weights[0], torch.tensor([5 / 9, 4 / 9]))
+    # one non-empty chunk: the second slot repeats it with weight 0
+    assert choice[1].tolist() == [1, 1] and weights[1].tolist() == [1.0, 0.0]
+    choice, weights = top_chunks(alpha_s, 1)
+    assert choice.squeeze(1).tolist() == [1, 1] and weights.squeeze(1).tolist() == [1.0, 1.0]
+    with pytest.raises(ValueError, match="read_chunks"):
+        top_chunks(alpha_s, 0)
+
+
+def test_read_chunks_is_refused_for_models_without_hard_attention():
+    from c2fsum.config import Config
+    from c2fsum.decoding.documents import decode_examples
+
+    with pytest.raises(ValueError, match="MODEL 3"):
+        decode_examples(tiny("model2"), None, [], Config(), read_chunks=2)

@@ -34,10 +34,21 @@ def encode_both(m, src, mask):
 
 
 @pytest.mark.parametrize(
-    "kw", [{}, {"chunk_encoder": "bow", "pos_dim": 3}, {"bidirectional": True}, {"intra_decoder": True, "samples": 2}]
+    "kw,read",
+    [
+        ({}, 1),
+        ({"chunk_encoder": "bow", "pos_dim": 3}, 1),
+        ({"bidirectional": True}, 1),
+        ({"intra_decoder": True, "samples": 2}, 1),
+        ({"pointer": True}, 1),  # the copy mixture from sparse attention (pointer_mixture_sparse)
+        ({"pointer": True}, 4),  # top-k reading; document 1 has 3 chunks: one slot of weight 0
+        ({}, 2),
+    ],
 )
-def test_eager_and_lazy_steps_agree(kw):
+@torch.no_grad()  # as in decoding: pointer models keep sparse attention only without gradients
+def test_eager_and_lazy_steps_agree(kw, read):
     m = tiny(**kw)
+    m.read_chunks = read
     src, mask = grid(3, 9, 8, LENGTHS)
     eager, lazy = encode_both(m, src, mask)
     assert lazy.lazy is not None and eager.lazy is None
@@ -53,6 +64,12 @@ def test_eager_and_lazy_steps_agree(kw):
         assert torch.allclose(oe.logprobs, ol.logprobs, atol=1e-6)
         assert torch.allclose(oe.attn, ol.attn.to_dense(), atol=1e-6)
         assert torch.allclose(oe.coarse, ol.coarse, atol=1e-6)
+        # each row reads min(read, its chunks) chunks, weighted by alpha^s renormalized over them
+        per_chunk = oe.attn.sum(-1)  # (B, M)
+        n_chunks = mask.any(-1).sum(-1)
+        assert ((per_chunk > 0).sum(-1) == torch.minimum(n_chunks, torch.tensor(read))).all()
+        top = oe.coarse.topk(read, -1).values
+        assert torch.allclose(per_chunk.max(-1).values, top[:, 0] / top.sum(-1), atol=1e-6)
         se, sl = oe.state, ol.state
     # the lazily encoded chunks hold exactly the eager word states
     cache = lazy.lazy
@@ -61,8 +78,10 @@ def test_eager_and_lazy_steps_agree(kw):
     assert 0 < cache.fraction_encoded() < 1
 
 
-def test_eager_and_lazy_beam_search_agree_and_hypotheses_share_the_cache():
-    m = tiny(seed=2)
+@pytest.mark.parametrize("kw,read", [({}, 1), ({"pointer": True}, 3)])
+def test_eager_and_lazy_beam_search_agree_and_hypotheses_share_the_cache(kw, read):
+    m = tiny(seed=2, **kw)
+    m.read_chunks = read
     src, mask = grid(3, 9, 8, LENGTHS)
     eager, lazy = encode_both(m, src, mask)
     he = beam_search(m, eager, beam=4, max_len=12)

@@ -41,10 +41,9 @@ class CLIError(Exception):
 
 
 def _positive_int(text: str) -> int:
-    v = int(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
-    return v
+    from c2fsum.cli.options import positive_int
+
+    return positive_int(text)
 
 
 # -- subcommands -----------------------------------------------------------------------------
@@ -156,6 +155,7 @@ def cmd_summarize(a: argparse.Namespace) -> int:
         max_len=a.max_len,
         min_len=a.min_len,
         max_words=a.max_words,
+        read_chunks=a.read_chunks,
     )
     for s in summaries:
         print(s.text.replace("\n", " ") if a.lines else s.text)
@@ -187,6 +187,7 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
         max_words=a.max_words,
         rouge_clean=a.rouge_clean,
         min_len=a.min_len,
+        read_chunks=a.read_chunks,
     )
     print(results_table([metrics]))
     print(f"predictions and metrics written to {a.out}")
@@ -243,7 +244,7 @@ MODEL_HELP = "shipped model name (e.g. cnndm-small), run or checkpoint directory
 
 def build_parser() -> argparse.ArgumentParser:
     from c2fsum import __version__
-    from c2fsum.cli.options import add_min_len, add_rouge_clean
+    from c2fsum.cli.options import add_min_len, add_read_chunks, add_rouge_clean
 
     p = argparse.ArgumentParser(prog="c2fsum", description="Coarse-to-fine attention summarization toolkit.")
     p.add_argument("--version", action="version", version=f"c2fsum {__version__}")
@@ -336,6 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--block-trigrams", action="store_true", help="never repeat a trigram (Paulus et al.)")
     s.add_argument("--replace-unk", action="store_true", help="<unk> -> the source word attended most")
     add_min_len(s)
+    add_read_chunks(s)
     s.add_argument("--max-len", type=int, help="maximum summary length in tokens")
     s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")
     s.add_argument(
@@ -357,6 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--block-trigrams", action="store_true")
     s.add_argument("--replace-unk", action="store_true")
     add_min_len(s)
+    add_read_chunks(s)
     s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
     add_rouge_clean(s)
     s.add_argument(

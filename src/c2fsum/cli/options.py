@@ -12,6 +12,13 @@ def non_negative_int(text: str) -> int:
     return v
 
 
+def positive_int(text: str) -> int:
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+    return v
+
+
 def add_min_len(s: argparse.ArgumentParser) -> None:
     """``--min-len N`` (summarize, evaluate)."""
     s.add_argument(
@@ -20,6 +27,17 @@ def add_min_len(s: argparse.ArgumentParser) -> None:
         metavar="N",
         help="fewest summary tokens before </s> (default: the model's, the 5th percentile of its training "
         "summaries' lengths; 0 allows an empty summary)",
+    )
+
+
+def add_read_chunks(s: argparse.ArgumentParser) -> None:
+    """``--read-chunks K`` (summarize, evaluate)."""
+    s.add_argument(
+        "--read-chunks",
+        type=positive_int,
+        metavar="K",
+        help="MODEL 3: chunks read per decoder step, the K of highest coarse weight (default: the "
+        "model's decode.read_chunks, 1 = the thesis's argmax)",
     )
 
 

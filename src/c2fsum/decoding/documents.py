@@ -18,6 +18,7 @@ from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.postprocess import ids_to_words, words_to_text
 from c2fsum.models.base import Summarizer
 from c2fsum.models.chunk_cache import ChunkCache
+from c2fsum.models.coarse_to_fine import CoarseToFine
 
 
 @dataclass
@@ -52,13 +53,15 @@ def decode_examples(
     max_len: int | None = None,
     min_len: int | None = None,
     batch_size: int | None = None,
+    read_chunks: int | None = None,
     progress: bool = False,
 ) -> list[Decoded]:
     """Beam search (greedy when ``beam`` is 1) over ``examples``, in their order.
 
     ``min_len`` None: ``cfg.decode.min_len`` (a loaded checkpoint's config holds the model's
     default, :mod:`c2fsum.data.lengths`), or :data:`~c2fsum.data.lengths.FALLBACK_MIN_LEN`
-    when that is None too.
+    when that is None too. ``read_chunks`` (MODEL 3 only): chunks read per step,
+    ``cfg.decode.read_chunks`` when None.
     """
     dc = cfg.decode
     beam = dc.beam if beam is None else beam
@@ -68,6 +71,11 @@ def decode_examples(
     min_len = dc.min_len if min_len is None else min_len
     min_len = FALLBACK_MIN_LEN if min_len is None else min_len
     bs = batch_size or dc.batch_size
+    read = dc.read_chunks if read_chunks is None else read_chunks
+    if read != 1 and not model.capabilities.hard:
+        raise ValueError(f"read_chunks={read}: chunks per step are chosen by MODEL 3's hard attention only")
+    if model.capabilities.hard:
+        cast(CoarseToFine, model).read_chunks = read
     model.eval()
     out: list[Decoded] = []
     bar = tqdm(total=len(examples), disable=not progress, desc="decode", unit="doc", dynamic_ncols=True)

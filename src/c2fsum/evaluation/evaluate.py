@@ -73,6 +73,7 @@ def evaluate(
     max_words: int | None = None,
     rouge_clean: str = "none",
     min_len: int | None = None,
+    read_chunks: int | None = None,
     attention_docs: int = ATTENTION_DOCS,
 ) -> dict:
     """Score a run directory (its best checkpoint) on ``split``; returns the metrics dict.
@@ -95,6 +96,7 @@ def evaluate(
         block_trigrams=block_trigrams,
         replace_unk=replace_unk,
         min_len=min_len,
+        read_chunks=read_chunks,
         progress=progress,
     )
     seconds = time.perf_counter() - started
@@ -126,6 +128,7 @@ def evaluate(
         "beam": beam if beam is not None else cfg.decode.beam,
         "min_len": min_len if min_len is not None else cfg.decode.min_len,
         "block_trigrams": bool(cfg.decode.block_trigrams if block_trigrams is None else block_trigrams),
+        "read_chunks": cfg.decode.read_chunks if read_chunks is None else read_chunks,
         "checkpoint": str(pipe.path),
     }
     out = Path(out_dir)

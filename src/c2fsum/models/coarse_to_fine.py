@@ -109,6 +109,8 @@ class CoarseToFine(Model0):
         hard = coarse == "hard"
         self.capabilities = Capabilities(copies=self.copies, hierarchical=True, hard=hard, lazy=hard)
         self.samples = samples
+        self.read_chunks = 1
+        """MODEL 3 at test time: chunks read per decoder step (``decode.read_chunks``; 1 = argmax)."""
         self._soft = False
         self.lazy = True
         """Decode a hard model lazily (False: always the eager path, e.g. to compare)."""
@@ -216,7 +218,9 @@ class CoarseToFine(Model0):
             return states.squeeze(1), final
 
         cache = ChunkCache(encode_rows, src, src_mask)
-        cache.sparse_attn = not self.copies  # teacher forcing (Model0.forward) sets it False
+        # sparse step attention where nothing needs its gradient through the copy mixture (pointer
+        # models take it by pointer_mixture_sparse); teacher forcing (Model0.forward) sets it False
+        cache.sparse_attn = not self.copies or not torch.is_grad_enabled()
         last = chunk_mask.long().cumsum(-1).argmax(-1)  # (B,) last non-empty chunk
         _, (h, c) = cache.encode(torch.arange(B, device=src.device), last)  # (L, B, H)
         return Memory(
@@ -259,6 +263,7 @@ class CoarseToFine(Model0):
                 lambda choice: chunks.read(doc, choice),
                 mode=self.attention_mode(),
                 samples=self.samples,
+                read=self.read_chunks,
                 sparse=chunks.sparse_attn,
             )
         else:
@@ -271,5 +276,6 @@ class CoarseToFine(Model0):
                 memory.chunk_mask,
                 mode=self.attention_mode(),
                 samples=self.samples,
+                read=self.read_chunks,
             )
         return SourceAttention(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)

@@ -39,7 +39,7 @@ from c2fsum.modules.decoder import DecoderSteps, InputFeedingLSTM
 from c2fsum.modules.deferred import StepMatrix
 from c2fsum.modules.embeddings import make_embedding
 from c2fsum.modules.encoders import LSTMWordEncoder
-from c2fsum.modules.generators import VocabGenerator, pointer_mixture
+from c2fsum.modules.generators import VocabGenerator, pointer_mixture, pointer_mixture_sparse
 from c2fsum.modules.intra import IntraDecoderAttention
 from c2fsum.modules.kernels import FAST, Kernels, pack_linear_weight
 
@@ -320,6 +320,8 @@ class Model0(Summarizer):
             return logp
         assert attn is not None and p_copy is not None and memory is not None and memory.src_ext is not None
         B = logp.size(0)
+        if attn.is_sparse:  # lazy MODEL 3 decoding: (B, M, N) holding the chosen chunks only
+            return pointer_mixture_sparse(logp, p_copy, attn, memory.src_ext, memory.n_ext)
         if logp.dim() == 2:
             return pointer_mixture(logp, p_copy, attn.reshape(B, -1), memory.src_ext.reshape(B, -1), memory.n_ext)
         T = logp.size(1)

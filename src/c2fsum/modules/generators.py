@@ -95,3 +95,22 @@ def pointer_mixture(vocab_logprobs: Tensor, p_copy: Tensor, attn: Tensor, src_ex
     probs = torch.cat([vocab_logprobs.exp() * (1 - p_copy), vocab_logprobs.new_zeros(B, n_ext)], -1)
     probs = probs.scatter_add(1, src_ext, attn * p_copy)
     return torch.log(probs.clamp(min=1e-20))
+
+
+def pointer_mixture_sparse(vocab_logprobs: Tensor, p_copy: Tensor, attn: Tensor, src_ext: Tensor, n_ext: int) -> Tensor:
+    """:func:`pointer_mixture` for attention stored as a sparse COO ``(B, M, N)`` tensor (lazy
+    MODEL 3 at test time: only the chosen chunks' k*N words): the copy term is added from the
+    stored entries only, not scattered from a dense ``(B, M*N)`` grid of zeros.
+
+    Args:
+        vocab_logprobs ``(B, V)``; p_copy ``(B, 1)``; attn sparse COO ``(B, M, N)``;
+        src_ext ``(B, M, N)`` source ids in V'; n_ext: V' - V.
+    Returns:
+        ``(B, V')`` log-probabilities, equal to :func:`pointer_mixture` of the dense attention.
+    """
+    B, V = vocab_logprobs.shape
+    probs = torch.cat([vocab_logprobs.exp() * (1 - p_copy), vocab_logprobs.new_zeros(B, n_ext)], -1)
+    b, m, n = attn.indices()  # (nnz,) each
+    ids = src_ext[b, m, n]  # (nnz,)
+    probs = probs.index_put((b, ids), attn.values() * p_copy[b, 0], accumulate=True)
+    return torch.log(probs.clamp(min=1e-20))

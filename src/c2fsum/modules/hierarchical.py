@@ -12,7 +12,7 @@ training (``k`` samples: mu ~ Multinomial(k, alpha^s), alpha~^s = mu / k, thesis
 by the argmax at test time, and returns the log-probability of the choice for REINFORCE.
 At test time the hard path reads only the chosen chunk: its cost per step is O(N), not O(M N).
 
-``forward_lazy`` is the hard path for models that encode words lazily: it asks a ``read``
+``forward_lazy`` is the hard path for models that encode words lazily: it asks a ``fetch``
 callback for the word states of the chosen chunks only (thesis 4.4: O(M + N) per step).
 """
 
@@ -68,18 +68,20 @@ class CoarseToFineAttention(nn.Module):
         *,
         mode: str = "soft",
         samples: int = 1,
+        read: int = 1,
     ) -> HierarchicalAttentionOutput:
         """One step.
 
         Args:
             query ``(B, Hd)``; values ``(B, S, H)``; keys_t ``(B, H, S)``; chunk_keys_t ``(B, Hc, M)``;
             word_mask ``(B, M, N)``; chunk_mask ``(B, M)``.
-            mode: ``soft``, ``sample`` (hard, training: draw ``samples`` chunks) or ``argmax``.
+            mode: ``soft``, ``sample`` (hard, training: draw ``samples`` chunks) or ``argmax``
+                (test: the ``read`` chunks of highest alpha^s, see :func:`top_chunks`).
         """
         B, M, N = word_mask.shape
         alpha_s = self.coarse_weights(query, chunk_keys_t, chunk_mask)  # (B, M)
         if mode == "argmax":
-            return self._argmax(query, values, alpha_s, word_mask)
+            return self._argmax(query, values, alpha_s, word_mask, read)
         q_w = self.W_w(query).unsqueeze(1)  # (B, 1, H)
         scores = torch.bmm(q_w, keys_t).view(B, M, N)  # (B, M, N)
         alpha_w = masked_softmax(scores, word_mask)  # per chunk
@@ -94,31 +96,38 @@ class CoarseToFineAttention(nn.Module):
         ctx = torch.bmm(alpha.view(B, 1, M * N), values).squeeze(1)  # (B, H)
         return HierarchicalAttentionOutput(ctx=ctx, attn=alpha, coarse=alpha_s, policy=policy)
 
-    def _argmax(self, query: Tensor, values: Tensor, alpha_s: Tensor, word_mask: Tensor) -> HierarchicalAttentionOutput:
-        """Test-time hard attention that reads only the chosen chunk's N words."""
+    def _argmax(
+        self, query: Tensor, values: Tensor, alpha_s: Tensor, word_mask: Tensor, read: int = 1
+    ) -> HierarchicalAttentionOutput:
+        """Test-time hard attention that reads only the chosen chunks' N words each."""
         B, M, N = word_mask.shape
         H = values.size(-1)
-        choice = alpha_s.argmax(-1, keepdim=True)  # (B, 1)
+        choice, weights = top_chunks(alpha_s, read)  # (B, k) each
         rows = torch.arange(B, device=values.device).unsqueeze(1)  # (B, 1)
-        words = values.view(B, M, N, H)[rows, choice]  # (B, 1, N, H)
-        alpha_w, ctx = self.read_chunks(query, words, word_mask[rows, choice])
+        words = values.view(B, M, N, H)[rows, choice]  # (B, k, N, H)
+        alpha_w, ctx = self.read_chunks(query, words, word_mask[rows, choice], weights)
         attn = scatter_chunks(alpha_w, choice, M, sparse=False)
         return HierarchicalAttentionOutput(ctx=ctx, attn=attn, coarse=alpha_s, policy=None)
 
-    def read_chunks(self, query: Tensor, words: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
-        """Fine attention inside k chosen chunks per row, each weighted 1/k.
+    def read_chunks(
+        self, query: Tensor, words: Tensor, mask: Tensor, weights: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """Fine attention inside k chosen chunks per row, each weighted 1/k (or by ``weights``).
 
         Args:
             query ``(B, Hd)``; words ``(B, k, N, H)`` the chosen chunks' word states (a chunk may
-            appear twice: +MULTI draws with replacement); mask ``(B, k, N)``.
+            appear twice: +MULTI draws with replacement); mask ``(B, k, N)``; weights ``(B, k)``
+            summing to 1 per row, or None for 1/k each.
         Returns:
-            alpha_w ``(B, k, N)`` (each chunk's softmax times 1/k) and the context ``(B, H)``.
+            alpha_w ``(B, k, N)`` (each chunk's softmax times its weight) and the context ``(B, H)``.
         """
         B, k, N, H = words.shape
         flat = words.reshape(B, k * N, H)
         scores = torch.bmm(flat, self.W_w(query).unsqueeze(-1)).view(B, k, N)  # (B, k, N)
         alpha_w = masked_softmax(scores, mask)
-        if k > 1:
+        if weights is not None:
+            alpha_w = alpha_w * weights.unsqueeze(-1)
+        elif k > 1:
             alpha_w = alpha_w / k  # alpha~^s = mu / k
         ctx = torch.bmm(alpha_w.view(B, 1, k * N), flat).squeeze(1)  # (B, H)
         return alpha_w, ctx
@@ -129,33 +138,35 @@ class CoarseToFineAttention(nn.Module):
         chunk_keys_t: Tensor,
         chunk_mask: Tensor,
         word_mask: Tensor,
-        read: Callable[[Tensor], Tensor],
+        fetch: Callable[[Tensor], Tensor],
         *,
         mode: str,
         samples: int = 1,
+        read: int = 1,
         sparse: bool = False,
     ) -> HierarchicalAttentionOutput:
         """Hard attention (MODEL 3) that needs word states only for the chunks it picks.
 
         Args:
             query ``(B, Hd)``; chunk_keys_t ``(B, Hc, M)``; chunk_mask ``(B, M)``; word_mask ``(B, M, N)``.
-            read: maps the chosen chunk indices ``(B, k)`` to their word states ``(B, k, N, H)``
+            fetch: maps the chosen chunk indices ``(B, k)`` to their word states ``(B, k, N, H)``
                 (encoding them on demand).
-            mode: ``argmax`` (test) or ``sample`` (training, ``samples`` draws).
+            mode: ``argmax`` (test: the ``read`` chunks of highest alpha^s) or ``sample``
+                (training, ``samples`` draws).
             sparse: return ``attn`` as a sparse COO tensor (only the chosen chunks are stored).
         """
         M = word_mask.size(1)
         alpha_s = self.coarse_weights(query, chunk_keys_t, chunk_mask)  # (B, M)
-        policy = None
+        policy = weights = None
         if mode == "argmax":
-            choice = alpha_s.argmax(-1, keepdim=True)  # (B, 1)
+            choice, weights = top_chunks(alpha_s, read)  # (B, k) each
         elif mode == "sample":
             choice = draw_chunks(alpha_s, samples)  # (B, k)
             policy = multinomial_logp(alpha_s, choice)
         else:
             raise ValueError(f"lazy attention mode: got {mode!r}, expected sample or argmax")
         rows = torch.arange(choice.size(0), device=choice.device).unsqueeze(1)  # (B, 1)
-        alpha_w, ctx = self.read_chunks(query, read(choice), word_mask[rows, choice])
+        alpha_w, ctx = self.read_chunks(query, fetch(choice), word_mask[rows, choice], weights)
         attn = scatter_chunks(alpha_w, choice, M, sparse=sparse)
         return HierarchicalAttentionOutput(ctx=ctx, attn=attn, coarse=alpha_s, policy=policy)
 
@@ -175,6 +186,24 @@ def scatter_chunks(alpha_w: Tensor, choice: Tensor, M: int, *, sparse: bool) -> 
     rows = torch.arange(B, device=choice.device).unsqueeze(1).expand(B, k)
     zeros = alpha_w.new_zeros(B, M, N)
     return zeros.index_put((rows, choice), alpha_w, accumulate=True)
+
+
+def top_chunks(alpha_s: Tensor, k: int) -> tuple[Tensor, Tensor]:
+    """The ``k`` chunks of highest alpha^s ``(B, M)`` per row and their weights, alpha^s
+    renormalized over them: indices and weights ``(B, k)`` each, highest first.
+
+    ``k`` = 1 is the thesis's test-time argmax (weight 1). Larger ``k`` is c2fsum's top-k reading:
+    rows with fewer than ``k`` non-empty chunks repeat their first chunk with weight 0.
+    """
+    if k < 1:
+        raise ValueError(f"decode.read_chunks: expected >= 1, got {k}")
+    if k == 1:
+        return alpha_s.argmax(-1, keepdim=True), alpha_s.new_ones(alpha_s.size(0), 1)
+    top, choice = alpha_s.topk(min(k, alpha_s.size(-1)), dim=-1)  # (B, k)
+    empty = top <= 0
+    choice = torch.where(empty, choice[:, :1], choice)  # a real chunk, read with weight 0
+    top = top.masked_fill(empty, 0.0)
+    return choice, top / top.sum(-1, keepdim=True).clamp(min=torch.finfo(top.dtype).tiny)
 
 
 def draw_chunks(alpha_s: Tensor, k: int) -> Tensor:
