@@ -252,6 +252,13 @@ def test_export_command_end_to_end(run, tmp_path, capsys):
     assert capsys.readouterr().err.startswith(f"c2fsum export: error: {tmp_path / 'y'}: the export would be 0.")
     assert main(["-q", "export", "--model", str(run), "--out", str(tmp_path / "x"), "--eval", "nope"]) == 2
     assert "nope/metrics.json: missing" in capsys.readouterr().err
+    # decoding defaults travel with the export; a key the decode section lacks is refused
+    argv = ["-q", "export", "--model", str(run), "--out", str(tmp_path / "d"), "--decode", "read_chunks=3", "beam=2"]
+    assert main(argv) == 0
+    shipped = load_checkpoint(tmp_path / "d").config.decode
+    assert (shipped.read_chunks, shipped.beam) == (3, 2)
+    assert main(["-q", "export", "--model", str(run), "--out", str(tmp_path / "e"), "--decode", "nope=1"]) == 2
+    assert "decode.nope" in capsys.readouterr().err and not (tmp_path / "e").exists()
 
 
 # -- names ----------------------------------------------------------------------------------

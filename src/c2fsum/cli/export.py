@@ -23,6 +23,7 @@ def cmd_export(a: argparse.Namespace) -> int:
         which=a.which,
         max_mb=a.max_mb,
         command=a.made_by,
+        decode=a.decode,
     )
     print(
         f"exported {meta['source']} as {meta['name']!r} to {a.out}: {meta['bytes'] / 1e6:.2f} MB, "
@@ -53,6 +54,12 @@ def add_export_parser(sub) -> None:
     s.add_argument("--data", metavar="DATA_DIR", help="`c2fsum prepare` folder: its statistics go on the card")
     s.add_argument("--notes", metavar="FILE", help="Markdown the author adds under 'Failure modes'")
     s.add_argument("--which", default="best", choices=["best", "last"], help="checkpoint of a run directory (best)")
+    s.add_argument(
+        "--decode",
+        nargs="+",
+        metavar="KEY=VALUE",
+        help="decoding defaults the model ships with, e.g. --decode read_chunks=3 beam=4",
+    )
     s.add_argument("--max-mb", type=float, default=MAX_MB, help=f"refuse a folder larger than this (MB, {MAX_MB:g})")
     s.add_argument(
         "--made-by",

@@ -30,6 +30,7 @@ import torch
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from safetensors.torch import save_file
 
+from c2fsum.config import resolve
 from c2fsum.data.lengths import LENGTHS_FILE
 from c2fsum.errors import CheckpointError
 from c2fsum.evaluation.significance import bootstrap_mean
@@ -163,8 +164,12 @@ def export_model(
     which: str = "best",
     max_mb: float = MAX_MB,
     command: str | None = None,
+    decode: list[str] | None = None,
 ) -> dict[str, Any]:
     """Write the ``which`` checkpoint of ``model`` (any model name) to ``out`` for shipping.
+
+    ``decode``: ``key=value`` overrides of the shipped config's ``decode`` section (the defaults
+    users get, e.g. ``read_chunks=3``); ConfigError for a key that section does not have.
 
     Returns ``export.json``'s content plus ``bytes`` (the folder's size). Raises
     :class:`CheckpointError` when the folder would be larger than ``max_mb`` MB (nothing is
@@ -174,6 +179,8 @@ def export_model(
     if dtype not in STORED_DTYPES:
         raise ValueError(f"--dtype {dtype}: expected one of {', '.join(STORED_DTYPES)}")
     loaded = load_checkpoint(model, which=which)
+    if decode:
+        loaded.config = resolve(loaded.config.to_dict(), [f"decode.{item}" for item in decode], "--decode")
     out = Path(out)
     name = name or out.name
     weights = {k: v.detach().cpu() for k, v in loaded.model.state_dict().items()}
