@@ -6,7 +6,8 @@ mention. No coreference library runs offline here, so antecedents come from thes
 the shallow parse of :mod:`.units`:
 
 * mentions are noun-phrase chunks (``B-NP`` ``I-NP`` ...), a possessive ``'s`` cut off, at most 6
-  words; the mention's head is its last noun (``NN*``); a mention without a noun is skipped;
+  words; the mention's head is its last noun (``NN*``); a mention without a noun, or whose head
+  is a time word (``friday``, ``year``), is skipped;
 * ``he``/``him``/``his``/``she``/``her``/``hers``: the nearest preceding mention that is person-like
   (a proper-noun head after true-casing, or a person noun such as ``mayor``, ``woman``), singular,
   and not of the other gender (``he`` skips ``woman``, ``mother``, ...; ``she`` skips ``man``, ...);
@@ -15,9 +16,11 @@ the shallow parse of :mod:`.units`:
 * ``they``/``them``/``their``: the nearest preceding plural mention (``NNS``/``NNPS``) or
   organization noun.
 
-"Nearest preceding": first earlier in the pronoun's own sentence (then it is resolved inside the
-sentence and sets no constraint), then in the one, two or three sentences before it, from the
-end of each. A pronoun with no antecedent in that window sets no constraint either. Pleonastic
+The antecedent: first a compatible mention earlier in the pronoun's own sentence (then it is
+resolved inside the sentence and sets no constraint), else the nearest of the one, two or three
+sentences before it that holds one, and there its *first* compatible mention (the subject, most
+often: the salience preference of centering theory, rather than the last noun before the
+pronoun). A pronoun with no antecedent in that window sets no constraint either. Pleonastic
 ``it`` is not detected (it resolves like any ``it``). Rewriting: the mention's words in place of
 a subject/object pronoun, the mention plus ``'s`` in place of a possessive (``his``, ``its``,
 ``their``, ``her`` tagged ``PRP$``).
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from c2fsum.evaluation.berkeley.units import SentenceUnits
+from c2fsum.evaluation.berkeley.units import TIME_WORDS, SentenceUnits
 
 MALE = frozenset({"he", "him", "his", "himself"})
 FEMALE = frozenset({"she", "her", "hers", "herself"})
@@ -98,7 +101,7 @@ def mentions(units: SentenceUnits, sent: int) -> list[Mention]:
             while e > i and (t.tags[e - 1] == "POS" or t.words[e - 1] in ("'s", "'")):
                 e -= 1
             nouns = [j for j in range(i, e) if t.tags[j].startswith("NN")]
-            if nouns and e - i <= MAX_MENTION and t.words[i] not in PRONOUNS:
+            if nouns and e - i <= MAX_MENTION and t.words[i] not in PRONOUNS and t.words[nouns[-1]] not in TIME_WORDS:
                 h = nouns[-1]
                 out.append(Mention(sent, i, e, t.words[h], t.tags[h]))
             i = k
@@ -136,7 +139,7 @@ def resolve(doc: list[SentenceUnits]) -> list[Pronoun]:
             for jj in range(j - 1, max(j - 1 - WINDOW, -1), -1):
                 found = [m for m in ments[jj] if compatible(w, m)]
                 if found:
-                    ante = found[-1]
+                    ante = found[0]
                     break
             if ante is None:
                 continue

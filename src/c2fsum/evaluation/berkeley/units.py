@@ -31,7 +31,8 @@ Kinds, in the order they win when two candidate spans cross (nested spans are ke
   month takes its day along (``on february ##``).
 
 A comma-led part that runs to the end of the sentence (no closing comma) is only deletable when
-a finite verb precedes it: otherwise it is the sentence's own clause.
+a verb other than a gerund precedes it (the tagger reads some past tenses as ``VBN``):
+otherwise it is the sentence's own clause.
 
 The head is what is left: a span is dropped only when at least 3 words remain in the head. Spans
 do not own their commas: a comma next to a comma-enclosed span (``relcl``, ``appos``, ``intro``,
@@ -190,7 +191,7 @@ def candidate_spans(t: Tagged) -> list[tuple[int, int, str]]:
         if k <= i + 1 or i + 1 >= end:
             continue
         inner = range(i + 1, k)
-        if k == end and not any(tags[j] in FINITE for j in range(i)):
+        if k == end and not any(tags[j] in FINITE or tags[j] in ("VBN", "VB") for j in range(i)):
             continue  # a last part with no clause before it: it is the clause
         has_verb = any(tags[j] in FINITE for j in inner)
         after = w[k + 1] if k < n - 1 and k < end else ""
