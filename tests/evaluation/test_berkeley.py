@@ -116,6 +116,13 @@ def test_what_is_not_deletable():
     assert not [s for s in spans("he played in this year 's tournament .") if s[0] == "time"]
     # the head keeps at least 3 words: the appositive of a 4-word sentence stays
     assert spans("john , the mayor , resigned .") == []
+    # lists of numbers, a modal "may", a range dash are none of the kinds
+    assert spans("noise was added at # % , ## % , and ## % of the level .") == []
+    assert spans("this may change the result .") == []
+    assert spans("the enzyme was active between ph # - # in our assay .") == []
+    # a date's comma is not a clause comma: the whole date goes as one part
+    assert spans("on april ## , #### , the camp was liberated .") == [("intro", "on april ## , ####")]
+    assert drop("the camp was liberated on april ## , #### .", "time") == "the camp was liberated ."
 
 
 def test_commas_around_neighbouring_parts():
@@ -155,6 +162,15 @@ def test_pronoun_resolution_rules():
     assert resolve(doc.sentences) == []
     doc = analyze(["the woman left .".split(), "he stayed at home .".split()])
     assert doc.pronouns == []  # "he" never takes "woman"
+    # the first compatible mention of the nearest sentence holding one (its subject), not the
+    # last; never a time word nor a dateline in brackets
+    doc = analyze(
+        [
+            "-lrb- cnn -rrb- the mayor met john smith on friday .".split(),
+            "he said the talks went well .".split(),
+        ]
+    )
+    assert [(p.word, p.replacement) for p in doc.pronouns] == [("he", ["the", "mayor"])]
 
 
 def _scores(doc, per_sentence: dict[int, float]) -> np.ndarray:

@@ -205,7 +205,7 @@ def _fit_berkeley(a: argparse.Namespace) -> Path:
     val = list(read_split(a.data, "val", limit=a.val_docs))
     record = fit(train, val, budgets, metric=a.fit_metric)
     record["command"] = (
-        f"c2fsum baseline berkeley --fit-docs {a.fit_docs} --val-docs {a.val_docs} "
+        f"c2fsum baseline berkeley --data {a.data} --fit-docs {a.fit_docs} --val-docs {a.val_docs} "
         f"--fit-budgets {','.join(map(str, budgets))} --fit-metric {a.fit_metric}"
     )
     out = Path(a.out)

@@ -7,7 +7,8 @@ the shallow parse of :mod:`.units`:
 
 * mentions are noun-phrase chunks (``B-NP`` ``I-NP`` ...), a possessive ``'s`` cut off, at most 6
   words; the mention's head is its last noun (``NN*``); a mention without a noun, or whose head
-  is a time word (``friday``, ``year``), is skipped;
+  is a time word (``friday``, ``year``), or that lies in brackets (the ``-lrb- cnn -rrb-`` of a
+  dateline), is skipped;
 * ``he``/``him``/``his``/``she``/``her``/``hers``: the nearest preceding mention that is person-like
   (a proper-noun head after true-casing, or a person noun such as ``mayor``, ``woman``), singular,
   and not of the other gender (``he`` skips ``woman``, ``mother``, ...; ``she`` skips ``man``, ...);
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from c2fsum.evaluation.berkeley.units import TIME_WORDS, SentenceUnits
+from c2fsum.evaluation.berkeley.units import OPEN, TIME_WORDS, SentenceUnits
 
 MALE = frozenset({"he", "him", "his", "himself"})
 FEMALE = frozenset({"she", "her", "hers", "herself"})
@@ -91,6 +92,7 @@ class Pronoun:
 def mentions(units: SentenceUnits, sent: int) -> list[Mention]:
     """The noun-phrase mentions of one sentence, left to right."""
     t = units.tagged
+    bracketed = {j for sp in units.spans if t.words[sp.start] in OPEN for j in range(sp.start, sp.end)}
     out, i, n = [], 0, len(t.words)
     while i < n:
         if t.chunks[i] == "B-NP":
@@ -101,7 +103,8 @@ def mentions(units: SentenceUnits, sent: int) -> list[Mention]:
             while e > i and (t.tags[e - 1] == "POS" or t.words[e - 1] in ("'s", "'")):
                 e -= 1
             nouns = [j for j in range(i, e) if t.tags[j].startswith("NN")]
-            if nouns and e - i <= MAX_MENTION and t.words[i] not in PRONOUNS and t.words[nouns[-1]] not in TIME_WORDS:
+            ok = nouns and e - i <= MAX_MENTION and t.words[i] not in PRONOUNS and i not in bracketed
+            if ok and t.words[nouns[-1]] not in TIME_WORDS:
                 h = nouns[-1]
                 out.append(Mention(sent, i, e, t.words[h], t.tags[h]))
             i = k

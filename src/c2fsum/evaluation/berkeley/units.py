@@ -10,14 +10,16 @@ tags; each rule gives a token span ``[start, end)`` that may be dropped as one u
 Kinds, in the order they win when two candidate spans cross (nested spans are kept, nested):
 
 * ``paren``: a bracketed part, ``-lrb- ... -rrb-`` / ``( ... )`` / ``[ ... ]`` with its brackets,
-  or a dash-enclosed part ``-- ... --`` with its dashes (or a last ``-- ...`` up to the final mark);
+  or a dash-enclosed part ``-- ... --`` with its dashes (or a last ``-- ...`` up to the final mark;
+  a single ``-`` is not a dash: PubMed writes ranges with it);
 * ``relcl``: a non-restrictive relative clause, ``, who|which|whose|whom|where ... ,`` (the clause
   holds a verb), up to the next comma or the final mark;
 * ``appos``: an appositive, ``NP , NP ... ,`` after a noun: the part between the commas has no
   finite verb (``VBD``/``VBZ``/``VBP``/``MD``), starts with a determiner, a possessive or a number
   (a bare noun there is more often a list: ``crosby , stills & nash``), holds no ``and``/``or``
-  (a list again), is at most 15 tokens (2 or
-  more, or one number, not after a month or number: ``john , ## , said``, not ``march # , ####``)
+  and none of the next three commas is followed by one (a list again: ``# % , ## % , and ## %``),
+  is at most 15 tokens (2 or more, or one number, not after a month or number: ``john , ## ,
+  said``, not ``march # , ####``)
   and the closing comma is not followed by ``and``/``or``/``but`` (a list, not an appositive);
 * ``intro``: a sentence-initial prepositional or adverbial phrase closed by a comma within 12
   tokens (``however ,``, ``in a statement released by the club ,``, ``according to police ,``), with no finite verb
@@ -28,7 +30,7 @@ Kinds, in the order they win when two candidate spans cross (nested spans are ke
 * ``time``: a temporal prepositional phrase whose noun phrase ends in a time word (``on tuesday``,
   ``in ####``, ``during the night``; not ``on the third day of ...``, ``in this year 's ...``) or a
   bare temporal noun phrase (``last week``, ``this year``, ``yesterday``), no commas needed; a
-  month takes its day along (``on february ##``).
+  month takes its day and year along (``on february ##``, ``on february ## , ####``).
 
 A comma-led part that runs to the end of the sentence (no closing comma) is only deletable when
 a verb other than a gerund precedes it (the tagger reads some past tenses as ``VBN``):
@@ -179,13 +181,17 @@ def candidate_spans(t: Tagged) -> list[tuple[int, int, str]]:
                 if w[k] == OPEN[tok]:
                     out.append((i, k + 1, "paren"))
                     break
-    dashes = [i for i, tok in enumerate(w) if tok in ("--", "-")]
+    dashes = [i for i, tok in enumerate(w) if tok == "--"]
     for a, b in zip(dashes[::2], dashes[1::2], strict=False):
         if 1 < b - a <= 21:
             out.append((a, b + 1, "paren"))
     if len(dashes) % 2 == 1 and dashes[-1] > 0 and 1 < end - dashes[-1] <= 21:
         out.append((dashes[-1], end, "paren"))
-    commas = [i for i, tok in enumerate(w) if tok == ","]
+    commas = [  # not the comma of a date, "march ## , ####"
+        i
+        for i, tok in enumerate(w)
+        if tok == "," and not (2 <= i < n - 1 and tags[i - 1] == "CD" and w[i - 2] in MONTHS and tags[i + 1] == "CD")
+    ]
     for ci, i in enumerate(commas):
         k = commas[ci + 1] if ci + 1 < len(commas) else end  # the inner part is w[i+1:k]
         if k <= i + 1 or i + 1 >= end:
@@ -210,6 +216,7 @@ def candidate_spans(t: Tagged) -> list[tuple[int, int, str]]:
             and not (tags[i + 1] == "CD" and (tags[i - 1] == "CD" or w[i - 1] in MONTHS))
             and k - i - 1 <= 15
             and after not in ("and", "or", "but")
+            and not any(w[c + 1] in ("and", "or") for c in commas[ci + 1 : ci + 4] if c + 1 < n)
             and not any(w[j] in ("and", "or", "&") for j in inner)
         ):
             out.append((i + 1, k, "appos"))
@@ -244,6 +251,8 @@ def candidate_spans(t: Tagged) -> list[tuple[int, int, str]]:
                 k = i + 2
             while k < end and w[k - 1] in MONTHS and tags[k] == "CD":  # "on february ##"
                 k += 1
+            if k + 1 < end and tags[k - 1] == "CD" and w[k - 2] in MONTHS and w[k] == "," and tags[k + 1] == "CD":
+                k += 2  # "on february ## , ####"
             follows = w[k] if k < n else ""
             if (
                 i > 0
@@ -253,7 +262,14 @@ def candidate_spans(t: Tagged) -> list[tuple[int, int, str]]:
                 and tags[k - 1] != "POS"
             ):
                 out.append((i, k, "time"))
-        elif i > 0 and w[i] in TIME_DETS and i + 1 < end and w[i + 1] in TIME_WORDS and w[i - 1] not in TIME_PREPS:
+        elif (
+            i > 0
+            and w[i] in TIME_DETS
+            and i + 1 < end
+            and w[i + 1] in TIME_WORDS
+            and tags[i + 1].startswith("NN")
+            and w[i - 1] not in TIME_PREPS
+        ):
             if i + 2 >= n or (w[i + 2] not in ("of", "'s", "'") and tags[i + 2] != "POS"):
                 out.append((i, i + 2, "time"))
         elif i > 0 and w[i] in BARE_TIME and w[i - 1] not in TIME_PREPS:
