@@ -196,6 +196,22 @@ def test_pronoun_rule_in_the_ilp():
     assert feasible(doc, sel, 8)
     assert not feasible(doc, Selection([doc.index[(1, -1)]], []), 8)
     assert ps.antecedent.sent == 0
+    # ablation: without the constraints sentence 1 comes alone, its "he" dangling
+    sel = solve(doc, _scores(doc, s1), 8, anaphora=False)
+    assert render(doc, sel) == [OBAMA[1][:-1]] and sel.rewritten == []
+
+
+def test_no_compression_ablation_keeps_whole_sentences():
+    article = [
+        "barack obama , the president of the united states , visited london on friday .".split(),
+        "the mayor , who was elected last year , met him at the airport .".split(),
+    ]
+    doc = analyze(article)
+    scores = np.array([(1.0 if u.kind == "head" else -0.2) * u.length for u in doc.units])
+    compressed = render(doc, solve(doc, scores, 40))
+    assert compressed == ["barack obama visited london .".split(), "the mayor met him at the airport .".split()]
+    whole = render(doc, solve(doc, scores, 40, compress=False))
+    assert whole == article
 
 
 def brute_force(doc, scores, budget) -> float:
@@ -283,5 +299,9 @@ def test_cli_end_to_end_on_real_documents(tmp_path, capsys):
     assert main([*args[:-1], str(tmp_path / "shipped"), "--budget", "30"]) == 0
     metrics = json.loads((tmp_path / "shipped" / "metrics.json").read_text())
     assert metrics["budget"] == 30 and metrics["weights"].startswith("shipped")
+    # the ablation is labelled
+    assert main([*args[:-1], str(tmp_path / "whole"), "--budget", "30", "--no-compression"]) == 0
+    metrics = json.loads((tmp_path / "whole" / "metrics.json").read_text())
+    assert metrics["model"] == "BERKELEY (no compression)" and metrics["compression"] == 0
     with pytest.raises(SystemExit):
         main(["-q", "baseline", "ilp", "--data", str(data), "--out", str(tmp_path / "x"), "--fit-docs", "3"])

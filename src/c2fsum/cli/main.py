@@ -11,7 +11,8 @@ c2fsum evaluate   --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--bea
                   [--min-len N] [--official] [--rouge-clean none|ptb]
 c2fsum baseline   first|lead3|lead|ilp|oracle|berkeley --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
                   [--limit N] [--official] [--rouge-clean none|ptb]
-                  [--weights FILE] [--fit-docs N [--val-docs N] [--fit-budgets B,B] [--fit-metric M]]  (berkeley)
+                  [--weights FILE] [--fit-docs N [--val-docs N] [--fit-budgets B,B] [--fit-metric M]]
+                  [--no-compression] [--no-anaphora]                                   (berkeley)
 c2fsum rouge      --candidates C.jsonl --references R.jsonl [--official] [--rouge-clean none|ptb]
 c2fsum table      METRICS [METRICS ...]                                          (metrics.json files or folders)
 c2fsum plot       attention --model RUN_DIR --data DATA_DIR --doc ID --out FILE.png [--max-words W]
@@ -220,8 +221,10 @@ def cmd_baseline(a: argparse.Namespace) -> int:
     from c2fsum.reports.tables import results_table
 
     weights = a.weights
-    if a.name != "berkeley" and (a.weights or a.fit_docs is not None):
-        raise SystemExit("c2fsum baseline: --weights and --fit-docs are for berkeley only")
+    if a.name != "berkeley" and (a.weights or a.fit_docs is not None or a.no_compression or a.no_anaphora):
+        raise SystemExit(
+            "c2fsum baseline: --weights, --fit-docs, --no-compression, --no-anaphora are for berkeley only"
+        )
     budget = a.budget
     if a.name == "berkeley":
         from c2fsum.evaluation.berkeley import load_weights
@@ -240,6 +243,8 @@ def cmd_baseline(a: argparse.Namespace) -> int:
         ilp_budget=budget or ILP_BUDGET,
         rouge_clean=a.rouge_clean,
         berkeley_weights=weights,
+        berkeley_compress=not a.no_compression,
+        berkeley_anaphora=not a.no_anaphora,
     )
     print(results_table([metrics]))
     if a.name == "berkeley":
@@ -424,6 +429,10 @@ def build_parser() -> argparse.ArgumentParser:
         "chosen on validation with its weights)",
     )
     s.add_argument("--weights", metavar="FILE", help="berkeley: unit weights (default: the shipped CNN/DM weights)")
+    s.add_argument("--no-compression", action="store_true", help="berkeley ablation: whole sentences only")
+    s.add_argument(
+        "--no-anaphora", action="store_true", help="berkeley ablation: no anaphoricity constraints, no rewriting"
+    )
     s.add_argument(
         "--fit-docs",
         type=int,

@@ -146,6 +146,12 @@ def baseline_summary(
     raise ValueError(f"unknown baseline {name!r}, expected one of {', '.join(BASELINES)}")
 
 
+def _ablation_label(name: str, compress: bool, anaphora: bool) -> str:
+    if name != "berkeley" or (compress and anaphora):
+        return ""
+    return " (" + ", ".join(x for x, on in (("no compression", compress), ("no anaphora", anaphora)) if not on) + ")"
+
+
 def run_baseline(
     name: str,
     data_dir: str | Path,
@@ -157,12 +163,15 @@ def run_baseline(
     ilp_budget: int = ILP_BUDGET,
     rouge_clean: str = "none",
     berkeley_weights: str | Path | None = None,
+    berkeley_compress: bool = True,
+    berkeley_anaphora: bool = True,
 ) -> dict:
     """Write ``predictions.jsonl`` and ``metrics.json`` of a baseline on a prepared split.
 
     ROUGE scores exactly the strings written to ``predictions.jsonl``; ``rouge_clean``: see
     :func:`c2fsum.metrics.rouge.score_corpus`. ``berkeley_weights``: BERKELEY's weights file
-    (default: the shipped CNN/DM weights).
+    (default: the shipped CNN/DM weights); ``berkeley_compress`` / ``berkeley_anaphora``: its
+    ablations (:func:`c2fsum.evaluation.berkeley.solve`).
     """
     settings = rouge_settings(official=official, clean=rouge_clean)
     if name not in BASELINES:
@@ -179,7 +188,9 @@ def run_baseline(
     for doc in read_split(data_dir, split, limit=limit):
         references = [" ".join(r) for r in doc["refs"]]  # the reference's sentences
         if name == "berkeley":
-            candidate, st = summarize(doc["src"], ilp_budget, weights)
+            candidate, st = summarize(
+                doc["src"], ilp_budget, weights, compress=berkeley_compress, anaphora=berkeley_anaphora
+            )
             for k in stats:
                 stats[k] += int(st[k])
         else:
@@ -189,6 +200,7 @@ def run_baseline(
         extra["compression"] = stats["deleted_tokens"] / max(stats["sentence_tokens"], 1)
         extra["pronouns_rewritten"] = stats["rewritten"] / len(rows)
         extra["fallbacks"] = stats["fallback"]
+        extra["compress"], extra["anaphora"] = berkeley_compress, berkeley_anaphora
     scores = score_corpus(
         [r["candidate"] for r in rows], [r["references"] for r in rows], official=official, clean=rouge_clean
     )
@@ -196,7 +208,7 @@ def run_baseline(
         "ppl": None,
         **{k: v for k, v in scores.items() if k != "per_doc"},
         **settings,
-        "model": DISPLAY[name],
+        "model": DISPLAY[name] + _ablation_label(name, berkeley_compress, berkeley_anaphora),
         "split": split,
         "n_docs": len(rows),
         "avg_words": sum(len(r["candidate"].split()) for r in rows) / max(len(rows), 1),

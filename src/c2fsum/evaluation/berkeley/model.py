@@ -215,8 +215,12 @@ def feasible(doc: Document, sel: Selection, budget: int) -> bool:
     return True
 
 
-def solve(doc: Document, scores: np.ndarray, budget: int) -> Selection:
-    """The optimal selection (module docstring), by HiGHS."""
+def solve(doc: Document, scores: np.ndarray, budget: int, *, compress: bool = True, anaphora: bool = True) -> Selection:
+    """The optimal selection (module docstring), by HiGHS.
+
+    Ablations: ``compress=False`` ties every part to its parent (``x_u = x_parent(u)``: whole
+    sentences only); ``anaphora=False`` drops the anaphoricity constraints (no rewriting either).
+    """
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_matrix
 
@@ -230,13 +234,13 @@ def solve(doc: Document, scores: np.ndarray, budget: int) -> Selection:
     rows: list[tuple[dict[int, float], float, float]] = []
     for u, par in enumerate(doc.parent):
         if par >= 0:
-            rows.append(({u: 1.0, par: -1.0}, -np.inf, 0.0))
+            rows.append(({u: 1.0, par: -1.0}, -np.inf if compress else 0.0, 0.0))
     length_row = {u: float(lengths[u]) for u in range(U)}
     for p, pr in enumerate(doc.pronouns):
         length_row[U + p] = float(len(pr.replacement) - 1)
     rows.append((length_row, -np.inf, float(budget)))
     for p, (up, ua) in enumerate(pronoun_units(doc)):
-        if up != ua:
+        if up != ua and anaphora:
             rows.append(({up: 1.0, ua: -1.0, U + p: -1.0}, -np.inf, 0.0))
         rows.append(({U + p: 1.0, up: -1.0}, -np.inf, 0.0))
     fits = heads & (lengths <= budget)
@@ -250,7 +254,7 @@ def solve(doc: Document, scores: np.ndarray, budget: int) -> Selection:
             v.append(val)
     A = coo_matrix((v, (r, c)), shape=(len(rows), U + P)).tocsr()
     cost = np.concatenate([-np.asarray(scores, dtype=np.float64), np.full(P, REWRITE_EPS)])
-    upper = np.concatenate([(lengths <= budget).astype(np.float64), np.ones(P)])
+    upper = np.concatenate([(lengths <= budget).astype(np.float64), np.full(P, 1.0 if anaphora else 0.0)])
     res = milp(
         cost,
         constraints=LinearConstraint(A, np.array([lo for _, lo, _ in rows]), np.array([hi for _, _, hi in rows])),
@@ -290,13 +294,21 @@ def compression(doc: Document, sel: Selection) -> tuple[int, int]:
     return total, deleted
 
 
-def summarize(src_sentences: Sequence[Sequence[str]], budget: int, weights: np.ndarray) -> tuple[str, dict]:
+def summarize(
+    src_sentences: Sequence[Sequence[str]],
+    budget: int,
+    weights: np.ndarray,
+    *,
+    compress: bool = True,
+    anaphora: bool = True,
+) -> tuple[str, dict]:
     """The BERKELEY summary of a tokenized article (sentences one per line) and its statistics:
     ``sentence_tokens`` / ``deleted_tokens`` (:func:`compression`), ``rewritten`` (pronouns
     rewritten), ``fallback`` (True when the ILP kept nothing because no head fits the budget:
-    then the first sentence cut to ``budget`` words)."""
+    then the first sentence cut to ``budget`` words). ``compress``, ``anaphora``: :func:`solve`'s
+    ablations."""
     doc = analyze(src_sentences)
-    sel = solve(doc, unit_scores(doc, weights), budget)
+    sel = solve(doc, unit_scores(doc, weights), budget, compress=compress, anaphora=anaphora)
     lines = render(doc, sel)
     total, deleted = compression(doc, sel)
     stats = {"sentence_tokens": total, "deleted_tokens": deleted, "rewritten": len(sel.rewritten), "fallback": False}
