@@ -13,7 +13,15 @@ from c2fsum.data.prepare import prepare, read_prepared
 from c2fsum.evaluation.berkeley import analyze, load_weights, render, solve
 from c2fsum.evaluation.berkeley.coref import resolve
 from c2fsum.evaluation.berkeley.learn import fit_ridge, unit_targets
-from c2fsum.evaluation.berkeley.model import FEATURES, Selection, feasible, objective, pronoun_units, summarize
+from c2fsum.evaluation.berkeley.model import (
+    FEATURES,
+    Selection,
+    dangling,
+    feasible,
+    objective,
+    pronoun_units,
+    summarize,
+)
 from c2fsum.evaluation.berkeley.units import realize, sentence_units
 from shared_data import read_raw
 
@@ -198,7 +206,7 @@ def test_pronoun_rule_in_the_ilp():
     assert ps.antecedent.sent == 0
     # ablation: without the constraints sentence 1 comes alone, its "he" dangling
     sel = solve(doc, _scores(doc, s1), 8, anaphora=False)
-    assert render(doc, sel) == [OBAMA[1][:-1]] and sel.rewritten == []
+    assert render(doc, sel) == [OBAMA[1][:-1]] and sel.rewritten == [] and dangling(doc, sel) == 1
 
 
 def test_no_compression_ablation_keeps_whole_sentences():
@@ -266,7 +274,11 @@ def test_shipped_weights_and_budget():
     w, record = load_weights()
     assert w.shape == (len(FEATURES),) and record["budget"] in (25, 50, 75, 100)
     text, stats = summarize(OBAMA, 9, w)
-    assert len(text.split()) <= 9 and not stats["fallback"]
+    assert len(text.split()) <= 9 and not stats["fallback"] and stats["dangling"] == 0
+    wp, record = load_weights("pubmed")
+    assert record["budget"] == 100 and not np.array_equal(w, wp)
+    with pytest.raises(ValueError, match="not a BERKELEY weights file"):
+        load_weights(__file__)
 
 
 @pytest.mark.real_data

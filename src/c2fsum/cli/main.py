@@ -251,7 +251,7 @@ def cmd_baseline(a: argparse.Namespace) -> int:
         print(
             f"average length {metrics['avg_words']:.1f} words, compression {100 * metrics['compression']:.1f}% "
             f"of the chosen sentences' tokens deleted, {metrics['pronouns_rewritten']:.2f} pronouns "
-            "rewritten per summary"
+            f"rewritten per summary, {metrics['dangling_pronouns']} dangling pronouns"
         )
     print(f"predictions and metrics written to {a.out}")
     return 0

@@ -15,7 +15,8 @@
 
 Every baseline's ``metrics.json`` records ``avg_words``, the mean summary length in
 whitespace tokens; BERKELEY's also its ``compression`` rate (the share of the chosen sentences'
-tokens deleted) and ``pronouns_rewritten`` (per summary).
+tokens deleted), ``pronouns_rewritten`` (per summary) and ``dangling_pronouns`` (in all: kept
+pronouns whose antecedent is neither kept nor written in; 0 unless ``--no-anaphora``).
 """
 
 from __future__ import annotations
@@ -182,7 +183,7 @@ def run_baseline(
         from c2fsum.evaluation.berkeley.model import summarize
 
         weights, record = load_weights(berkeley_weights)
-        stats = {"sentence_tokens": 0, "deleted_tokens": 0, "rewritten": 0, "fallback": 0}
+        stats = {"sentence_tokens": 0, "deleted_tokens": 0, "rewritten": 0, "dangling": 0, "fallback": 0}
         extra["weights"] = str(berkeley_weights) if berkeley_weights else "shipped (cnndm-weights.json)"
     rows = []
     for doc in read_split(data_dir, split, limit=limit):
@@ -199,6 +200,7 @@ def run_baseline(
     if name == "berkeley" and rows:
         extra["compression"] = stats["deleted_tokens"] / max(stats["sentence_tokens"], 1)
         extra["pronouns_rewritten"] = stats["rewritten"] / len(rows)
+        extra["dangling_pronouns"] = stats["dangling"]
         extra["fallbacks"] = stats["fallback"]
         extra["compress"], extra["anaphora"] = berkeley_compress, berkeley_anaphora
     scores = score_corpus(

@@ -15,8 +15,9 @@ the ROUGE of the ILP's own summary (loss-augmented decoding through the ILP). He
 3. ``lambda`` (and, when asked, the word budget) chosen by the ROUGE of the ILP's summaries on
    validation documents, never test: the first ``val_docs`` documents of the validation split.
 
-The weights are saved as JSON (feature name -> weight, with how they were made); the CNN/DM ones
-ship as ``cnndm-weights.json`` beside this module (:data:`SHIPPED`).
+The weights are saved as JSON (feature name -> weight, with how they were made); the CNN/DM and
+PubMed ones ship as ``cnndm-weights.json`` (:data:`SHIPPED`, the default) and
+``pubmed-weights.json`` beside this module, each with the command that made it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from c2fsum.evaluation.berkeley.model import FEATURES, Document, analyze, berkel
 from c2fsum.metrics.rouge import Rouge155Tokenizer, score_corpus
 
 SHIPPED = Path(__file__).with_name("cnndm-weights.json")
+SHIPPED_NAMES = ("cnndm", "pubmed")
+"""Weights shipped beside this module as ``NAME-weights.json`` (the CNN/DM ones are the default)."""
 LAMBDAS = (0.1, 1.0, 10.0, 100.0, 1000.0)
 
 
@@ -137,9 +140,11 @@ def save_weights(path: str | Path, record: dict) -> None:
 
 
 def load_weights(path: str | Path | None = None) -> tuple[np.ndarray, dict]:
-    """``(F,)`` weights in :data:`FEATURES` order and the record, from ``path`` (default:
-    :data:`SHIPPED`). A feature missing from the file is an error naming it."""
+    """``(F,)`` weights in :data:`FEATURES` order and the record, from ``path``: a file or a shipped
+    name of :data:`SHIPPED_NAMES` (default: :data:`SHIPPED`). A feature missing from the file is an error naming it."""
     p = Path(path) if path is not None else SHIPPED
+    if str(path) in SHIPPED_NAMES:
+        p = SHIPPED.with_name(f"{path}-weights.json")
     try:
         record = json.loads(p.read_text())
         table = record["features"]

@@ -294,6 +294,13 @@ def compression(doc: Document, sel: Selection) -> tuple[int, int]:
     return total, deleted
 
 
+def dangling(doc: Document, sel: Selection) -> int:
+    """Kept pronouns whose antecedent is neither kept nor written in their place (0 unless the
+    anaphoricity constraints are off)."""
+    kept, rew = set(sel.units), set(sel.rewritten)
+    return sum(1 for p, (up, ua) in enumerate(pronoun_units(doc)) if up in kept and ua not in kept and p not in rew)
+
+
 def summarize(
     src_sentences: Sequence[Sequence[str]],
     budget: int,
@@ -304,14 +311,20 @@ def summarize(
 ) -> tuple[str, dict]:
     """The BERKELEY summary of a tokenized article (sentences one per line) and its statistics:
     ``sentence_tokens`` / ``deleted_tokens`` (:func:`compression`), ``rewritten`` (pronouns
-    rewritten), ``fallback`` (True when the ILP kept nothing because no head fits the budget:
-    then the first sentence cut to ``budget`` words). ``compress``, ``anaphora``: :func:`solve`'s
-    ablations."""
+    rewritten), ``dangling`` (:func:`dangling`), ``fallback`` (True when the ILP kept nothing
+    because no head fits the budget: then the first sentence cut to ``budget`` words).
+    ``compress``, ``anaphora``: :func:`solve`'s ablations."""
     doc = analyze(src_sentences)
     sel = solve(doc, unit_scores(doc, weights), budget, compress=compress, anaphora=anaphora)
     lines = render(doc, sel)
     total, deleted = compression(doc, sel)
-    stats = {"sentence_tokens": total, "deleted_tokens": deleted, "rewritten": len(sel.rewritten), "fallback": False}
+    stats = {
+        "sentence_tokens": total,
+        "deleted_tokens": deleted,
+        "rewritten": len(sel.rewritten),
+        "dangling": dangling(doc, sel),
+        "fallback": False,
+    }
     if not lines:
         first = next((su.tagged.words for su in doc.sentences if su.tagged.words), [])
         return " ".join(first[:budget]), {**stats, "fallback": True}
