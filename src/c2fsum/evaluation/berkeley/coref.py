@@ -10,10 +10,15 @@ the shallow parse of :mod:`.units`:
   is a time word (``friday``, ``year``), or that lies in brackets (the ``-lrb- cnn -rrb-`` of a
   dateline), is skipped;
 * ``he``/``him``/``his``/``she``/``her``/``hers``: the nearest preceding mention that is person-like
-  (a proper-noun head after true-casing, or a person noun such as ``mayor``, ``woman``), singular,
-  and not of the other gender (``he`` skips ``woman``, ``mother``, ...; ``she`` skips ``man``, ...);
+  (a person noun such as ``mayor``, ``woman``, or a proper-noun head that the document marks as a
+  person somewhere: before a verb of saying, ``smith said``; after a title, ``mr smith``; before
+  an age, ``smith , ## ,``; so not ``harvard``), singular, and not of the other gender (``he``
+  skips ``woman``, ``mother``, ...; ``she`` skips ``man``, ...);
 * ``it``/``its``: the nearest preceding singular common-noun mention (``NN``) that is not a person
-  noun, or an organization noun (``company``, ``club``, ...);
+  noun, or an organization noun (``company``, ``club``, ...); ``it`` before a form of *be*,
+  *have*, *will*, *seem*, *appear*, *emerge*, *remain*, *take* is taken as pleonastic
+  (``it emerged that``, ``it 's just``) and left alone;
+* no mention headed by an indefinite (``someone``, ``nothing``, ``one``) is an antecedent;
 * ``they``/``them``/``their``: the nearest preceding plural mention (``NNS``/``NNPS``) or
   organization noun.
 
@@ -21,10 +26,9 @@ The antecedent: first a compatible mention earlier in the pronoun's own sentence
 resolved inside the sentence and sets no constraint), else the nearest of the one, two or three
 sentences before it that holds one, and there its *first* compatible mention (the subject, most
 often: the salience preference of centering theory, rather than the last noun before the
-pronoun). A pronoun with no antecedent in that window sets no constraint either. Pleonastic
-``it`` is not detected (it resolves like any ``it``). Rewriting: the mention's words in place of
-a subject/object pronoun, the mention plus ``'s`` in place of a possessive (``his``, ``its``,
-``their``, ``her`` tagged ``PRP$``).
+pronoun). A pronoun with no antecedent in that window sets no constraint either. Rewriting:
+the mention's words in place of a subject/object pronoun, the mention plus ``'s`` in place of
+a possessive (``his``, ``its``, ``their``, ``her`` tagged ``PRP$``).
 """
 
 from __future__ import annotations
@@ -61,6 +65,12 @@ ORG_NOUNS = frozenset(
     """company club team government police army party council firm group band university school
     court committee agency department ministry network league board airline bank union
     organisation organization charity hospital""".split()
+)
+SAY = frozenset("said says told added explained wrote asked insisted claimed admitted".split())
+TITLES = frozenset("mr mrs ms dr mr. mrs. ms. dr. sir".split())
+INDEFINITE = frozenset("someone something anyone anything everyone everything nobody nothing one".split())
+PLEONASTIC_NEXT = frozenset(
+    "is was 's has had will would seems seemed appears appeared emerged remains remained takes took".split()
 )
 WINDOW = 3
 MAX_MENTION = 6
@@ -113,9 +123,28 @@ def mentions(units: SentenceUnits, sent: int) -> list[Mention]:
     return out
 
 
-def compatible(pronoun: str, m: Mention) -> bool:
-    """Whether mention ``m`` may be the antecedent of ``pronoun`` (module docstring)."""
-    person = m.tag in ("NNP",) or m.head in PERSON_NOUNS
+def person_names(doc: list[SentenceUnits]) -> set[str]:
+    """Proper nouns the document itself marks as people: right before a verb of saying
+    (``smith said``), after a title (``mr smith``), or before an age (``smith , ## ,``)."""
+    out = set()
+    for su in doc:
+        w, tags = su.tagged.words, su.tagged.tags
+        for i, tok in enumerate(w):
+            if not tags[i].startswith("NNP"):
+                continue
+            nxt = w[i + 1] if i + 1 < len(w) else ""
+            age = nxt == "," and i + 2 < len(w) and w[i + 2].strip("#") == "" and w[i + 2] != ""
+            if nxt in SAY or (i > 0 and w[i - 1] in TITLES) or age:
+                out.add(tok)
+    return out
+
+
+def compatible(pronoun: str, m: Mention, people: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Whether mention ``m`` may be the antecedent of ``pronoun`` (module docstring); ``people``:
+    :func:`person_names`."""
+    if m.head in INDEFINITE:
+        return False
+    person = m.head in PERSON_NOUNS or (m.tag == "NNP" and m.head in people)
     if pronoun in MALE:
         return person and m.tag != "NNPS" and m.head not in FEMALE_NOUNS and m.head not in ORG_NOUNS
     if pronoun in FEMALE:
@@ -130,17 +159,20 @@ def compatible(pronoun: str, m: Mention) -> bool:
 def resolve(doc: list[SentenceUnits]) -> list[Pronoun]:
     """Every pronoun of the document whose antecedent lies in an earlier sentence (module docstring)."""
     ments = [mentions(u, j) for j, u in enumerate(doc)]
+    people = person_names(doc)
     out = []
     for j, u in enumerate(doc):
         t = u.tagged
         for i, w in enumerate(t.words):
             if w not in PRONOUNS or not t.tags[i].startswith("PRP"):
                 continue
-            if any(m.end <= i and compatible(w, m) for m in ments[j]):
+            if w == "it" and i + 1 < len(t.words) and t.words[i + 1] in PLEONASTIC_NEXT:
+                continue  # "it emerged that", "it 's just ...": most often no antecedent
+            if any(m.end <= i and compatible(w, m, people) for m in ments[j]):
                 continue  # resolved inside its own sentence
             ante = None
             for jj in range(j - 1, max(j - 1 - WINDOW, -1), -1):
-                found = [m for m in ments[jj] if compatible(w, m)]
+                found = [m for m in ments[jj] if compatible(w, m, people)]
                 if found:
                     ante = found[0]
                     break
