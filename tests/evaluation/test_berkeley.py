@@ -185,6 +185,10 @@ def test_pronoun_resolution_rules():
     assert [(p.word, p.replacement) for p in doc.pronouns] == [("he", ["smith"])]
     assert analyze(["harvard rejected the plan .".split(), "he was upset .".split()]).pronouns == []
     assert analyze(["the report was published .".split(), "it emerged that sales fell .".split()]).pronouns == []
+    # inside a quotation a pronoun is left alone
+    quote = ["mr smith met the coach .".split(), "`` he wants to stay , '' the coach said .".split()]
+    assert analyze(quote).pronouns == []
+    assert [p.word for p in analyze([quote[0], "he wants to stay .".split()]).pronouns] == ["he"]
 
 
 def _scores(doc, per_sentence: dict[int, float]) -> np.ndarray:
