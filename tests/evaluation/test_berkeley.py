@@ -325,5 +325,7 @@ def test_cli_end_to_end_on_real_documents(tmp_path, capsys):
     assert main([*args[:-1], str(tmp_path / "whole"), "--budget", "30", "--no-compression"]) == 0
     metrics = json.loads((tmp_path / "whole" / "metrics.json").read_text())
     assert metrics["model"] == "BERKELEY (no compression)" and metrics["compression"] == 0
-    with pytest.raises(SystemExit):
-        main(["-q", "baseline", "ilp", "--data", str(data), "--out", str(tmp_path / "x"), "--fit-docs", "3"])
+    assert main(["-q", "baseline", "ilp", "--data", str(data), "--out", str(tmp_path / "x"), "--fit-docs", "3"]) == 2
+    assert "for berkeley only" in capsys.readouterr().err
+    assert main([*args[:-1], str(tmp_path / "y"), "--weights", str(tmp_path / "none.json")]) == 2
+    assert "not a BERKELEY weights file" in capsys.readouterr().err

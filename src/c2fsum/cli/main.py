@@ -222,9 +222,7 @@ def cmd_baseline(a: argparse.Namespace) -> int:
 
     weights = a.weights
     if a.name != "berkeley" and (a.weights or a.fit_docs is not None or a.no_compression or a.no_anaphora):
-        raise SystemExit(
-            "c2fsum baseline: --weights, --fit-docs, --no-compression, --no-anaphora are for berkeley only"
-        )
+        raise CLIError("baseline: --weights, --fit-docs, --no-compression, --no-anaphora are for berkeley only")
     budget = a.budget
     if a.name == "berkeley":
         from c2fsum.evaluation.berkeley import load_weights
@@ -428,7 +426,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="lead, ilp, oracle, berkeley: summary length budget in words (25; berkeley: the budget "
         "chosen on validation with its weights)",
     )
-    s.add_argument("--weights", metavar="FILE", help="berkeley: unit weights (default: the shipped CNN/DM weights)")
+    s.add_argument(
+        "--weights",
+        metavar="FILE",
+        help="berkeley: unit weights, a weights.json or a shipped name, cnndm or pubmed (default: cnndm)",
+    )
     s.add_argument("--no-compression", action="store_true", help="berkeley ablation: whole sentences only")
     s.add_argument(
         "--no-anaphora", action="store_true", help="berkeley ablation: no anaphoricity constraints, no rewriting"

@@ -185,6 +185,7 @@ def run_baseline(
         weights, record = load_weights(berkeley_weights)
         stats = {"sentence_tokens": 0, "deleted_tokens": 0, "rewritten": 0, "dangling": 0, "fallback": 0}
         extra["weights"] = str(berkeley_weights) if berkeley_weights else "shipped (cnndm-weights.json)"
+        extra["weights_made_by"] = record.get("command", "")
     rows = []
     for doc in read_split(data_dir, split, limit=limit):
         references = [" ".join(r) for r in doc["refs"]]  # the reference's sentences
