@@ -214,6 +214,15 @@ def test_pronoun_rule_in_the_ilp():
     assert feasible(doc, sel, 8)
     assert not feasible(doc, Selection([doc.index[(1, -1)]], []), 8)
     assert ps.antecedent.sent == 0
+    # 3 words: only "he won ." fits, and neither its antecedent's sentence nor the rewrite does:
+    # no head can be kept, the never-empty constraint goes, the summary is the first sentence cut
+    article = [OBAMA[0], "he won .".split()]
+    short = analyze(article)
+    assert len(short.pronouns) == 1
+    sel = solve(short, _scores(short, {0: 1.0, 1: 1.0}), 3)
+    assert sel.units == [] and sel.rewritten == []
+    text, stats = summarize(article, 3, load_weights()[0])
+    assert text == "mr obama visited" and stats["fallback"]
     # ablation: without the constraints sentence 1 comes alone, its "he" dangling
     sel = solve(doc, _scores(doc, s1), 8, anaphora=False)
     assert render(doc, sel) == [OBAMA[1][:-1]] and sel.rewritten == [] and dangling(doc, sel) == 1

@@ -218,6 +218,8 @@ def feasible(doc: Document, sel: Selection, budget: int) -> bool:
 def solve(doc: Document, scores: np.ndarray, budget: int, *, compress: bool = True, anaphora: bool = True) -> Selection:
     """The optimal selection (module docstring), by HiGHS.
 
+    When no head fits together with what its pronouns need, the never-empty constraint is
+    dropped (the summary then falls back to the first sentence cut, :func:`summarize`).
     Ablations: ``compress=False`` ties every part to its parent (``x_u = x_parent(u)``: whole
     sentences only); ``anaphora=False`` drops the anaphoricity constraints (no rewriting either).
     """
@@ -246,22 +248,29 @@ def solve(doc: Document, scores: np.ndarray, budget: int, *, compress: bool = Tr
     fits = heads & (lengths <= budget)
     if fits.any():
         rows.append(({int(u): 1.0 for u in np.nonzero(heads)[0]}, 1.0, np.inf))
-    r, c, v = [], [], []
-    for i, (coef, _, _) in enumerate(rows):
-        for k, val in coef.items():
-            r.append(i)
-            c.append(k)
-            v.append(val)
-    A = coo_matrix((v, (r, c)), shape=(len(rows), U + P)).tocsr()
     cost = np.concatenate([-np.asarray(scores, dtype=np.float64), np.full(P, REWRITE_EPS)])
     upper = np.concatenate([(lengths <= budget).astype(np.float64), np.full(P, 1.0 if anaphora else 0.0)])
-    res = milp(
-        cost,
-        constraints=LinearConstraint(A, np.array([lo for _, lo, _ in rows]), np.array([hi for _, _, hi in rows])),
-        integrality=np.ones(U + P),
-        bounds=Bounds(np.zeros(U + P), upper),
-        options={"mip_rel_gap": 1e-9},
-    )
+
+    def run(rows: list[tuple[dict[int, float], float, float]]):
+        r, c, v = [], [], []
+        for i, (coef, _, _) in enumerate(rows):
+            for k, val in coef.items():
+                r.append(i)
+                c.append(k)
+                v.append(val)
+        A = coo_matrix((v, (r, c)), shape=(len(rows), U + P)).tocsr()
+        lo, hi = np.array([lo for _, lo, _ in rows]), np.array([hi for _, _, hi in rows])
+        return milp(
+            cost,
+            constraints=LinearConstraint(A, lo, hi),
+            integrality=np.ones(U + P),
+            bounds=Bounds(np.zeros(U + P), upper),
+            options={"mip_rel_gap": 1e-9},
+        )
+
+    res = run(rows)
+    if res.x is None and fits.any() and res.status == 2:  # infeasible: no head fits with its antecedents
+        res = run(rows[:-1])
     if res.x is None:
         raise RuntimeError(f"BERKELEY ILP solver failed: {res.message}")
     return Selection([u for u in range(U) if res.x[u] > 0.5], [p for p in range(P) if res.x[U + p] > 0.5])
