@@ -133,6 +133,16 @@ def test_what_is_not_deletable():
     assert drop("the camp was liberated on april ## , #### .", "time") == "the camp was liberated ."
 
 
+def test_comma_before_a_relative_clause_stays():
+    s = "both starrs and tamplin , ## , who made £###,### from the con , admitted the fraud ."
+    u = sentence_units(s.split())
+    assert [(sp.kind, sp.start) for sp in u.spans] == [("appos", 5), ("relcl", 7)]
+    assert " ".join(realize(u, [False, True])) == (
+        "both starrs and tamplin , who made £###,### from the con , admitted the fraud ."
+    )
+    assert " ".join(realize(u, [False, False])) == "both starrs and tamplin admitted the fraud ."
+
+
 def test_commas_around_neighbouring_parts():
     s = "on monday , after the match , the coach said the team had played well ."
     u = sentence_units(s.split())

@@ -39,7 +39,8 @@ otherwise it is the sentence's own clause.
 The head is what is left: a span is dropped only when at least 3 words remain in the head. Spans
 do not own their commas: a comma next to a comma-enclosed span (``relcl``, ``appos``, ``intro``,
 ``adjunct``) is *soft*, and :func:`realize` keeps one soft comma only where it still separates a
-kept comma-enclosed part from something, so ``john , the mayor , said`` becomes ``john said``
+kept comma-enclosed part from something (or opens a relative clause: ``tamplin , ## , who``
+becomes ``tamplin , who``), so ``john , the mayor , said`` becomes ``john said``
 and ``on monday , after the match , he said`` can lose either part and stay grammatical.
 Text is CNN/DM's (lower-cased, digits as ``#``); tokens are tagged after light true-casing
 (:func:`tag_sentence`), since the tagger reads capitals as names.
@@ -201,8 +202,8 @@ def candidate_spans(t: Tagged) -> list[tuple[int, int, str]]:
             continue  # a last part with no clause before it: it is the clause
         has_verb = any(tags[j] in FINITE for j in inner)
         after = w[k + 1] if k < n - 1 and k < end else ""
-        # relcl
-        if w[i + 1] in RELATIVE and has_verb and i > 0:
+        # relcl (any verb: the tagger reads some past tenses after "who" as VBN)
+        if w[i + 1] in RELATIVE and any(_is_verb(tags[j]) for j in inner) and i > 0:
             out.append((i + 1, k, "relcl"))
             continue
         # appos
@@ -367,7 +368,8 @@ def realize(
         if label == ",":
             left = merged[i - 1][0] if i > 0 else None
             right = merged[i + 1][0] if i + 1 < len(merged) else None
-            if left is None or right is None or "U" not in (left, right):
+            before_relative = right is not None and merged[i + 1][1][0] in RELATIVE
+            if left is None or right is None or ("U" not in (left, right) and not before_relative):
                 continue
             if right == "M" and merged[i + 1][1][0] in FINAL_MARKS:
                 continue
