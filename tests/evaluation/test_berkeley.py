@@ -128,6 +128,9 @@ def test_what_is_not_deletable():
     assert spans("noise was added at # % , ## % , and ## % of the level .") == []
     assert spans("this may change the result .") == []
     assert spans("the enzyme was active between ph # - # in our assay .") == []
+    assert not [s for s in spans("now go look in a mirror , and tell us what you see .") if s[0] == "intro"]
+    assert not [s for s in spans("she met him in vegas three years ago .") if s[0] == "time"]
+    assert spans("rabbis mendel epstein , ## ; jay goldstein , ## ; were found guilty .") == []
     # a date's comma is not a clause comma: the whole date goes as one part
     assert spans("on april ## , #### , the camp was liberated .") == [("intro", "on april ## , ####")]
     assert drop("the camp was liberated on april ## , #### .", "time") == "the camp was liberated ."

@@ -15,20 +15,22 @@ Kinds, in the order they win when two candidate spans cross (nested spans are ke
 * ``relcl``: a non-restrictive relative clause, ``, who|which|whose|whom|where ... ,`` (the clause
   holds a verb), up to the next comma or the final mark;
 * ``appos``: an appositive, ``NP , NP ... ,`` after a noun: the part between the commas has no
-  finite verb (``VBD``/``VBZ``/``VBP``/``MD``), starts with a determiner, a possessive or a number
+  finite verb (``VBD``/``VBZ``/``VBP``/``MD``) and no ``;``, ends at a comma or the sentence's
+  end, starts with a determiner, a possessive or a number
   (a bare noun there is more often a list: ``crosby , stills & nash``), holds no ``and``/``or``
   and none of the next three commas is followed by one (a list again: ``# % , ## % , and ## %``),
   is at most 15 tokens (2 or more, or one number, not after a month or number: ``john , ## ,
   said``, not ``march # , ####``)
   and the closing comma is not followed by ``and``/``or``/``but`` (a list, not an appositive);
 * ``intro``: a sentence-initial prepositional or adverbial phrase closed by a comma within 12
-  tokens (``however ,``, ``in a statement released by the club ,``, ``according to police ,``), with no finite verb
-  (participles allowed), with a verb after the comma;
+  tokens (``however ,``, ``in a statement released by the club ,``, ``according to police ,``),
+  with no verb but participles (not ``now go look in a mirror ,``), with a verb after the comma;
 * ``adjunct``: a comma-enclosed prepositional or adverbial phrase inside the sentence
   (``, however ,``, ``, according to police .``): no finite verb, at most 10 tokens, not opening
   with a conjunction or ``to``/``not``;
 * ``time``: a temporal prepositional phrase whose noun phrase ends in a time word (``on tuesday``,
-  ``in ####``, ``during the night``; not ``on the third day of ...``, ``in this year 's ...``) or a
+  ``in ####``, ``during the night``; not ``on the third day of ...``, ``in this year 's ...``,
+  ``in vegas three years ago``) or a
   bare temporal noun phrase (``last week``, ``this year``, ``yesterday``), no commas needed; a
   month takes its day and year along (``on february ##``, ``on february ## , ####``).
 
@@ -218,7 +220,8 @@ def candidate_spans(t: Tagged) -> list[tuple[int, int, str]]:
             and k - i - 1 <= 15
             and after not in ("and", "or", "but")
             and not any(w[c + 1] in ("and", "or") for c in commas[ci + 1 : ci + 4] if c + 1 < n)
-            and not any(w[j] in ("and", "or", "&") for j in inner)
+            and not any(w[j] in ("and", "or", "&", ";") for j in inner)
+            and (k == end or w[k] == ",")
         ):
             out.append((i + 1, k, "appos"))
             continue
@@ -235,7 +238,7 @@ def candidate_spans(t: Tagged) -> list[tuple[int, int, str]]:
         and (ch[0] in ("B-PP", "B-ADVP") or tags[0] in ("RB", "IN") or w[0] == "according")
     ):
         i = commas[0]
-        head_verbs = [j for j in range(i) if tags[j] in FINITE]
+        head_verbs = [j for j in range(i) if tags[j] in FINITE or tags[j] == "VB"]
         if (
             w[0] not in ("that", "because", "if", "while", "although", "as", "so", "when", "after", "before")
             and not head_verbs
@@ -259,7 +262,7 @@ def candidate_spans(t: Tagged) -> list[tuple[int, int, str]]:
                 i > 0
                 and k > i + 1
                 and w[k - 1] in TIME_WORDS
-                and follows not in ("of", "'s", "'")
+                and follows not in ("of", "'s", "'", "ago")
                 and tags[k - 1] != "POS"
             ):
                 out.append((i, k, "time"))
