@@ -30,7 +30,7 @@ Kinds, in the order they win when two candidate spans cross (nested spans are ke
   with a conjunction or ``to``/``not``;
 * ``time``: a temporal prepositional phrase whose noun phrase ends in a time word (``on tuesday``,
   ``in ####``, ``during the night``; not ``on the third day of ...``, ``in this year 's ...``,
-  ``in vegas three years ago``) or a
+  ``in vegas three years ago``, ``at ## years old``) or a
   bare temporal noun phrase (``last week``, ``this year``, ``yesterday``), no commas needed; a
   month takes its day and year along (``on february ##``, ``on february ## , ####``).
 
@@ -262,7 +262,7 @@ def candidate_spans(t: Tagged) -> list[tuple[int, int, str]]:
                 i > 0
                 and k > i + 1
                 and w[k - 1] in TIME_WORDS
-                and follows not in ("of", "'s", "'", "ago")
+                and follows not in ("of", "'s", "'", "ago", "old", "later", "earlier")
                 and tags[k - 1] != "POS"
             ):
                 out.append((i, k, "time"))
