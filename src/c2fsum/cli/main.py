@@ -9,8 +9,10 @@ c2fsum summarize  --model RUN_DIR [--beam K] [--block-trigrams] [--min-len N] [-
                   [--max-words W] [FILE|-]
 c2fsum evaluate   --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N] [--max-words W]
                   [--min-len N] [--official] [--rouge-clean none|ptb]
-c2fsum baseline   first|lead3|lead|ilp|oracle --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
+c2fsum baseline   first|lead3|lead|ilp|oracle|berkeley --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
                   [--limit N] [--official] [--rouge-clean none|ptb]
+                  [--weights FILE] [--fit-docs N [--val-docs N] [--fit-budgets B,B] [--fit-metric M]]
+                  [--no-compression] [--no-anaphora]                                   (berkeley)
 c2fsum rouge      --candidates C.jsonl --references R.jsonl [--official] [--rouge-clean none|ptb]
 c2fsum table      METRICS [METRICS ...]                                          (metrics.json files or folders)
 c2fsum plot       attention --model RUN_DIR --data DATA_DIR --doc ID --out FILE.png [--max-words W]
@@ -194,10 +196,42 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
     return 0
 
 
+def _fit_berkeley(a: argparse.Namespace) -> Path:
+    """Fit BERKELEY's weights on the data's training split (``--fit-docs``), choose lambda and the
+    budget on its validation split (``--val-docs``); write and return ``OUT/weights.json``."""
+    from c2fsum.data.prepare import read_split
+    from c2fsum.evaluation.berkeley import fit, save_weights
+
+    budgets = [_positive_int(b) for b in a.fit_budgets.split(",")] if a.fit_budgets else [a.budget or 25]
+    train = list(read_split(a.data, "train", limit=a.fit_docs))
+    val = list(read_split(a.data, "val", limit=a.val_docs))
+    record = fit(train, val, budgets, metric=a.fit_metric)
+    record["command"] = (
+        f"c2fsum baseline berkeley --data {a.data} --fit-docs {a.fit_docs} --val-docs {a.val_docs} "
+        f"--fit-budgets {','.join(map(str, budgets))} --fit-metric {a.fit_metric}"
+    )
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    save_weights(out / "weights.json", record)
+    print(f"berkeley: lambda {record['lambda']:g}, budget {record['budget']} chosen; weights in {out / 'weights.json'}")
+    return out / "weights.json"
+
+
 def cmd_baseline(a: argparse.Namespace) -> int:
-    from c2fsum.evaluation.baselines import run_baseline
+    from c2fsum.evaluation.baselines import ILP_BUDGET, run_baseline
     from c2fsum.reports.tables import results_table
 
+    weights = a.weights
+    if a.name != "berkeley" and (a.weights or a.fit_docs is not None or a.no_compression or a.no_anaphora):
+        raise CLIError("baseline: --weights, --fit-docs, --no-compression, --no-anaphora are for berkeley only")
+    budget = a.budget
+    if a.name == "berkeley":
+        from c2fsum.evaluation.berkeley import load_weights
+
+        if a.fit_docs is not None:
+            weights = _fit_berkeley(a)
+        if budget is None:
+            budget = int(load_weights(weights)[1]["budget"])
     metrics = run_baseline(
         a.name,
         a.data,
@@ -205,10 +239,19 @@ def cmd_baseline(a: argparse.Namespace) -> int:
         a.out,
         limit=a.limit or 0,
         official=a.official,
-        ilp_budget=a.budget,
+        ilp_budget=budget or ILP_BUDGET,
         rouge_clean=a.rouge_clean,
+        berkeley_weights=weights,
+        berkeley_compress=not a.no_compression,
+        berkeley_anaphora=not a.no_anaphora,
     )
     print(results_table([metrics]))
+    if a.name == "berkeley":
+        print(
+            f"average length {metrics['avg_words']:.1f} words, compression {100 * metrics['compression']:.1f}% "
+            f"of the chosen sentences' tokens deleted, {metrics['pronouns_rewritten']:.2f} pronouns "
+            f"rewritten per summary, {metrics['dangling_pronouns']} dangling pronouns"
+        )
     print(f"predictions and metrics written to {a.out}")
     return 0
 
@@ -375,11 +418,46 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser(
         "baseline",
         help="extractive baselines: FIRST (first sentence), LEAD-3, LEAD (first WORDS words), ILP (bigram "
-        "coverage under a word budget), ORACLE (greedy ROUGE-1+2 against the reference under the budget)",
+        "coverage under a word budget), ORACLE (greedy ROUGE-1+2 against the reference under the budget); "
+        "BERKELEY (Durrett et al. 2016: compressive ILP, anaphoricity constraints, learned unit scores)",
     )
-    s.add_argument("name", choices=["first", "lead3", "lead", "ilp", "oracle"])
+    s.add_argument("name", choices=["first", "lead3", "lead", "ilp", "oracle", "berkeley"])
     s.add_argument(
-        "--budget", type=_positive_int, default=25, help="lead, ilp, oracle: summary length budget in words (25)"
+        "--budget",
+        type=_positive_int,
+        default=None,
+        help="lead, ilp, oracle, berkeley: summary length budget in words (25; berkeley: the budget "
+        "chosen on validation with its weights)",
+    )
+    s.add_argument(
+        "--weights",
+        metavar="FILE",
+        help="berkeley: unit weights, a weights.json or a shipped name, cnndm or pubmed (default: cnndm)",
+    )
+    s.add_argument("--no-compression", action="store_true", help="berkeley ablation: whole sentences only")
+    s.add_argument(
+        "--no-anaphora", action="store_true", help="berkeley ablation: no anaphoricity constraints, no rewriting"
+    )
+    s.add_argument(
+        "--fit-docs",
+        type=int,
+        metavar="N",
+        help="berkeley: first fit the weights on the first N training documents of --data (0: all), "
+        "writing OUT/weights.json",
+    )
+    s.add_argument(
+        "--val-docs", type=_positive_int, default=150, help="berkeley --fit-docs: validation documents (150)"
+    )
+    s.add_argument(
+        "--fit-budgets",
+        metavar="B,B",
+        help="berkeley --fit-docs: budgets to choose from on validation (default: --budget, or 25)",
+    )
+    s.add_argument(
+        "--fit-metric",
+        default="rouge1",
+        choices=["rouge1", "rouge2", "rougeL", "rouge1_concat", "rouge2_concat", "rougeL_concat"],
+        help="berkeley --fit-docs: the validation score that chooses lambda and the budget (rouge1)",
     )
     s.add_argument("--data", required=True, metavar="DATA_DIR")
     s.add_argument("--split", default="test")

@@ -6,8 +6,17 @@
   sentence or three (PubMed abstracts: the budget = the mean training target length);
 * ``oracle``: the extractive ceiling, sentences chosen greedily to raise ROUGE-1 F + ROUGE-2 F
   against the reference within the word budget (:func:`oracle_summary`);
-* ``ilp``: concept-coverage ILP under a word budget (:mod:`c2fsum.evaluation.ilp`), in place of
-  the thesis's BERKELEY system (Durrett et al. 2016).
+* ``ilp``: concept-coverage ILP under a word budget (:mod:`c2fsum.evaluation.ilp`), the
+  extractive stand-in for the thesis's BERKELEY system;
+* ``berkeley``: the thesis's BERKELEY (Durrett et al. 2016), a compressive ILP over sentence heads
+  and their deletable parts with anaphoricity constraints and learned unit scores
+  (:mod:`c2fsum.evaluation.berkeley`); its budget defaults to the one chosen on validation with
+  its weights.
+
+Every baseline's ``metrics.json`` records ``avg_words``, the mean summary length in
+whitespace tokens; BERKELEY's also its ``compression`` rate (the share of the chosen sentences'
+tokens deleted), ``pronouns_rewritten`` (per summary) and ``dangling_pronouns`` (in all: kept
+pronouns whose antecedent is neither kept nor written in; 0 unless ``--no-anaphora``).
 """
 
 from __future__ import annotations
@@ -22,9 +31,16 @@ from c2fsum.evaluation.scoring import first_sentence_baseline, lead_k, sentence_
 from c2fsum.metrics.rouge import Rouge155Tokenizer, rouge_settings, score_corpus
 from c2fsum.utils.io import write_json, write_jsonl
 
-BASELINES = ("first", "lead3", "lead", "ilp", "oracle")
-DISPLAY = {"first": "FIRST", "lead3": "LEAD-3", "lead": "LEAD", "ilp": "ILP", "oracle": "ORACLE"}
-BUDGETED = ("lead", "ilp", "oracle")
+BASELINES = ("first", "lead3", "lead", "ilp", "oracle", "berkeley")
+DISPLAY = {
+    "first": "FIRST",
+    "lead3": "LEAD-3",
+    "lead": "LEAD",
+    "ilp": "ILP",
+    "oracle": "ORACLE",
+    "berkeley": "BERKELEY",
+}
+BUDGETED = ("lead", "ilp", "oracle", "berkeley")
 """The baselines that take a word budget (``--budget``)."""
 ILP_BUDGET = 25
 """Default ILP length budget in words (about a first sentence; the gold highlights average 14)."""
@@ -124,7 +140,17 @@ def baseline_summary(
         return ilp_summary(src_sentences, ilp_budget)
     if name == "oracle":
         return oracle_summary(src_sentences, reference, ilp_budget)
+    if name == "berkeley":  # with the shipped weights; run_baseline takes others
+        from c2fsum.evaluation.berkeley import berkeley_summary, load_weights
+
+        return berkeley_summary(src_sentences, ilp_budget, load_weights()[0])
     raise ValueError(f"unknown baseline {name!r}, expected one of {', '.join(BASELINES)}")
+
+
+def _ablation_label(name: str, compress: bool, anaphora: bool) -> str:
+    if name != "berkeley" or (compress and anaphora):
+        return ""
+    return " (" + ", ".join(x for x, on in (("no compression", compress), ("no anaphora", anaphora)) if not on) + ")"
 
 
 def run_baseline(
@@ -137,25 +163,47 @@ def run_baseline(
     official: bool = False,
     ilp_budget: int = ILP_BUDGET,
     rouge_clean: str = "none",
+    berkeley_weights: str | Path | None = None,
+    berkeley_compress: bool = True,
+    berkeley_anaphora: bool = True,
 ) -> dict:
     """Write ``predictions.jsonl`` and ``metrics.json`` of a baseline on a prepared split.
 
     ROUGE scores exactly the strings written to ``predictions.jsonl``; ``rouge_clean``: see
-    :func:`c2fsum.metrics.rouge.score_corpus`.
+    :func:`c2fsum.metrics.rouge.score_corpus`. ``berkeley_weights``: BERKELEY's weights file
+    (default: the shipped CNN/DM weights); ``berkeley_compress`` / ``berkeley_anaphora``: its
+    ablations (:func:`c2fsum.evaluation.berkeley.solve`).
     """
     settings = rouge_settings(official=official, clean=rouge_clean)
     if name not in BASELINES:
         raise ValueError(f"unknown baseline {name!r}, expected one of {', '.join(BASELINES)}")
+    extra: dict = {}
+    if name == "berkeley":
+        from c2fsum.evaluation.berkeley import load_weights
+        from c2fsum.evaluation.berkeley.model import summarize
+
+        weights, record = load_weights(berkeley_weights)
+        stats = {"sentence_tokens": 0, "deleted_tokens": 0, "rewritten": 0, "dangling": 0, "fallback": 0}
+        extra["weights"] = str(berkeley_weights) if berkeley_weights else "shipped (cnndm-weights.json)"
+        extra["weights_made_by"] = record.get("command", "")
     rows = []
     for doc in read_split(data_dir, split, limit=limit):
         references = [" ".join(r) for r in doc["refs"]]  # the reference's sentences
-        rows.append(
-            {
-                "id": doc["id"],
-                "candidate": baseline_summary(name, doc["src"], ilp_budget=ilp_budget, reference="\n".join(references)),
-                "references": references,
-            }
-        )
+        if name == "berkeley":
+            candidate, st = summarize(
+                doc["src"], ilp_budget, weights, compress=berkeley_compress, anaphora=berkeley_anaphora
+            )
+            for k in stats:
+                stats[k] += int(st[k])
+        else:
+            candidate = baseline_summary(name, doc["src"], ilp_budget=ilp_budget, reference="\n".join(references))
+        rows.append({"id": doc["id"], "candidate": candidate, "references": references})
+    if name == "berkeley" and rows:
+        extra["compression"] = stats["deleted_tokens"] / max(stats["sentence_tokens"], 1)
+        extra["pronouns_rewritten"] = stats["rewritten"] / len(rows)
+        extra["dangling_pronouns"] = stats["dangling"]
+        extra["fallbacks"] = stats["fallback"]
+        extra["compress"], extra["anaphora"] = berkeley_compress, berkeley_anaphora
     scores = score_corpus(
         [r["candidate"] for r in rows], [r["references"] for r in rows], official=official, clean=rouge_clean
     )
@@ -163,9 +211,11 @@ def run_baseline(
         "ppl": None,
         **{k: v for k, v in scores.items() if k != "per_doc"},
         **settings,
-        "model": DISPLAY[name],
+        "model": DISPLAY[name] + _ablation_label(name, berkeley_compress, berkeley_anaphora),
         "split": split,
         "n_docs": len(rows),
+        "avg_words": sum(len(r["candidate"].split()) for r in rows) / max(len(rows), 1),
+        **extra,
     }
     if name in BUDGETED:
         metrics["budget"] = ilp_budget
