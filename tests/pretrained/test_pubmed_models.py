@@ -1,6 +1,7 @@
 """The shipped PubMed models load by name and decode as they did when shipped (docs/results.md,
 "PubMed: MODEL 0 against MODEL 3"). Golden outputs were written by the committed weights on a
-made-up 1,840-word paper; MODEL 3 reads all of it and encodes about a quarter of it at the fine level.
+made-up 1,840-word paper; MODEL 3 reads all of it and, reading 3 chunks per step, encodes 62% of
+it at the fine level (the paper repeats one section 20 times; real papers: 28%).
 """
 
 from __future__ import annotations
@@ -26,19 +27,20 @@ PAPER = " ".join(
 )
 GOLDEN = {
     "pubmed-model0": (
-        "the results of this study was to investigate the number of gene function in cell lines . we found that "
-        "stable expression of the cell type with a fluorescent reporter cells with the cell lines of the <unk> "
-        "cells . the tol# of the fluorescent reporter reporter expression of a cell type of the type . section "
-        "expression of stable cells were found to be associated in cell type and chicken cells . in addition , we "
-        "have identified the <unk> of a fluorescent fluorescent reporter expression in a . section of the tol# "
-        "cells with a reporter reporter reporter"
+        "the tol# transposon transposon reporter expression of the cell type with ## % of the reporter-positive "
+        "cells . the results of the tol# was measured in human cells . in addition , the number of stable "
+        "expression of stable clones in cell lines . in human , mouse cells is a fundamental technique for "
+        "understanding gene function in gene function . stable transgenesis is an important technique for gene "
+        "function function in cell cycle . we present this study to investigate the expression of tol# clones "
+        "with a fluorescent reporter reporter <unk> with the <unk> transposon . the tol# <unk>"
     ),
     "pubmed-model3": (
-        "the aim of this study was to investigate the system of the cell lines of the type . we have developed a "
-        "novel approach for the system for the cell type . the system and the cell level of cell lines , we "
-        "identified < dig > < dig . and < dig < dig was were identified . in this study , we propose a novel "
-        "method for gene gene expression in cell lines in the lines of a cell lines . in addition , we found that "
-        "the system < dig measured to the cell acid type ,"
+        "in this study , we identified the tol# transposon transposon expression of the cell type in cell lines . "
+        "in addition of the system of the type of cell lines in the reporter-positive cells . the system is an "
+        "important role in the cell lines of cell type . in this paper , we found that the system with a "
+        "fundamental technique for the system for the cell function of the reporter-positive type . the results "
+        "suggest that tol# is a fundamental role in gene function in cell cells . in vitro , we present a tol# "
+        "transposon technique for"
     ),
 }
 
@@ -53,6 +55,7 @@ def test_golden_summary_of_a_paper(name):
     T, M, N = out.attention.shape
     if family == "model0":  # the first 400 words, every one through the word-level encoder
         assert (M, N) == (10, 40) and out.fine_fraction == 1.0
-    else:  # the whole paper in 40-word chunks, a quarter of it encoded at the fine level
+    else:  # the whole paper in 40-word chunks, 3 read per step; this repetitive paper: 62% at the fine level
         assert (M, N) == (-(-len(out.source) // 40), 40) and M == 55
-        assert out.fine_fraction == pytest.approx(0.2364, abs=1e-3)
+        assert model.config.decode.read_chunks == 3
+        assert out.fine_fraction == pytest.approx(0.6182, abs=1e-3)
