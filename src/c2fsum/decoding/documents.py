@@ -77,10 +77,14 @@ def decode_examples(
     if model.capabilities.hard:
         cast(CoarseToFine, model).read_chunks = read
     model.eval()
-    out: list[Decoded] = []
+    # batches of documents of similar length (unbounded grids pad every document to the longest
+    # of its batch); the results go back in the input order
+    order = sorted(range(len(examples)), key=lambda i: len(examples[i].words))
+    out: list[Decoded | None] = [None] * len(examples)
     bar = tqdm(total=len(examples), disable=not progress, desc="decode", unit="doc", dynamic_ncols=True)
     for start in range(0, len(examples), bs):
-        chunk = examples[start : start + bs]
+        where = order[start : start + bs]
+        chunk = [examples[i] for i in where]
         batch = collate(chunk, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
         memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
         if beam <= 1:
@@ -100,11 +104,11 @@ def decode_examples(
             ]
         lazy = cast(ChunkCache | None, memory.lazy)
         fractions = lazy.fraction_per_document() if lazy is not None else [1.0] * len(chunk)
-        for ex, hyp, fraction in zip(chunk, hyps, fractions, strict=True):
+        for i, ex, hyp, fraction in zip(where, chunk, hyps, fractions, strict=True):
             words = ids_to_words(
                 hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=rep_unk
             )
-            out.append(Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction))
+            out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction)
         bar.update(len(chunk))
     bar.close()
-    return out
+    return [d for d in out if d is not None]
