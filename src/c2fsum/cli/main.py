@@ -35,6 +35,8 @@ import logging
 import sys
 from pathlib import Path
 
+from c2fsum.cli.options import positive_int
+
 log = logging.getLogger("c2fsum")
 
 
@@ -42,10 +44,7 @@ class CLIError(Exception):
     """A one-line reason to stop; printed as ``c2fsum: error: ...`` with exit status 2."""
 
 
-def _positive_int(text: str) -> int:
-    from c2fsum.cli.options import positive_int
-
-    return positive_int(text)
+_positive_int = positive_int  # the one definition: c2fsum.cli.options
 
 
 # -- subcommands -----------------------------------------------------------------------------

@@ -9,8 +9,10 @@ Coarse attention over chunks and fine attention over the words of each chunk::
 
 Soft (MODEL 2) uses alpha^s as is. Hard (MODEL 3) replaces it by a one-hot sample in
 training (``k`` samples: mu ~ Multinomial(k, alpha^s), alpha~^s = mu / k, thesis +MULTI) and
-by the argmax at test time, and returns the log-probability of the choice for REINFORCE.
-At test time the hard path reads only the chosen chunk: its cost per step is O(N), not O(M N).
+by the argmax at test time (or, c2fsum's top-k reading, the k chunks of highest alpha^s weighted
+by alpha^s renormalized over them: :func:`top_chunks`), and returns the log-probability of the
+choice for REINFORCE. At test time the hard path reads only the chosen chunks: its cost per step
+is O(k N), not O(M N).
 
 ``forward_lazy`` is the hard path for models that encode words lazily: it asks a ``fetch``
 callback for the word states of the chosen chunks only (thesis 4.4: O(M + N) per step).
