@@ -40,3 +40,13 @@ def test_documents_come_back_in_input_order_each_as_decoded_alone(family, kw):
         assert d.hypothesis.score == pytest.approx(alone.hypothesis.score, abs=1e-4)
         assert d.fine_fraction == pytest.approx(alone.fine_fraction)
     assert len({tuple(d.hypothesis.tokens) for d in together}) > 1  # the documents differ
+
+
+def test_decoding_with_k_chunks_leaves_the_model_reading_as_before():
+    vocab = Vocab.build({w: 20 - i for i, w in enumerate(WORDS[:15])}, size=30)
+    data = DataConfig(chunks=0, chunk_len=5, max_tgt_len=10)
+    cfg = Config(data=data, decode=DecodeConfig(beam=2, max_len=4, min_len=1))
+    model = tiny_model("model3", len(vocab), seed=3, max_chunks=20)
+    (d,) = decode_examples(model, vocab, [encode_document(documents(1)[0], vocab, data)], cfg, read_chunks=2)
+    assert (d.hypothesis.attn.sum(-1) > 0).sum(-1).max() == 2  # two chunks read at a step
+    assert model.read_chunks == 1

@@ -44,9 +44,6 @@ class CLIError(Exception):
     """A one-line reason to stop; printed as ``c2fsum: error: ...`` with exit status 2."""
 
 
-_positive_int = positive_int  # the one definition: c2fsum.cli.options
-
-
 # -- subcommands -----------------------------------------------------------------------------
 def cmd_prepare(a: argparse.Namespace) -> int:
     from c2fsum.data.prepare import format_stats_table, prepare
@@ -201,7 +198,7 @@ def _fit_berkeley(a: argparse.Namespace) -> Path:
     from c2fsum.data.prepare import read_split
     from c2fsum.evaluation.berkeley import fit, save_weights
 
-    budgets = [_positive_int(b) for b in a.fit_budgets.split(",")] if a.fit_budgets else [a.budget or 25]
+    budgets = [positive_int(b) for b in a.fit_budgets.split(",")] if a.fit_budgets else [a.budget or 25]
     train = list(read_split(a.data, "train", limit=a.fit_docs))
     val = list(read_split(a.data, "val", limit=a.val_docs))
     record = fit(train, val, budgets, metric=a.fit_metric)
@@ -302,20 +299,20 @@ def build_parser() -> argparse.ArgumentParser:
         "(.jsonl, .jsonl.gz, .csv, .parquet); repeatable",
     )
     s.add_argument("--output", required=True, metavar="DATA_DIR", help="where to write the prepared data")
-    s.add_argument("--vocab-size", type=_positive_int, default=50000, help="most frequent words kept (50000)")
+    s.add_argument("--vocab-size", type=positive_int, default=50000, help="most frequent words kept (50000)")
     s.add_argument(
         "--all-highlights", action="store_true", help="target = all highlights joined (default: the first highlight)"
     )
     s.add_argument("--url-lists", metavar="DIR", help="all_{train,val,test}.txt to split .story files")
     s.add_argument("--hf", metavar="NAME", help="load a Hugging Face dataset, e.g. cnn_dailymail (internet)")
-    s.add_argument("--workers", type=_positive_int, default=2, help="processes (2)")
+    s.add_argument("--workers", type=positive_int, default=2, help="processes (2)")
     s.set_defaults(func=cmd_prepare)
 
     s = sub.add_parser("pretext", help="self-supervised pretraining data (lead copying / lead from the rest)")
     s.add_argument("--data", required=True, metavar="DATA_DIR", help="output of `c2fsum prepare`")
     s.add_argument("--out", required=True, metavar="DIR", help="where to write the pretext data folder")
     s.add_argument("--task", choices=["lead", "rest", "mixed"], default="mixed", help="see c2fsum.data.pretext")
-    s.add_argument("--stride", type=_positive_int, default=2, help="a window every STRIDE sentences (2)")
+    s.add_argument("--stride", type=positive_int, default=2, help="a window every STRIDE sentences (2)")
     s.add_argument(
         "--val-holdout",
         type=int,
@@ -365,7 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, help="random seed")
     s.add_argument(
         "--nproc",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="train on N local processes through torchrun (docs/distributed.md)",
     )
@@ -375,7 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--model", required=True, metavar="MODEL", help=MODEL_HELP)
     s.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="article text (default: stdin)")
     s.add_argument("--lines", action="store_true", help="one article per line; one summary per line")
-    s.add_argument("--beam", type=_positive_int, help="beam size (config default 5; 1 = greedy)")
+    s.add_argument("--beam", type=positive_int, help="beam size (config default 5; 1 = greedy)")
     s.add_argument("--block-trigrams", action="store_true", help="never repeat a trigram (Paulus et al.)")
     s.add_argument("--replace-unk", action="store_true", help="<unk> -> the source word attended most")
     add_min_len(s)
@@ -384,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")
     s.add_argument(
         "--max-words",
-        type=_positive_int,
+        type=positive_int,
         metavar="W",
         help="read only the first W words of each article (default: the whole article)",
     )
@@ -396,7 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--data", required=True, metavar="DATA_DIR")
     s.add_argument("--split", default="test", help="train, val or test (test)")
     s.add_argument("--out", required=True, metavar="DIR", help="writes predictions.jsonl and metrics.json")
-    s.add_argument("--beam", type=_positive_int)
+    s.add_argument("--beam", type=positive_int)
     s.add_argument("--limit", type=int, help="first N documents only")
     s.add_argument("--block-trigrams", action="store_true")
     s.add_argument("--replace-unk", action="store_true")
@@ -406,7 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_rouge_clean(s)
     s.add_argument(
         "--max-words",
-        type=_positive_int,
+        type=positive_int,
         metavar="W",
         help="read only the first W words of each document (default: the whole document; "
         "400 with the 10x40 grid reproduces the paper)",
@@ -423,7 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("name", choices=["first", "lead3", "lead", "ilp", "oracle", "berkeley"])
     s.add_argument(
         "--budget",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         help="lead, ilp, oracle, berkeley: summary length budget in words (25; berkeley: the budget "
         "chosen on validation with its weights)",
@@ -444,9 +441,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="berkeley: first fit the weights on the first N training documents of --data (0: all), "
         "writing OUT/weights.json",
     )
-    s.add_argument(
-        "--val-docs", type=_positive_int, default=150, help="berkeley --fit-docs: validation documents (150)"
-    )
+    s.add_argument("--val-docs", type=positive_int, default=150, help="berkeley --fit-docs: validation documents (150)")
     s.add_argument(
         "--fit-budgets",
         metavar="B,B",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import cast
 
@@ -74,41 +75,41 @@ def decode_examples(
     read = dc.read_chunks if read_chunks is None else read_chunks
     if read != 1 and not model.capabilities.hard:
         raise ValueError(f"read_chunks={read}: chunks per step are chosen by MODEL 3's hard attention only")
-    if model.capabilities.hard:
-        cast(CoarseToFine, model).read_chunks = read
+    reading = cast(CoarseToFine, model).reading_chunks(read) if model.capabilities.hard else nullcontext()
     model.eval()
     # batches of documents of similar length (unbounded grids pad every document to the longest
     # of its batch); the results go back in the input order
     order = sorted(range(len(examples)), key=lambda i: len(examples[i].words))
     out: list[Decoded | None] = [None] * len(examples)
     bar = tqdm(total=len(examples), disable=not progress, desc="decode", unit="doc", dynamic_ncols=True)
-    for start in range(0, len(examples), bs):
-        where = order[start : start + bs]
-        chunk = [examples[i] for i in where]
-        batch = collate(chunk, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
-        memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
-        if beam <= 1:
-            hyps = greedy_decode(model, memory, max_len=max_len, min_len=min_len, block_trigrams=block)
-        else:
-            hyps = [
-                h[0]
-                for h in beam_search(
-                    model,
-                    memory,
-                    beam=beam,
-                    max_len=max_len,
-                    min_len=min_len,
-                    length_norm=dc.length_norm,
-                    block_trigrams=block,
+    with reading:
+        for start in range(0, len(examples), bs):
+            where = order[start : start + bs]
+            chunk = [examples[i] for i in where]
+            batch = collate(chunk, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
+            memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
+            if beam <= 1:
+                hyps = greedy_decode(model, memory, max_len=max_len, min_len=min_len, block_trigrams=block)
+            else:
+                hyps = [
+                    h[0]
+                    for h in beam_search(
+                        model,
+                        memory,
+                        beam=beam,
+                        max_len=max_len,
+                        min_len=min_len,
+                        length_norm=dc.length_norm,
+                        block_trigrams=block,
+                    )
+                ]
+            lazy = cast(ChunkCache | None, memory.lazy)
+            fractions = lazy.fraction_per_document() if lazy is not None else [1.0] * len(chunk)
+            for i, ex, hyp, fraction in zip(where, chunk, hyps, fractions, strict=True):
+                words = ids_to_words(
+                    hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=rep_unk
                 )
-            ]
-        lazy = cast(ChunkCache | None, memory.lazy)
-        fractions = lazy.fraction_per_document() if lazy is not None else [1.0] * len(chunk)
-        for i, ex, hyp, fraction in zip(where, chunk, hyps, fractions, strict=True):
-            words = ids_to_words(
-                hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=rep_unk
-            )
-            out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction)
-        bar.update(len(chunk))
+                out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction)
+            bar.update(len(chunk))
     bar.close()
     return [d for d in out if d is not None]

@@ -28,7 +28,7 @@ from pathlib import Path
 from c2fsum.data.prepare import read_split
 from c2fsum.evaluation.ilp import ilp_summary
 from c2fsum.evaluation.scoring import first_sentence_baseline, lead_k, sentence_words
-from c2fsum.metrics.rouge import Rouge155Tokenizer, rouge_settings, score_corpus
+from c2fsum.metrics.rouge import Rouge155Tokenizer, ngram_counts, rouge_settings, score_corpus
 from c2fsum.utils.io import write_json, write_jsonl
 
 BASELINES = ("first", "lead3", "lead", "ilp", "oracle", "berkeley")
@@ -62,10 +62,6 @@ def lead_words(src_sentences: Sequence[Sequence[str]], budget: int) -> str:
     return "\n".join(lines)
 
 
-def _ngrams(tokens: list[str], n: int) -> Counter:
-    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
-
-
 def _f1(overlap: int, cand_total: int, ref_total: int) -> float:
     if overlap == 0:
         return 0.0
@@ -85,10 +81,10 @@ def oracle_summary(src_sentences: Sequence[Sequence[str]], reference: str, budge
     """
     tok = Rouge155Tokenizer()
     ref_tokens = tok.tokenize(reference)
-    ref = {n: _ngrams(ref_tokens, n) for n in (1, 2)}
+    ref = {n: ngram_counts(ref_tokens, n) for n in (1, 2)}
     ref_total = {n: max(sum(ref[n].values()), 1) for n in (1, 2)}
     texts = [sentence_words(s) for s in src_sentences]
-    grams = [{n: _ngrams(tok.tokenize(" ".join(t)), n) for n in (1, 2)} for t in texts]
+    grams = [{n: ngram_counts(tok.tokenize(" ".join(t)), n) for n in (1, 2)} for t in texts]
     chosen: list[int] = []
     have: dict[int, Counter] = {1: Counter(), 2: Counter()}
     best_score, used = 0.0, 0

@@ -60,6 +60,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
@@ -67,6 +68,7 @@ from xml.sax.saxutils import escape, quoteattr
 from c2fsum.metrics.porter import porter_stem
 
 __all__ = [
+    "ngram_counts",
     "CLEAN_MODES",
     "METRICS",
     "CONCAT_METRICS",
@@ -109,6 +111,11 @@ _NEWLINE_RE = re.compile(r"\n")
 
 class OfficialRougeUnavailable(RuntimeError):
     """Perl, its modules or the bundled ROUGE-1.5.5.pl cannot be used on this machine."""
+
+
+def ngram_counts(tokens: Sequence[str], n: int) -> Counter:
+    """The n-grams of ``tokens`` (tuples) with their counts: what ROUGE-n matches, clipped."""
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 def rouge_settings(*, official: bool, clean: str) -> dict[str, object]:

@@ -170,6 +170,16 @@ class CoarseToFine(Model0):
     def use_soft(self, soft: bool) -> None:
         self._soft = bool(soft)
 
+    @contextmanager
+    def reading_chunks(self, k: int) -> Iterator[None]:
+        """Inside the block, read ``k`` chunks per step at test time (``decode.read_chunks``);
+        the previous count is restored after it, so decoding leaves the model as it found it."""
+        before, self.read_chunks = self.read_chunks, k
+        try:
+            yield
+        finally:
+            self.read_chunks = before
+
     def lazy_active(self) -> bool:
         """Whether :meth:`encode` takes the lazy path (hard attention, at test time or lazy_fine)."""
         hard = self.coarse == "hard" and not self.soft_batch()

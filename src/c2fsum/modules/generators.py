@@ -91,9 +91,7 @@ def pointer_mixture(vocab_logprobs: Tensor, p_copy: Tensor, attn: Tensor, src_ex
     Returns:
         ``(B, V')`` log-probabilities (sum to 1 in probability space).
     """
-    B, V = vocab_logprobs.shape
-    probs = torch.cat([vocab_logprobs.exp() * (1 - p_copy), vocab_logprobs.new_zeros(B, n_ext)], -1)
-    probs = probs.scatter_add(1, src_ext, attn * p_copy)
+    probs = _generation_probs(vocab_logprobs, p_copy, n_ext).scatter_add(1, src_ext, attn * p_copy)
     return torch.log(probs.clamp(min=1e-20))
 
 
@@ -108,9 +106,15 @@ def pointer_mixture_sparse(vocab_logprobs: Tensor, p_copy: Tensor, attn: Tensor,
     Returns:
         ``(B, V')`` log-probabilities, equal to :func:`pointer_mixture` of the dense attention.
     """
-    B, V = vocab_logprobs.shape
-    probs = torch.cat([vocab_logprobs.exp() * (1 - p_copy), vocab_logprobs.new_zeros(B, n_ext)], -1)
     b, m, n = attn.indices()  # (nnz,) each
     ids = src_ext[b, m, n]  # (nnz,)
+    probs = _generation_probs(vocab_logprobs, p_copy, n_ext)
     probs = probs.index_put((b, ids), attn.values() * p_copy[b, 0], accumulate=True)
     return torch.log(probs.clamp(min=1e-20))
+
+
+def _generation_probs(vocab_logprobs: Tensor, p_copy: Tensor, n_ext: int) -> Tensor:
+    """(1 - p(u=1)) p(y | u=0) over V' ``(B, V + n_ext)`` (0 on the document's own words): the
+    generation term both mixtures add the copy term to."""
+    gen = vocab_logprobs.exp() * (1 - p_copy)
+    return torch.cat([gen, gen.new_zeros(gen.size(0), n_ext)], -1)

@@ -127,7 +127,7 @@ class CoarseToFineAttention(nn.Module):
         flat = words.reshape(B, k * N, H)
         scores = torch.bmm(flat, self.W_w(query).unsqueeze(-1)).view(B, k, N)  # (B, k, N)
         alpha_w = masked_softmax(scores, mask)
-        if weights is not None:
+        if weights is not None and k > 1:  # one chunk: its weight is 1
             alpha_w = alpha_w * weights.unsqueeze(-1)
         elif k > 1:
             alpha_w = alpha_w / k  # alpha~^s = mu / k

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from c2fsum.config import Config
+from c2fsum.config import Config, DataConfig, TrainConfig
 from c2fsum.data.batching import Batch, Example
 from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.decoding.postprocess import ids_to_words, words_to_text
@@ -66,12 +66,12 @@ class Objective:
     (lambda) are the ``train.*`` fields of the same names; ``max_len`` bounds the self-critical
     summaries (``data.max_tgt_len + 1`` steps, ``</s>`` included)."""
 
-    kind: str = "ml"
-    rl_weight: float = 0.9984
-    reinforce_gamma: float = 0.5
-    reinforce_scale: float = 0.3
-    coarse_supervision: float = 0.0
-    max_len: int = 101
+    kind: str = TrainConfig.objective
+    rl_weight: float = TrainConfig.rl_weight
+    reinforce_gamma: float = TrainConfig.reinforce_gamma
+    reinforce_scale: float = TrainConfig.reinforce_scale
+    coarse_supervision: float = TrainConfig.coarse_supervision
+    max_len: int = DataConfig.max_tgt_len + 1
 
     @classmethod
     def from_config(cls, cfg: Config) -> Objective:

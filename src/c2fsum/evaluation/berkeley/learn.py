@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from c2fsum.evaluation.berkeley.model import FEATURES, Document, analyze, berkeley_summary, features
-from c2fsum.metrics.rouge import Rouge155Tokenizer, score_corpus
+from c2fsum.metrics.rouge import Rouge155Tokenizer, ngram_counts, score_corpus
 
 SHIPPED = Path(__file__).with_name("cnndm-weights.json")
 SHIPPED_NAMES = ("cnndm", "pubmed")
@@ -39,22 +38,18 @@ SHIPPED_NAMES = ("cnndm", "pubmed")
 LAMBDAS = (0.1, 1.0, 10.0, 100.0, 1000.0)
 
 
-def _grams(tokens: list[str], n: int) -> Counter:
-    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
-
-
 def unit_targets(doc: Document, reference: str, tok: Rouge155Tokenizer | None = None) -> np.ndarray:
     """``(U,)`` each unit's ROUGE-1/2 recall contribution against ``reference`` (module docstring)."""
     tok = tok or Rouge155Tokenizer()
     ref = tok.tokenize(reference)
-    r1, r2 = _grams(ref, 1), _grams(ref, 2)
+    r1, r2 = ngram_counts(ref, 1), ngram_counts(ref, 2)
     R1, R2 = max(sum(r1.values()), 1), max(sum(r2.values()), 1)
     out = np.zeros(len(doc.units))
     for u, unit in enumerate(doc.units):
         words = doc.sentences[unit.sent].tagged.words
         toks = tok.tokenize(" ".join(words[t] for t in unit.tokens))
-        m1 = sum(min(c, r1[g]) for g, c in _grams(toks, 1).items() if g in r1)
-        m2 = sum(min(c, r2[g]) for g, c in _grams(toks, 2).items() if g in r2)
+        m1 = sum(min(c, r1[g]) for g, c in ngram_counts(toks, 1).items() if g in r1)
+        m2 = sum(min(c, r2[g]) for g, c in ngram_counts(toks, 2).items() if g in r2)
         out[u] = 50.0 * (m1 / R1 + m2 / R2)
     return out
 
