@@ -46,7 +46,7 @@ def test_step_matrix_without_gradients_is_a_plain_bmm():
 
 
 def _grads(model: Model0, deferred: bool, src, mask, tgt_in, tgt_out, tgt_mask):
-    model.kernels = Kernels(deferred_grads=deferred)
+    model.kernels = Kernels(deferred_grads=deferred, parallel_steps=False)  # the step loop, with or without
     model.zero_grad(set_to_none=True)
     torch.manual_seed(7)  # same dropout masks
     lp, _ = model(src, mask, tgt_in)

@@ -289,3 +289,38 @@ class CoarseToFine(Model0):
                 read=self.read_chunks,
             )
         return SourceAttention(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
+
+    def attend_source_steps(self, top: Tensor, memory: Memory) -> SourceAttention:
+        """Coarse-to-fine attention of every teacher-forced step at once, decoder outputs ``top``
+        ``(B, T, H)`` -> context ``(B, T, H)``, attention ``(B, T, M, N)``, coarse ``(B, T, M)``
+        and, hard in training, the policy ``(B, T)``. On the lazy path the chunks of every step
+        are drawn first and their union is encoded in one call."""
+        cache = cast(HierarchicalCache, memory.cache)
+        attention = cast(CoarseToFineAttention, self.attention)
+        if memory.lazy is not None:
+            chunks, doc = cast(ChunkCache, memory.lazy), memory.doc
+            assert doc is not None  # encode_lazy() sets doc together with lazy
+            rows = doc.repeat_interleave(top.size(1))  # (B*T,) the document of row b*T + t
+            o = attention.forward_lazy_steps(
+                top,
+                cache.chunk_keys_t,
+                memory.chunk_mask,
+                memory.word_mask,
+                lambda choice: chunks.read(rows, choice),
+                mode=self.attention_mode(),
+                samples=self.samples,
+                read=self.read_chunks,
+            )
+        else:
+            o = attention.forward_steps(
+                top,
+                memory.words.flatten(1, 2),  # (B, S, H), a view
+                cast(Tensor, cache.keys_t),  # set by the eager encode
+                cache.chunk_keys_t,
+                memory.word_mask,
+                memory.chunk_mask,
+                mode=self.attention_mode(),
+                samples=self.samples,
+                read=self.read_chunks,
+            )
+        return SourceAttention(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)

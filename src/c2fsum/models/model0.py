@@ -39,7 +39,12 @@ from c2fsum.modules.decoder import DecoderSteps, InputFeedingLSTM
 from c2fsum.modules.deferred import StepMatrix
 from c2fsum.modules.embeddings import make_embedding
 from c2fsum.modules.encoders import LSTMWordEncoder
-from c2fsum.modules.generators import VocabGenerator, pointer_mixture, pointer_mixture_sparse
+from c2fsum.modules.generators import (
+    VocabGenerator,
+    pointer_mixture,
+    pointer_mixture_sparse,
+    pointer_target_logprob,
+)
 from c2fsum.modules.intra import IntraDecoderAttention
 from c2fsum.modules.kernels import FAST, Kernels, pack_linear_weight
 
@@ -114,6 +119,23 @@ class AttendOutput:
     """``(B,)`` log-probability of the hard chunk choice, else None."""
     p_copy: Tensor | None = None
     """``(B, 1)`` the pointer switch p(u_t = 1) (Paulus eq. 10) of copying models, else None."""
+
+
+@dataclass
+class TeacherForced:
+    """Every step of a teacher-forced pass, before the generator (:meth:`Model0.attend_steps`
+    or the step loop :meth:`Model0.attend_loop`)."""
+
+    features: Tensor
+    """``(B, T, D)`` generator features f_t."""
+    attn: Tensor
+    """``(B, T, M, N)`` word attention."""
+    coarse: Tensor | None = None
+    """``(B, T, M)`` chunk attention of hierarchical models, else None."""
+    policy: Tensor | None = None
+    """``(B, T)`` log-probability of the hard chunk choices, else None."""
+    p_copy: Tensor | None = None
+    """``(B, T, 1)`` the pointer switch of copying models, else None."""
 
 
 class Model0(Summarizer):
@@ -215,7 +237,7 @@ class Model0(Summarizer):
         words, (h, c) = self.encoder(emb, src_mask, skip_packing=self.kernels.skip_packing)  # (B, M, N, H)
         values, keys_t = BilinearAttention.prepare(words)  # (B, S, H), (B, H, S)
         # with gradients: the same values and keys whose gradients are formed once per batch
-        deferred = self.kernels.deferred_grads and torch.is_grad_enabled()
+        deferred = self.kernels.deferred_grads and torch.is_grad_enabled() and not self.parallel_teacher_forcing()
         steps = BilinearAttention.prepare_steps(values, keys_t) if deferred else None
         return Memory(
             words=words,
@@ -348,6 +370,62 @@ class Model0(Summarizer):
         logprobs = self.generate(o.features, o.attn, o.p_copy, memory)
         return StepOutput(logprobs=logprobs, state=o.state, attn=o.attn, coarse=o.coarse)
 
+    def parallel_teacher_forcing(self) -> bool:
+        """Whether teacher forcing runs every decoder step at once (:meth:`attend_steps`): the
+        ``Kernels.parallel_steps`` speed path, for a decoder without input feeding."""
+        return self.kernels.parallel_steps and not self.input_feed
+
+    def attend_source_steps(self, top: Tensor, memory: Memory) -> SourceAttention:
+        """:meth:`attend_source` for every step at once: decoder outputs ``top`` ``(B, T, H)`` ->
+        context ``(B, T, H)`` and word attention ``(B, T, M, N)``."""
+        cache = cast(FlatCache, memory.cache)
+        attention = cast(BilinearAttention, self.attention)
+        ctx, alpha = attention.forward_steps(top, memory.words.flatten(1, 2), cache.keys_t, cache.mask)
+        return SourceAttention(ctx=ctx, attn=alpha.view(*top.shape[:2], *memory.word_mask.shape[1:]))
+
+    def attend_steps(self, memory: Memory, state: DecoderState, emb: Tensor) -> TeacherForced:
+        """Teacher forcing without input feeding, every step at once: the decoder over the target
+        embeddings ``emb`` ``(B, T, E)`` in one call, then the attentions, the features and the
+        pointer switch of all steps (what :meth:`attend_loop` computes one step at a time)."""
+        top, _, _ = self.decoder.run_steps(emb, state.h, state.c)  # (B, T, H)
+        src = self.attend_source_steps(top, memory)  # ctx (B, T, H), attn (B, T, M, N)
+        ctx = src.ctx
+        if self.combine is not None:  # luong: c_t = tanh(W2 [c~; h_t])
+            parts = [torch.tanh(self.combine(torch.cat([ctx, top], -1)))]
+        else:  # paulus: [h_t; c~]
+            parts = [top, ctx]
+        c_dec = None
+        if self.intra is not None:
+            c_dec = self.intra.forward_steps(top)  # (B, T, H), zero at t = 1
+            parts.append(c_dec)
+        features = torch.cat(parts, -1) if len(parts) > 1 else parts[0]  # (B, T, D)
+        p_copy = None
+        if self.switch is not None:  # Paulus eq. 10 on [h_t; c~; c^d_t]
+            sw = [top, ctx] if c_dec is None else [top, ctx, c_dec]
+            p_copy = torch.sigmoid(self.switch(torch.cat(sw, -1)))  # (B, T, 1)
+        return TeacherForced(features=features, attn=src.attn, coarse=src.coarse, policy=src.policy, p_copy=p_copy)
+
+    def attend_loop(self, memory: Memory, state: DecoderState, tgt_in: Tensor, emb: Tensor) -> TeacherForced:
+        """Teacher forcing one step at a time (:meth:`attend`): the path of a decoder with input
+        feeding, and the plain twin of :meth:`attend_steps`. ``tgt_in`` ``(B, T)``, ``emb`` ``(B, T, E)``."""
+        # with gradients: the decoder's embedding share for all steps at once, weight gradients per batch
+        deferred = self.kernels.deferred_grads and torch.is_grad_enabled()
+        steps = self.decoder.prepare_steps(emb) if deferred else None
+        outs: list[AttendOutput] = []
+        for t in range(tgt_in.size(1)):
+            o = self.attend(memory, state, tgt_in[:, t], emb[:, t], fast=None if steps is None else (steps, t))
+            state = o.state
+            outs.append(o)
+        coarse = [o.coarse for o in outs]
+        policy = [o.policy for o in outs]
+        return TeacherForced(
+            features=torch.stack([o.features for o in outs], 1),  # (B, T, D)
+            attn=torch.stack([o.attn for o in outs], 1),  # (B, T, M, N)
+            coarse=torch.stack(coarse, 1) if coarse[0] is not None else None,  # type: ignore[arg-type]
+            policy=torch.stack(policy, 1) if policy[0] is not None else None,  # type: ignore[arg-type]
+            p_copy=torch.stack([cast(Tensor, o.p_copy) for o in outs], 1) if self.copies else None,  # (B, T, 1)
+        )
+
     def forward(
         self,
         src: Tensor,
@@ -359,42 +437,44 @@ class Model0(Summarizer):
     ) -> ForwardOutput:
         """Teacher forcing; the generator runs once over all steps. See :meth:`Summarizer.forward`.
 
-        Given ``target`` ``(B, T)``, a model that does not copy returns only ``target_lp``
-        (``logprobs`` is None), computed by :meth:`VocabGenerator.log_prob` (no vocabulary-sized
-        tensor besides the logits, which never leave it)."""
+        The decoder and attentions run every step at once where the model allows it
+        (:meth:`parallel_teacher_forcing`), else step by step. Given ``target`` ``(B, T)``, the
+        model returns only ``target_lp`` (``logprobs`` is None) with the fused loss
+        (``Kernels.fused_loss``): :meth:`VocabGenerator.log_prob`, no vocabulary-sized tensor
+        besides the logits, which never leave it; a pointer model adds the target's copy term
+        (:func:`pointer_target_logprob`)."""
         memory = self.encode(src, src_mask, src_ext, n_ext)
         if memory.lazy is not None:  # teacher forcing returns dense attention
             cast(ChunkCache, memory.lazy).sparse_attn = False
         state = self.init_state(memory)
         emb = self.tgt_emb(self.input_ids(tgt_in))  # (B, T, E): one look-up, one gradient
-        # with gradients: the decoder's embedding share for all steps at once, weight gradients per batch
-        deferred = self.kernels.deferred_grads and torch.is_grad_enabled()
-        steps = self.decoder.prepare_steps(emb) if deferred else None
-        outs: list[AttendOutput] = []
-        for t in range(tgt_in.size(1)):
-            o = self.attend(memory, state, tgt_in[:, t], emb[:, t], fast=None if steps is None else (steps, t))
-            state = o.state
-            outs.append(o)
-        attn = torch.stack([o.attn for o in outs], 1)  # (B, T, M, N)
-        features = torch.stack([o.features for o in outs], 1)  # (B, T, D)
-        p_copy = torch.stack([cast(Tensor, o.p_copy) for o in outs], 1) if self.copies else None  # (B, T, 1)
+        if self.parallel_teacher_forcing():
+            tf = self.attend_steps(memory, state, emb)
+        else:
+            tf = self.attend_loop(memory, state, tgt_in, emb)
         logprobs, target_lp = None, None
+        emb_weight = self.tgt_emb.weight if self.generator.shared else None
         if target is not None and not self.copies:
-            emb_weight = self.tgt_emb.weight if self.generator.shared else None
             target_lp = self.generator.log_prob(
-                self.dropout(features), target, emb_weight, fused=self.kernels.fused_loss
+                self.dropout(tf.features), target, emb_weight, fused=self.kernels.fused_loss
+            )  # (B, T)
+        elif target is not None and self.kernels.fused_loss:  # a pointer model's loss, its target alone
+            V = self.vocab_size
+            assert tf.p_copy is not None and memory.src_ext is not None  # a copying model has both
+            vocab_lp = self.generator.log_prob(self.dropout(tf.features), target.clamp(max=V - 1), emb_weight)
+            B, T = target.shape
+            target_lp = pointer_target_logprob(
+                vocab_lp, tf.p_copy.squeeze(-1), tf.attn.reshape(B, T, -1), memory.src_ext.reshape(B, 1, -1), target, V
             )  # (B, T)
         else:
-            logprobs = self.generate(features, attn, p_copy, memory)
+            logprobs = self.generate(tf.features, tf.attn, tf.p_copy, memory)
             if target is not None:
                 target_lp = logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)
-        coarse = [o.coarse for o in outs]
-        policy = [o.policy for o in outs]
         return ForwardOutput(
             logprobs=logprobs,
             target_lp=target_lp,
-            attn=attn,
-            coarse=torch.stack(coarse, 1) if coarse[0] is not None else None,  # type: ignore[arg-type]
-            policy=torch.stack(policy, 1) if policy[0] is not None else None,  # type: ignore[arg-type]
+            attn=tf.attn,
+            coarse=tf.coarse,
+            policy=tf.policy,
             fine_fraction=cast(ChunkCache, memory.lazy).fraction_encoded() if memory.lazy is not None else None,
         )

@@ -96,6 +96,28 @@ class BilinearAttention(nn.Module):
         ctx = _left_mul(alpha, values)  # (B, R, H)  c~
         return ctx.view(B * R, -1), alpha.view(B * R, S), new_past
 
+    def forward_steps(self, query: Tensor, values: Tensor, keys_t: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
+        """Every step of a teacher-forced target at once: what T calls of :meth:`forward` give.
+
+        Args:
+            query: decoder states ``(B, T, Hd)``; values ``(B, S, H)``; keys_t ``(B, H, S)``;
+            mask ``(B, S)`` True on real words.
+        Returns:
+            contexts c~ ``(B, T, H)`` and weights ``(B, T, S)``.
+
+        Intra-temporal (Paulus eq. 3-4): the log-sum over the steps before t of every word,
+        log sum_{j<t} exp(e_ji), is the running ``logcumsumexp`` of the scores over t, shifted
+        by one step (step 1 divides by nothing).
+        """
+        mask = mask.unsqueeze(1)  # (B, 1, S)
+        e = torch.bmm(self.W(query), keys_t)  # (B, T, S)  e_ti
+        if self.temporal:
+            e = e.masked_fill(~mask, -1e4)  # padding stays finite in the log-sum, as in forward
+            before = torch.logcumsumexp(e, 1)[:, :-1]  # (B, T-1, S): log sum_{j<=t} exp(e_ji)
+            e = torch.cat([e[:, :1], e[:, 1:] - before], 1)  # log e'_ti
+        alpha = masked_softmax(e, mask)  # (B, T, S)
+        return torch.bmm(alpha, values), alpha
+
 
 def _left_mul(a: Tensor, m: Tensor | StepMatrix) -> Tensor:
     """``a`` ``(B, R, X)`` @ ``m`` ``(B, X, Y)``."""

@@ -8,7 +8,9 @@ Two ways to run the same cells, with the same results:
   multiplied by its weights once for all steps (one GEMM of B*T rows instead of T of B rows),
   each layer's remaining input and its recurrent state go through one product with the two
   weight matrices side by side, and the weight gradients are formed once per batch
-  (:class:`c2fsum.modules.deferred.StepMatrix`) instead of as T rank-B products added one by one.
+  (:class:`c2fsum.modules.deferred.StepMatrix`) instead of as T rank-B products added one by one;
+* :meth:`InputFeedingLSTM.run_steps`, for teacher forcing without input feeding: every step's
+  input is known in advance, so each layer runs over all T steps in one LSTM call.
 """
 
 from __future__ import annotations
@@ -75,6 +77,27 @@ class InputFeedingLSTM(nn.Module):
             cs.append(ci)
             inp = self.dropout(hi) if i + 1 < self.layers else hi
         return inp, torch.stack(hs), torch.stack(cs)
+
+    def run_steps(self, x: Tensor, h: Tensor, c: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """All T steps at once, for inputs known in advance (no input feeding).
+
+        Args:
+            x: ``(B, T, I)``; h, c: ``(L, B, H)`` the state before the first step.
+        Returns:
+            the top outputs of every step ``(B, T, H)`` and the state after the last, ``(L, B, H)``
+            each: what T calls of :meth:`forward` return, stacked (dropout between layers is drawn
+            for the whole sequence at once, as by ``nn.LSTM``).
+        """
+        inp = x
+        hs, cs = [], []
+        for i, cell in enumerate(cast(Iterable[nn.LSTMCell], self.cells)):
+            params = [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh]
+            # one layer through ATen's LSTM (what nn.LSTM runs): (B, T, I_l) -> (B, T, H)
+            out, hi, ci = torch._VF.lstm(inp, (h[i : i + 1], c[i : i + 1]), params, True, 1, 0.0, False, False, True)
+            hs.append(hi)
+            cs.append(ci)
+            inp = self.dropout(out) if i + 1 < self.layers else out
+        return inp, torch.cat(hs), torch.cat(cs)
 
     def prepare_steps(self, pre: Tensor) -> DecoderSteps:
         """``pre`` ``(B, T, P)``: the first P columns of every step's input ``x``, known in advance."""

@@ -113,6 +113,27 @@ def pointer_mixture_sparse(vocab_logprobs: Tensor, p_copy: Tensor, attn: Tensor,
     return torch.log(probs.clamp(min=1e-20))
 
 
+def pointer_target_logprob(
+    vocab_lp: Tensor, p_copy: Tensor, attn: Tensor, src_ext: Tensor, target: Tensor, vocab_size: int
+) -> Tensor:
+    """log p(target) under the pointer mixture (Paulus eq. 12), without the distribution over V'.
+
+    p(y) = (1 - p(u=1)) p(y | u=0) [y in V] + p(u=1) sum_{i: x_i = y} alpha_i: the entry of
+    :func:`pointer_mixture` at the target (the training loss needs no other), from the target's
+    generation log-probability and the attention on the source positions holding it.
+
+    Args:
+        vocab_lp: ``(...)`` log p(target | u=0) where target < V (any finite value elsewhere);
+        p_copy: ``(...)`` p(u=1); attn: ``(..., S)`` alpha (0 on padding); src_ext: ``(..., S)``
+        source ids in V' (broadcast against attn); target: ``(...)`` ids in V'.
+    Returns:
+        ``(...)`` log p(target), clamped at log 1e-20 as :func:`pointer_mixture`.
+    """
+    gen = vocab_lp.exp() * (1 - p_copy) * (target < vocab_size).to(vocab_lp.dtype)
+    copy = (attn * (src_ext == target.unsqueeze(-1)).to(attn.dtype)).sum(-1) * p_copy
+    return torch.log((gen + copy).clamp(min=1e-20))
+
+
 def _generation_probs(vocab_logprobs: Tensor, p_copy: Tensor, n_ext: int) -> Tensor:
     """(1 - p(u=1)) p(y | u=0) over V' ``(B, V + n_ext)`` (0 on the document's own words): the
     generation term both mixtures add the copy term to."""

@@ -157,18 +157,125 @@ class CoarseToFineAttention(nn.Module):
                 (training, ``samples`` draws).
             sparse: return ``attn`` as a sparse COO tensor (only the chosen chunks are stored).
         """
-        M = word_mask.size(1)
         alpha_s = self.coarse_weights(query, chunk_keys_t, chunk_mask)  # (B, M)
+        rows = torch.arange(query.size(0), device=query.device)  # (B,) each row its own mask row
+        return self._read_lazy(query, alpha_s, word_mask, rows, fetch, mode, samples, read, sparse)
+
+    def forward_steps(
+        self,
+        query: Tensor,
+        values: Tensor,
+        keys_t: Tensor,
+        chunk_keys_t: Tensor,
+        word_mask: Tensor,
+        chunk_mask: Tensor,
+        *,
+        mode: str = "soft",
+        samples: int = 1,
+        read: int = 1,
+    ) -> HierarchicalAttentionOutput:
+        """Every step of a teacher-forced target at once: what T calls of :meth:`forward` give
+        (hard modes: the same distribution of chunk draws).
+
+        Args:
+            query ``(B, T, Hd)``; values ``(B, S, H)``; keys_t ``(B, H, S)``; chunk_keys_t
+            ``(B, Hc, M)``; word_mask ``(B, M, N)``; chunk_mask ``(B, M)``; modes as in :meth:`forward`.
+        Returns:
+            ctx ``(B, T, H)``, attn ``(B, T, M, N)``, coarse ``(B, T, M)``, policy ``(B, T)`` or None.
+        """
+        B, T, _ = query.shape
+        M, N = word_mask.shape[1:]
+        alpha_s = self.coarse_steps(query, chunk_keys_t, chunk_mask)  # (B, T, M)
+        if mode == "argmax":
+            rows = torch.arange(B, device=query.device).repeat_interleave(T)  # (B*T,) the document of each row
+            choice, weights = top_chunks(alpha_s.reshape(B * T, M), read)  # (B*T, k) each
+            words = values.view(B, M, N, -1)[rows.unsqueeze(1), choice]  # (B*T, k, N, H)
+            mask = word_mask[rows.unsqueeze(1), choice]  # (B*T, k, N)
+            alpha_w, ctx = self.read_chunks(query.reshape(B * T, -1), words, mask, weights)
+            attn = scatter_chunks(alpha_w, choice, M, sparse=False)  # (B*T, M, N)
+            return HierarchicalAttentionOutput(
+                ctx=ctx.view(B, T, -1), attn=attn.view(B, T, M, N), coarse=alpha_s, policy=None
+            )
+        scores = torch.bmm(self.W_w(query), keys_t).view(B, T, M, N)
+        alpha_w = masked_softmax(scores, word_mask.unsqueeze(1))  # (B, T, M, N) per chunk
+        policy = None
+        if mode == "soft":
+            weights = alpha_s
+        elif mode == "sample":
+            drawn, logp = sample_chunks(alpha_s.reshape(B * T, M), samples)  # (B*T, M), (B*T,)
+            weights, policy = drawn.view(B, T, M), logp.view(B, T)
+        else:
+            raise ValueError(f"attention mode: got {mode!r}, expected soft, sample or argmax")
+        alpha = weights.unsqueeze(-1) * alpha_w  # (B, T, M, N)
+        ctx = torch.bmm(alpha.view(B, T, M * N), values)  # (B, T, H)
+        return HierarchicalAttentionOutput(ctx=ctx, attn=alpha, coarse=alpha_s, policy=policy)
+
+    def forward_lazy_steps(
+        self,
+        query: Tensor,
+        chunk_keys_t: Tensor,
+        chunk_mask: Tensor,
+        word_mask: Tensor,
+        fetch: Callable[[Tensor], Tensor],
+        *,
+        mode: str,
+        samples: int = 1,
+        read: int = 1,
+    ) -> HierarchicalAttentionOutput:
+        """:meth:`forward_lazy` for every step of a teacher-forced target at once: the coarse
+        scores of all steps in one product, the chunks of all steps drawn at once, and the union
+        of the drawn chunks fetched (encoded) in one call.
+
+        Args:
+            query ``(B, T, Hd)``; chunk_keys_t ``(B, Hc, M)``; chunk_mask ``(B, M)``; word_mask
+            ``(B, M, N)``.
+            fetch: the chosen chunks ``(B*T, k)`` of row ``b * T + t`` (document b) -> their word
+                states ``(B*T, k, N, H)``.
+        Returns:
+            ctx ``(B, T, H)``, dense attn ``(B, T, M, N)``, coarse ``(B, T, M)``, policy ``(B, T)`` or None.
+        """
+        B, T, _ = query.shape
+        M, N = word_mask.shape[1:]
+        alpha_s = self.coarse_steps(query, chunk_keys_t, chunk_mask)  # (B, T, M)
+        rows = torch.arange(B, device=query.device).repeat_interleave(T)  # (B*T,)
+        o = self._read_lazy(
+            query.reshape(B * T, -1), alpha_s.reshape(B * T, M), word_mask, rows, fetch, mode, samples, read, False
+        )
+        policy = None if o.policy is None else o.policy.view(B, T)
+        return HierarchicalAttentionOutput(
+            ctx=o.ctx.view(B, T, -1), attn=o.attn.view(B, T, M, N), coarse=alpha_s, policy=policy
+        )
+
+    def coarse_steps(self, query: Tensor, chunk_keys_t: Tensor, chunk_mask: Tensor) -> Tensor:
+        """alpha^s of every step at once: query ``(B, T, Hd)`` -> ``(B, T, M)``."""
+        scores = torch.bmm(self.W_s(query), chunk_keys_t)  # (B, T, M)
+        return masked_softmax(scores, chunk_mask.unsqueeze(1))
+
+    def _read_lazy(
+        self,
+        query: Tensor,
+        alpha_s: Tensor,
+        word_mask: Tensor,
+        rows: Tensor,
+        fetch: Callable[[Tensor], Tensor],
+        mode: str,
+        samples: int,
+        read: int,
+        sparse: bool,
+    ) -> HierarchicalAttentionOutput:
+        """Choose chunks from alpha^s ``(R, M)``, fetch them and attend inside them for R query
+        rows ``(R, Hd)``; row r reads the mask of document ``rows[r]`` of ``word_mask`` ``(D, M, N)``."""
+        M = word_mask.size(1)
         policy = weights = None
         if mode == "argmax":
-            choice, weights = top_chunks(alpha_s, read)  # (B, k) each
+            choice, weights = top_chunks(alpha_s, read)  # (R, k) each
         elif mode == "sample":
-            choice = draw_chunks(alpha_s, samples)  # (B, k)
+            choice = draw_chunks(alpha_s, samples)  # (R, k)
             policy = multinomial_logp(alpha_s, choice)
         else:
             raise ValueError(f"lazy attention mode: got {mode!r}, expected sample or argmax")
-        rows = torch.arange(choice.size(0), device=choice.device).unsqueeze(1)  # (B, 1)
-        alpha_w, ctx = self.read_chunks(query, fetch(choice), word_mask[rows, choice], weights)
+        mask = word_mask[rows.unsqueeze(1), choice]  # (R, k, N)
+        alpha_w, ctx = self.read_chunks(query, fetch(choice), mask, weights)
         attn = scatter_chunks(alpha_w, choice, M, sparse=sparse)
         return HierarchicalAttentionOutput(ctx=ctx, attn=attn, coarse=alpha_s, policy=policy)
 

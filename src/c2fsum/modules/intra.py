@@ -12,6 +12,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from c2fsum.modules.attention import masked_softmax
+
 
 class IntraDecoderAttention(nn.Module):
     """Attention over the decoder's own previous states h^d_1 .. h^d_{t-1}."""
@@ -27,3 +29,13 @@ class IntraDecoderAttention(nn.Module):
         scores = torch.bmm(history, self.W(h).unsqueeze(-1)).squeeze(-1)  # (B, t-1)
         alpha = torch.softmax(scores, -1)
         return torch.bmm(alpha.unsqueeze(1), history).squeeze(1), alpha
+
+    def forward_steps(self, h: Tensor) -> Tensor:
+        """Every step at once: h ``(B, T, H)`` the decoder's top outputs -> c^d ``(B, T, H)``, row t
+        attending over h_1 .. h_{t-1} only (a strictly lower-triangular mask; c^d_1 = 0), what T
+        calls of :meth:`forward` give."""
+        T = h.size(1)
+        scores = torch.bmm(self.W(h), h.transpose(1, 2))  # (B, T, T): [t, t'] = h_t'^T W h_t
+        before = torch.ones(T, T, dtype=torch.bool, device=h.device).tril(-1)  # t' < t
+        alpha = masked_softmax(scores, before.unsqueeze(0))  # row 0: all zero
+        return torch.bmm(alpha, h)

@@ -15,6 +15,11 @@ fast path -> its plain twin (where it runs):
   weights in teacher forcing), with :meth:`InputFeedingLSTM.prepare_steps` + ``step`` ->
   :meth:`InputFeedingLSTM.forward` (the decoder cell);
 * :class:`~c2fsum.modules.deferred.RowSource` -> ``index_select`` (lazy MODEL 3 training);
+* teacher forcing of a model without input feeding with every decoder step at once
+  (:meth:`InputFeedingLSTM.run_steps`, the attentions' ``*_steps`` methods) -> the step-by-step
+  loop of :meth:`Model0.attend` (the same cells and attentions, one step at a time);
+* the pointer model's training loss from log p(target) alone (:func:`c2fsum.modules.generators.pointer_target_logprob`)
+  -> the whole mixture over V' (:func:`c2fsum.modules.generators.pointer_mixture`), then the target's entry;
 * :class:`LSTMWordEncoder` unpacked on a batch without padding -> packed (the word encoder);
 * :meth:`BilinearAttention.forward` with R beams per memory row -> the same attention over
   the memory copied R times (beam search).
@@ -47,15 +52,25 @@ class Kernels:
     (:func:`pack_linear_weight`, :func:`packed_linear`)."""
     fused_loss: bool = True
     """Forward given the target: log p(target) by :func:`linear_log_softmax_pick`, without
-    vocabulary-sized tensors besides the logits."""
+    vocabulary-sized tensors besides the logits; a pointer model adds the copy term of the
+    target alone (:func:`c2fsum.modules.generators.pointer_target_logprob`), never the mixture
+    over V'."""
     skip_packing: bool = True
     """The word encoder runs a batch without padding through the LSTM unpacked (a faster
     oneDNN path) instead of as a packed sequence (:class:`LSTMWordEncoder`)."""
+    parallel_steps: bool = True
+    """Teacher forcing of a model without input feeding: the decoder LSTM runs over all target
+    steps in one call, and the attentions (source, coarse, intra-decoder), the pointer switch
+    and the generator over all steps at once. Nothing of step t then depends on step t-1's
+    attention, so the result is the step-by-step loop's; MODEL 3 draws the chunks of every step
+    at once (the same distribution, another order of draws from the generator)."""
 
 
 FAST = Kernels()
 """Every speed path (the default)."""
-PLAIN = Kernels(deferred_grads=False, packed_generator=False, fused_loss=False, skip_packing=False)
+PLAIN = Kernels(
+    deferred_grads=False, packed_generator=False, fused_loss=False, skip_packing=False, parallel_steps=False
+)
 """Every plain twin: the reference the fast paths are tested against."""
 
 
