@@ -78,7 +78,12 @@ CASES = {
     "m0": dict(family="model0"),
     "m0-luong-2layers": dict(family="model0", dec_layers=2),
     "m0-paulus-all": dict(
-        family="model0", output="paulus", bidirectional=True, temporal=True, intra_decoder=True, pointer=True,
+        family="model0",
+        output="paulus",
+        bidirectional=True,
+        temporal=True,
+        intra_decoder=True,
+        pointer=True,
         share_embeddings=True,
     ),
     "m0-shared-src-tgt": dict(family="model0", pointer=True, share_src_tgt_emb=True, share_embeddings=True),
@@ -90,8 +95,15 @@ CASES = {
     "m3-eager-multi3": dict(family="model3", samples=3, pointer=True),
     "m3-lazy": dict(family="model3", lazy_fine=True),
     "m3-lazy-recipe": dict(
-        family="model3", lazy_fine=True, samples=3, bidirectional=True, intra_decoder=True, pointer=True,
-        share_embeddings=True, output="paulus", pos_dim=3,
+        family="model3",
+        lazy_fine=True,
+        samples=3,
+        bidirectional=True,
+        intra_decoder=True,
+        pointer=True,
+        share_embeddings=True,
+        output="paulus",
+        pos_dim=3,
     ),
 }
 
@@ -111,8 +123,15 @@ def test_parallel_steps_give_the_loss_and_gradients_of_the_step_loop(case, train
     monkeypatch.setattr(hierarchical, "draw_chunks", systematic_draws)
     kw = dict(CASES[case])
     cfg = ModelConfig(
-        emb_dim=6, hidden=8, enc_layers=1, dec_layers=kw.pop("dec_layers", 1), chunk_filters=5,
-        chunk_width=2, dropout=0.0, input_feed=False, **kw,
+        emb_dim=6,
+        hidden=8,
+        enc_layers=1,
+        dec_layers=kw.pop("dec_layers", 1),
+        chunk_filters=5,
+        chunk_width=2,
+        dropout=0.0,
+        input_feed=False,
+        **kw,
     )
     torch.manual_seed(0)
     model = build_model(cfg, V, 4).double().train(train_mode)
