@@ -101,8 +101,12 @@ class ModelConfig:
     """MODEL 3 in training: run the word-level LSTM only over the chunks sampled at each step
     (encoded on demand, once per document). Decoding a hard model is always lazy."""
     pretrained_emb: str = ""
-    """Optional word2vec/GloVe file (text or binary word2vec) to initialize embeddings."""
+    """Vectors that start the source and target embeddings: a ``c2fsum vectors`` file
+    (``.safetensors`` beside its ``.words.txt``), word2vec text or binary, or GloVe text. Words of
+    the vocabulary found there get their vector, the others stay random (the count is logged); the
+    vectors' size must equal ``emb_dim`` (never projected)."""
     pretrained_binary: bool = False
+    """``pretrained_emb`` is a binary word2vec file."""
 
 
 @dataclass

@@ -21,6 +21,7 @@ c2fsum compare    A B [--samples N] [--seed S] [--concat]                       
 c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N|--epochs N  (cli/experiment.py)
 c2fsum serve      --model RUN_DIR [--host 127.0.0.1] [--port 8000]               (cli/serve.py)
 c2fsum export     --model RUN_DIR --out DIR [--name NAME] [--dtype float16] [--eval DIR]  (cli/export.py)
+c2fsum vectors    --data DATA_DIR --out FILE.safetensors [--dim 128] [--epochs 5]  (cli/vectors.py)
 
 --model takes a shipped model name (cnndm-small), a run or checkpoint directory, or a Hugging Face
 hub repository id owner/name[@revision] (c2fsum/models/registry.py). summarize, evaluate, plot
@@ -476,11 +477,13 @@ def build_parser() -> argparse.ArgumentParser:
     from c2fsum.cli.experiment import add_experiment_parser
     from c2fsum.cli.export import add_export_parser
     from c2fsum.cli.serve import add_serve_parser
+    from c2fsum.cli.vectors import add_vectors_parser
 
     add_experiment_parser(sub)
     add_compare_parser(sub)
     add_serve_parser(sub)
     add_export_parser(sub)
+    add_vectors_parser(sub)
 
     s = sub.add_parser("table", help="print metrics.json files as one results table")
     s.add_argument("metrics", nargs="+", metavar="METRICS", help="metrics.json files or their folders")

@@ -14,7 +14,8 @@
   its weights.
 
 Every baseline's ``metrics.json`` records ``avg_words``, the mean summary length in
-whitespace tokens; BERKELEY's also its ``compression`` rate (the share of the chosen sentences'
+whitespace tokens, and what a reader meets (:mod:`c2fsum.evaluation.reader`, as ``evaluate``);
+BERKELEY's also its ``compression`` rate (the share of the chosen sentences'
 tokens deleted), ``pronouns_rewritten`` (per summary) and ``dangling_pronouns`` (in all: kept
 pronouns whose antecedent is neither kept nor written in; 0 unless ``--no-anaphora``).
 """
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from c2fsum.data.prepare import read_split
 from c2fsum.evaluation.ilp import ilp_summary
+from c2fsum.evaluation.reader import reader_measures
 from c2fsum.evaluation.scoring import first_sentence_baseline, lead_k, sentence_words
 from c2fsum.metrics.rouge import Rouge155Tokenizer, ngram_counts, rouge_settings, score_corpus
 from c2fsum.utils.io import write_json, write_jsonl
@@ -203,6 +205,9 @@ def run_baseline(
     scores = score_corpus(
         [r["candidate"] for r in rows], [r["references"] for r in rows], official=official, clean=rouge_clean
     )
+    reader, per_summary = reader_measures(rows, data_dir, split)
+    for row, counts in zip(rows, per_summary, strict=True):
+        row.update(counts)
     metrics = {
         "ppl": None,
         **{k: v for k, v in scores.items() if k != "per_doc"},
@@ -211,6 +216,7 @@ def run_baseline(
         "split": split,
         "n_docs": len(rows),
         "avg_words": sum(len(r["candidate"].split()) for r in rows) / max(len(rows), 1),
+        **reader,
         **extra,
     }
     if name in BUDGETED:

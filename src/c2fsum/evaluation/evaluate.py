@@ -6,9 +6,12 @@ the paper's max-over-highlights protocol, the same with ``_concat``, ``rouge_cle
 ``rouge_official`` (how ROUGE was computed), ``fine_fraction`` (mean share of a document's
 words, of the grid the model read, that went through the word-level encoder: 1 but for a lazy
 MODEL 3), ``seconds_per_doc`` (decoding wall time per document: batching, encoding, search),
-``words_read`` (mean words of the grid), and decoding settings). Each prediction also records
-its ``fine_fraction``, its chunk-attention ``entropy`` (mean over its words) and, for hierarchical
-models, the chunk read at each step. ROUGE scores exactly the strings written to
+``words_read`` (mean words of the grid), what a reader meets (``novel_words``,
+``novel_specific_words``, ``top_opening_share``, ``back_to_back_repeats``, ``unfinished`` ...:
+:mod:`c2fsum.evaluation.reader`) and decoding settings). Each prediction also records
+its ``fine_fraction``, its chunk-attention ``entropy`` (mean over its words), its reader counts
+(``content_words``, ``novel_words``, ``novel_specific_words``, ``back_to_back``, ``unfinished``) and,
+for hierarchical models, the chunk read at each step. ROUGE scores exactly the strings written to
 ``predictions.jsonl``, as ROUGE-1.5.5 would. ``attention.jsonl`` holds the chunk attention of the
 first few documents (:func:`c2fsum.pipeline.chunk_attention`), which the heatmaps of reports are
 drawn from.
@@ -30,6 +33,7 @@ from c2fsum.data.batching import Example
 from c2fsum.data.prepare import read_split
 from c2fsum.decoding.documents import Decoded
 from c2fsum.evaluation.perplexity import perplexity
+from c2fsum.evaluation.reader import reader_measures
 from c2fsum.metrics.entropy import EntropyMeter
 from c2fsum.metrics.output_stats import OutputStats
 from c2fsum.metrics.rouge import rouge_settings, score_corpus
@@ -103,6 +107,9 @@ def evaluate(
     candidates = [d.text for d in decoded]
     references = [reference_texts(d.example) for d in decoded]
     scores = score_corpus(candidates, references, official=official, clean=rouge_clean)
+    reader, per_summary = reader_measures(
+        ({"id": d.example.id, "candidate": c} for d, c in zip(decoded, candidates, strict=True)), data_dir, split
+    )
     stats = OutputStats()
     entropy = EntropyMeter()
     doc_entropy = []
@@ -116,6 +123,7 @@ def evaluate(
         **{k: v for k, v in scores.items() if k != "per_doc"},
         **settings,
         **stats.summary(),
+        **reader,
         "entropy": entropy.mean,
         "entropy_uniform": entropy.uniform_mean,
         "fine_fraction": sum(d.fine_fraction for d in decoded) / len(decoded),
@@ -144,8 +152,9 @@ def evaluate(
                 "fine_fraction": d.fine_fraction,
                 "entropy": e,
                 **reading(d, cfg),
+                **counts,
             }
-            for d, c, r, e in zip(decoded, candidates, references, doc_entropy, strict=True)
+            for d, c, r, e, counts in zip(decoded, candidates, references, doc_entropy, per_summary, strict=True)
         ),
     )
     name = cfg.name or cfg.model.family

@@ -26,18 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from c2fsum.metrics.output_stats import STOPWORDS
+
 __all__ = ["IlpProblem", "build_problem", "ilp_summary", "objective", "solve"]
 
 SENTENCE_MARKS = frozenset({"<s>", "</s>"})
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been
-before being below between both but by can could did do does doing down during each few for from further had
-has have having he her here hers herself him himself his how i if in into is it its itself just me more most
-my myself no nor not now of off on once only or other our ours out over own said same she should so some such
-than that the their theirs them themselves then there these they this those through to too under until up
-very was we were what when where which while who whom why will with would you your yours 's 't 're 've 'll 'd
-n't""".split()
-)
 TIE_BREAK = 1e-3
 """``eps``: below any concept weight (>= 1), so it only ever decides between equal coverage."""
 

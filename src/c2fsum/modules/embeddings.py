@@ -1,12 +1,16 @@
-"""Word embeddings, optionally initialized from pretrained word2vec/GloVe vectors."""
+"""Word embeddings, optionally initialized from pretrained vectors (``c2fsum vectors``, word2vec, GloVe)."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 from torch import nn
+
+if TYPE_CHECKING:
+    from c2fsum.data.vectors import WordVectors
 
 log = logging.getLogger(__name__)
 
@@ -16,35 +20,41 @@ def make_embedding(vocab_size: int, dim: int, pad_id: int = 0) -> nn.Embedding:
     return nn.Embedding(vocab_size, dim, padding_idx=pad_id)
 
 
-def load_pretrained(emb: nn.Embedding, itos: list[str], path: str | Path, *, binary: bool = False) -> int:
-    """Copy vectors of known words from a word2vec (text or binary) or GloVe text file.
+def load_pretrained(
+    emb: nn.Embedding, itos: list[str], source: str | Path | WordVectors, *, binary: bool = False
+) -> int:
+    """Copy the vectors of the vocabulary's words into ``emb`` (V, E); other rows keep their
+    random values, the padding row stays zero. Returns the number of words found.
 
-    GloVe files (no header line) are read with ``no_header=True``. Returns the number of
-    vocabulary words found. Raises ``ValueError`` if the vector size differs from the
-    embedding size.
+    ``source``: vectors read by :func:`c2fsum.data.vectors.read_vectors`, or a file it reads
+    (``c2fsum vectors`` output, word2vec text or binary, GloVe text). Vectors are never
+    projected: their size must be the embedding size, else ValueError naming the file and
+    both sizes (train them again with ``c2fsum vectors --dim E``).
     """
-    from gensim.models import KeyedVectors  # heavy import, only when asked for
+    from c2fsum.data.vectors import WordVectors, read_vectors  # reading files: only when asked for
 
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: pretrained embedding file does not exist")
-    try:
-        kv = KeyedVectors.load_word2vec_format(str(path), binary=binary)
-    except (ValueError, UnicodeDecodeError):
-        if binary:
-            raise
-        kv = KeyedVectors.load_word2vec_format(str(path), binary=False, no_header=True)
-    if kv.vector_size != emb.embedding_dim:
+    vectors = source if isinstance(source, WordVectors) else read_vectors(source, binary=binary)
+    if vectors.dim != emb.embedding_dim:
         raise ValueError(
-            f"{path}: vectors have {kv.vector_size} dimensions, the model's embeddings have {emb.embedding_dim}"
+            f"{vectors.path}: vectors have {vectors.dim} dimensions, the model's embeddings have "
+            f"{emb.embedding_dim} (model.emb_dim); make vectors of that size (c2fsum vectors --dim "
+            f"{emb.embedding_dim}) or set model.emb_dim={vectors.dim}"
         )
-    found = 0
-    with torch.no_grad():
-        for i, w in enumerate(itos):
-            if i == emb.padding_idx:
-                continue
-            if w in kv.key_to_index:
-                emb.weight[i] = torch.from_numpy(kv[w].copy())
-                found += 1
-    log.info("pretrained embeddings: %d of %d words found in %s", found, len(itos), path)
+    row = {w: i for i, w in enumerate(vectors.words)}
+    ids = [i for i, w in enumerate(itos) if i != emb.padding_idx and w in row]
+    if ids:
+        with torch.no_grad():
+            rows = torch.from_numpy(vectors.matrix[[row[itos[i]] for i in ids]])  # (found, E)
+            emb.weight[torch.tensor(ids)] = rows.to(emb.weight.dtype)
+    found = len(ids)
+    if found == 0:
+        log.warning("pretrained embeddings: no word of the vocabulary (%d words) is in %s", len(itos), vectors.path)
+    else:
+        log.info(
+            "pretrained embeddings: %d of %d vocabulary words found in %s (%.1f%%); the others start random",
+            found,
+            len(itos),
+            vectors.path,
+            100 * found / len(itos),
+        )
     return found

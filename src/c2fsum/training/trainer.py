@@ -141,15 +141,12 @@ class Trainer:
         if self.dist.rank > 0:  # same weights everywhere, own sampling noise per rank
             torch.manual_seed(rank_seed(cfg.train.seed, self.dist.rank))
         if cfg.model.pretrained_emb:
+            from c2fsum.data.vectors import read_vectors
             from c2fsum.modules.embeddings import load_pretrained
 
-            for emb in (self.model.src_emb, self.model.tgt_emb):
-                load_pretrained(
-                    cast(torch.nn.Embedding, emb),
-                    self.vocab.itos,
-                    cfg.model.pretrained_emb,
-                    binary=cfg.model.pretrained_binary,
-                )
+            vectors = read_vectors(cfg.model.pretrained_emb, binary=cfg.model.pretrained_binary)  # read once
+            for emb in dict.fromkeys((self.model.src_emb, self.model.tgt_emb)):  # one when shared
+                load_pretrained(cast(torch.nn.Embedding, emb), self.vocab.itos, vectors)
         self.optimizer = make_optimizer(self.model, cfg)
         self.schedule = Schedule()
         self.pos = Position()

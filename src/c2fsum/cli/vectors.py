@@ -1,0 +1,70 @@
+"""``c2fsum vectors``: word2vec on a prepared corpus, for ``model.pretrained_emb``.
+
+    c2fsum vectors --data DATA_DIR --out FILE.safetensors|FILE.txt [--dim 128] [--epochs 5]
+                   [--min-count 5] [--window 5] [--workers 2] [--skip-gram] [--no-summaries]
+
+Then ``c2fsum train ... --set model.pretrained_emb=FILE --set model.emb_dim=DIM``
+(:mod:`c2fsum.data.vectors` says what is trained on and how the files are laid out).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def cmd_vectors(a: argparse.Namespace) -> int:
+    from c2fsum.data.vectors import save_vectors, train_vectors
+
+    if not Path(a.data).is_dir():
+        raise FileNotFoundError(f"--data {a.data}: no such directory")
+    out = Path(a.out)
+    if not (out.name.endswith(".safetensors") or out.suffix in (".txt", ".vec")):
+        raise ValueError(f"--out {a.out}: expected a name ending in .safetensors, .txt or .vec")
+    vectors, record = train_vectors(
+        a.data,
+        dim=a.dim,
+        epochs=a.epochs,
+        min_count=a.min_count,
+        window=a.window,
+        workers=a.workers,
+        skip_gram=a.skip_gram,
+        summaries=not a.no_summaries,
+        progress=not a.quiet,
+    )
+    files = save_vectors(vectors, out, record=record)
+    print(
+        f"{record['words']:,} word vectors of {record['dim']} dimensions ({record['algorithm']}, "
+        f"{record['epochs']} epochs over {record['documents']:,} documents, {record['tokens']:,} tokens) "
+        f"in {record['seconds']:.0f} s"
+    )
+    print("written to " + ", ".join(str(f) for f in files))
+    print(f"use them: --set model.pretrained_emb={files[0]} --set model.emb_dim={record['dim']}")
+    return 0
+
+
+def add_vectors_parser(subparsers) -> argparse.ArgumentParser:
+    from c2fsum.cli.options import positive_int
+
+    s = subparsers.add_parser(
+        "vectors",
+        help="train word2vec on a prepared corpus (for model.pretrained_emb)",
+        description="word2vec (gensim) on the articles and highlights of a prepared folder's train split; "
+        "its vocabulary is the folder's vocab.txt.",
+    )
+    s.add_argument("--data", required=True, metavar="DATA_DIR", help="a `c2fsum prepare` folder (reads train.jsonl)")
+    s.add_argument(
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="FILE.safetensors (with FILE.words.txt beside it) or FILE.txt / FILE.vec (word2vec text)",
+    )
+    s.add_argument("--dim", type=positive_int, default=128, help="vector size; must equal model.emb_dim (128)")
+    s.add_argument("--epochs", type=positive_int, default=5, help="passes over the corpus (5)")
+    s.add_argument("--min-count", type=positive_int, default=5, help="drop words seen fewer times (5)")
+    s.add_argument("--window", type=positive_int, default=5, help="context words on each side (5)")
+    s.add_argument("--workers", type=positive_int, default=2, help="training threads (2)")
+    s.add_argument("--skip-gram", action="store_true", help="skip-gram instead of CBOW (slower, better for rare words)")
+    s.add_argument("--no-summaries", action="store_true", help="train on the articles only, not their highlights")
+    s.set_defaults(func=cmd_vectors)
+    return s
