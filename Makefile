@@ -2,6 +2,8 @@
 #   make demo   create .venv, install, prepare CNN/DailyMail, summarize its test split with the shipped
 #               model beside FIRST / LEAD-3 / ILP, a heatmap, a short training run (MINUTES=120: from scratch)
 #   make test   create .venv if needed, install (and a headless chromium), run the whole test suite
+#   make test-portability   the numerics-sensitive tests (PORTABLE_TESTS) under other instruction sets
+#               (AVX2, no vector extensions) and 1 and 2 threads: what a CPU unlike this one computes
 #   make model  train, evaluate and export the shipped model NAME (cnndm-small) into
 #               src/c2fsum/pretrained/NAME (scripts/train_shipped.sh; MINUTES of training, default 100)
 PYTHON ?= python3
@@ -15,7 +17,7 @@ NAME   ?= cnndm-small
 # `make model` trains for 100 minutes unless MINUTES is given (the 2 above is the demo's short run)
 MODEL_MINUTES = $(if $(filter command line environment,$(origin MINUTES)),$(MINUTES),100)
 
-.PHONY: install demo model test lint check bench clean
+.PHONY: install demo model test test-portability lint check bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,6 +39,18 @@ test: $(STAMP)
 	bash .ci/install-browser.sh || echo "warning: could not install chromium; the browser test will skip"
 	$(BIN)/ruff check src tests bench
 	$(BIN)/python -m pytest
+
+# tests whose results rest on float rounding (trained models' outputs, two paths that must agree,
+# one process against two): each must hold whatever kernels the CPU runs
+PORTABLE_TESTS ?= tests/pretrained tests/models tests/modules tests/decoding tests/training/test_distributed.py \
+	tests/training/test_lazy_training.py tests/training/test_shipped_models.py
+PORTABLE_ENVS = "ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2" \
+	"ATEN_CPU_CAPABILITY=default" "OMP_NUM_THREADS=1" "OMP_NUM_THREADS=2"
+
+test-portability: $(STAMP)
+	@set -e; for vars in $(PORTABLE_ENVS); do \
+		echo "== $$vars"; env $$vars $(BIN)/python -m pytest -q -p no:cacheprovider $(PORTABLE_TESTS); \
+	done
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

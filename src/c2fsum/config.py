@@ -21,8 +21,10 @@ from typing import Any
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from c2fsum.errors import UserError
 
-class ConfigError(ValueError):
+
+class ConfigError(UserError, ValueError):
     """A config file or override names an unknown field or has a value of the wrong type."""
 
 

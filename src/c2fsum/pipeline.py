@@ -32,6 +32,7 @@ from c2fsum.data.batching import Example, encode_document
 from c2fsum.data.grid import inference_grid
 from c2fsum.data.tokenize import preprocess_article
 from c2fsum.decoding.documents import Decoded, decode_examples
+from c2fsum.errors import InputError
 from c2fsum.metrics.entropy import chunk_distribution
 from c2fsum.models.checkpoint import load_checkpoint
 
@@ -120,13 +121,13 @@ class Pipeline:
         docs = []
         for i, text in enumerate(texts):
             if not isinstance(text, str):
-                raise ValueError(f"text {i}: expected a str, got {type(text).__name__}")
+                raise InputError(f"text {i}: expected a str, got {type(text).__name__}")
             head = leading_words(text, read_words)
             if len(head) < len(text) and not cut:
                 log.warning("text %d: longer than %d words; only the first %d are read", i, read_words, read_words)
             sents = preprocess_article(head)
             if not sents:
-                raise ValueError(f"text {i}: empty article, nothing to summarize")
+                raise InputError(f"text {i}: empty article, nothing to summarize")
             docs.append({"id": str(i), "src": sents, "tgt": [], "refs": []})
         return self.encode_documents(docs, max_words=max_words)
 
@@ -148,7 +149,14 @@ class Pipeline:
         default minimum length, the 5th percentile of its training summaries' lengths
         (:mod:`c2fsum.data.lengths`), so even a barely trained model writes something;
         ``min_len=0`` allows the empty summary. ``read_chunks``: MODEL 3's chunks read per step.
+        InputError for a ``min_len`` above the maximum length (``max_len``, else the config's).
         """
+        longest = max_len if max_len is not None else self.config.decode.max_len
+        if min_len is not None and min_len > longest:
+            raise InputError(
+                f"min_len: got {min_len}, above the maximum summary length {longest} "
+                f"({'max_len' if max_len is not None else 'the model config decode.max_len'}); expected <= {longest}"
+            )
         with torch.no_grad():
             return decode_examples(
                 self.model,

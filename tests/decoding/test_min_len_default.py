@@ -19,9 +19,8 @@ import c2fsum
 import tiny
 from c2fsum.cli.main import main
 from c2fsum.data.lengths import FALLBACK_MIN_LEN, LENGTHS_FILE, target_length_facts
-from c2fsum.models.checkpoint import load_checkpoint
+from c2fsum.models.checkpoint import load_checkpoint, write_manifest
 from c2fsum.serving import create_app
-from c2fsum.training.checkpoint import _write_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [
@@ -135,7 +134,7 @@ def test_old_checkpoint_without_lengths_gets_the_fallback(barely_trained, articl
     cfg = json.loads((old / "config.json").read_text())
     cfg["decode"]["min_len"] = 0  # what every checkpoint written before lengths.json holds
     (old / "config.json").write_text(json.dumps(cfg))
-    _write_manifest(old)
+    write_manifest(old)
     assert load_checkpoint(old).config.decode.min_len == FALLBACK_MIN_LEN
     (s,) = c2fsum.load(old).summarize(article)
     assert len(s.tokens) >= FALLBACK_MIN_LEN
@@ -149,5 +148,5 @@ def test_explicit_config_min_len_wins(barely_trained, tmp_path):
     cfg = json.loads((ckpt / "config.json").read_text())
     cfg["decode"]["min_len"] = 0  # set on purpose in a checkpoint that has lengths.json: kept
     (ckpt / "config.json").write_text(json.dumps(cfg))
-    _write_manifest(ckpt)
+    write_manifest(ckpt)
     assert load_checkpoint(ckpt).config.decode.min_len == 0

@@ -1,12 +1,20 @@
 """The shipped PubMed models load by name and decode as they did when shipped (docs/results.md,
 "PubMed: MODEL 0 against MODEL 3"). Golden outputs were written by the committed weights on a
-made-up 1,840-word paper; MODEL 3 reads all of it and, reading 3 chunks per step, encodes 62% of
-it at the fine level (the paper repeats one section 20 times; real papers: 28%).
+made-up 1,840-word paper; MODEL 3 reads all of it, 3 chunks per step.
+
+What is pinned is what the arithmetic decides on every CPU: the text, its length, the grid, and
+bounds on MODEL 3's ``fine_fraction``. Not its value: the paper repeats one section 20 times, so
+many of its chunks hold the same words and get exactly equal chunk scores, and which of the tied
+chunks a top-3 picks (for the kept hypothesis and for the beam's dropped ones, whose chunks are
+encoded too) depends on the top-k kernel of the instruction set. Measured on one Xeon: 0.618 when
+the test was written, 0.564 with AVX-512 and AVX2, 0.582 with ATEN_CPU_CAPABILITY=default; the
+text was the same each time (tied chunks hold the same words, so the summary reads the same).
 """
 
 from __future__ import annotations
 
 import pytest
+import torch
 
 import c2fsum
 
@@ -55,7 +63,15 @@ def test_golden_summary_of_a_paper(name):
     T, M, N = out.attention.shape
     if family == "model0":  # the first 400 words, every one through the word-level encoder
         assert (M, N) == (10, 40) and out.fine_fraction == 1.0
-    else:  # the whole paper in 40-word chunks, 3 read per step; this repetitive paper: 62% at the fine level
+    else:  # the whole paper in 40-word chunks, 3 read per step
         assert (M, N) == (-(-len(out.source) // 40), 40) and M == 55
         assert model.config.decode.read_chunks == 3
-        assert out.fine_fraction == pytest.approx(0.6182, abs=1e-3)
+        read = out.attention.sum(-1) > 0  # (T, M): the chunks each step of the summary read
+        assert read.sum(-1).tolist() == [3] * T
+        # every chunk the summary read went through the word encoder, and perhaps others that dropped
+        # hypotheses read: the share of words is at least the summary's own chunks' share, at most 1
+        words = torch.zeros(M * N)
+        words[: len(out.source)] = 1.0
+        per_chunk = words.view(M, N).sum(-1)  # (M,)
+        own = float((per_chunk * read.any(0)).sum() / per_chunk.sum())
+        assert own - 1e-6 <= out.fine_fraction <= 1.0  # 1e-6: two float32 divisions of counts < 2^24

@@ -19,11 +19,12 @@ def install_fault(fault: str, after_saves: int) -> None:
     """Kill this process at ``fault`` during the checkpoint write after ``after_saves`` complete ones."""
     import shutil
 
+    from c2fsum.models import checkpoint as checkpoint_format
     from c2fsum.training import checkpoint
     from c2fsum.utils import io
 
     saves = {"n": 0}
-    real_write_manifest = checkpoint._write_manifest
+    real_write_manifest = checkpoint.write_manifest
 
     def write_manifest(folder):
         if fault == "before_manifest" and saves["n"] >= after_saves:
@@ -31,9 +32,9 @@ def install_fault(fault: str, after_saves: int) -> None:
         real_write_manifest(folder)
         saves["n"] += 1
 
-    checkpoint._write_manifest = write_manifest
+    checkpoint.write_manifest = write_manifest
 
-    real_save_file = checkpoint.save_file
+    real_save_file = checkpoint_format.save_file  # what write_tensors calls
 
     def save_file(tensors, filename, metadata=None):
         real_save_file(tensors, filename, metadata)
@@ -42,7 +43,7 @@ def install_fault(fault: str, after_saves: int) -> None:
                 f.truncate(os.path.getsize(filename) // 2)
             _die()
 
-    checkpoint.save_file = save_file
+    checkpoint_format.save_file = save_file
 
     real_replace = os.replace
 

@@ -23,6 +23,7 @@ import tiny
 from c2fsum.cli.main import main
 from c2fsum.data.prepare import prepare
 from c2fsum.errors import CheckpointError
+from c2fsum.models import checkpoint as checkpoint_format
 from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.training import checkpoint
 from c2fsum.training.checkpoint import save_checkpoint
@@ -133,7 +134,7 @@ def test_read_only_output_directory(run, raw_small, tmp_path, capsys):
 def test_injected_disk_full_in_the_middle_of_the_weights(run, tmp_path, monkeypatch):
     loaded = load_checkpoint(run, which="last")
     ckpt = Path(shutil.copytree(run / "last", tmp_path / "last"))
-    real = checkpoint.save_file
+    real = checkpoint_format.save_file  # what every checkpoint file's writer calls
 
     def half_then_enospc(tensors, filename, metadata=None):
         real(tensors, filename, metadata)
@@ -141,7 +142,7 @@ def test_injected_disk_full_in_the_middle_of_the_weights(run, tmp_path, monkeypa
             f.truncate(os.path.getsize(filename) // 2)
         raise SafetensorError("Error while serializing: I/O error: No space left on device (os error 28)")
 
-    monkeypatch.setattr(checkpoint, "save_file", half_then_enospc)
+    monkeypatch.setattr(checkpoint_format, "save_file", half_then_enospc)
     with pytest.raises(CheckpointError, match=r"last: cannot write the checkpoint .*No space left on device"):
         save_checkpoint(ckpt, model=loaded.model, config=loaded.config, vocab=loaded.vocab)
     assert listing(tmp_path) == sorted(["last"] + [f"last/{p.name}" for p in ckpt.iterdir()])  # no temporary folder
@@ -168,7 +169,7 @@ def test_injected_disk_full_stops_training_with_one_line_and_a_good_checkpoint(
         "data.val_holdout=0",
         "train.eval_every=1",
     ]
-    real, calls = checkpoint._write_manifest, {"n": 0}
+    real, calls = checkpoint.write_manifest, {"n": 0}
 
     def enospc_on_the_third_save(folder):
         calls["n"] += 1
@@ -176,13 +177,13 @@ def test_injected_disk_full_stops_training_with_one_line_and_a_good_checkpoint(
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(folder / "manifest.json"))
         real(folder)
 
-    monkeypatch.setattr(checkpoint, "_write_manifest", enospc_on_the_third_save)
+    monkeypatch.setattr(checkpoint, "write_manifest", enospc_on_the_third_save)
     assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cannot write the checkpoint (No space left on device [ENOSPC])" in err[0], err
     step1 = load_file(str(out / "last" / "model.safetensors"))
     assert load_checkpoint(out, which="last") and not list(out.glob(".*.tmp"))
-    monkeypatch.setattr(checkpoint, "_write_manifest", real)  # space freed: resume and finish
+    monkeypatch.setattr(checkpoint, "write_manifest", real)  # space freed: resume and finish
     assert main(args + ["--resume"]) == 0
     assert any(not torch.equal(step1[k], v) for k, v in load_file(str(out / "last" / "model.safetensors")).items())
 

@@ -21,8 +21,7 @@ import tiny
 from c2fsum.cli.main import main
 from c2fsum.config import load_config
 from c2fsum.errors import CheckpointError
-from c2fsum.models.checkpoint import FORMAT_VERSION, load_checkpoint
-from c2fsum.training.checkpoint import _write_manifest
+from c2fsum.models.checkpoint import FORMAT_VERSION, load_checkpoint, write_manifest
 from c2fsum.training.trainer import Trainer
 
 TINY = [
@@ -91,7 +90,7 @@ def _rewrite_weights(ckpt: Path, change) -> None:
     w = load_file(str(ckpt / "model.safetensors"))
     change(w)
     save_file(w, str(ckpt / "model.safetensors"))
-    _write_manifest(ckpt)  # a consistent manifest: the fault is in the content itself
+    write_manifest(ckpt)  # a consistent manifest: the fault is in the content itself
 
 
 def test_missing_tensor(ckpt):
@@ -118,7 +117,7 @@ def test_unexpected_tensor_and_wrong_dtype_and_nan(ckpt):
 def test_wrong_vocabulary_size(ckpt):
     lines = (ckpt / "vocab.txt").read_text(encoding="utf-8").splitlines(keepends=True)
     (ckpt / "vocab.txt").write_text("".join(lines[:300]), encoding="utf-8")  # 300 entries, weights have 504
-    _write_manifest(ckpt)
+    write_manifest(ckpt)
     with pytest.raises(CheckpointError, match=r"has shape \[504, 16\], .* expects \[300, 16\].*wrong vocabulary size"):
         load_checkpoint(ckpt)
 
@@ -144,11 +143,11 @@ def test_damaged_config_names_the_file(ckpt):
     cfg = json.loads((ckpt / "config.json").read_text())
     cfg["model"]["no_such_field"] = 1
     (ckpt / "config.json").write_text(json.dumps(cfg))
-    _write_manifest(ckpt)
+    write_manifest(ckpt)
     with pytest.raises(CheckpointError, match="config.json: .*no_such_field"):
         load_checkpoint(ckpt)
     (ckpt / "config.json").write_text("{not json")
-    _write_manifest(ckpt)
+    write_manifest(ckpt)
     with pytest.raises(CheckpointError, match="config.json"):
         load_checkpoint(ckpt)
 

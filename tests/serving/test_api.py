@@ -128,7 +128,12 @@ def test_concurrent_requests_each_get_their_own_summary(client, pipeline, articl
         ({"text": "a b c", "block_trigrams": "maybe"}, 422, "block_trigrams: Input should be a valid boolean"),
         ({"text": "a b c", "beams": 2}, 422, "beams: Extra inputs are not permitted"),
         ({"text": "\ud800 x"}, 422, "text: not valid Unicode (unpaired surrogate U+D800 at character 0)"),
-        ({"text": "x" * 6001}, 413, "text: 6001 characters; this server accepts at most 6000"),
+        (
+            {"text": "x" * 6001},
+            413,
+            "text: 6001 characters; this server accepts at most 6000 (start it with a larger `c2fsum serve "
+            "--max-chars`",
+        ),
     ],
 )
 def test_bad_requests_get_a_clear_4xx(client, body, status, message):
@@ -155,7 +160,10 @@ def test_oversized_bodies_get_413_before_parsing(client):
     big = json.dumps({"text": "word " * 20_000}).encode()  # 100 kB > 60 kB
     r = client.post("/summarize", content=big, headers={"content-type": "application/json"})
     assert r.status_code == 413
-    assert r.json()["detail"] == f"request body is {len(big)} bytes; this server accepts at most 60000"
+    assert r.json()["detail"] == (
+        f"request body is {len(big)} bytes; this server accepts at most 60000"
+        " (start it with a larger `c2fsum serve --max-chars` to raise the limit)"  # the setting that raises it
+    )
 
     def chunked():  # no Content-Length: counted while read
         for _ in range(10):

@@ -40,7 +40,10 @@ def test_serve_builds_the_app_with_the_given_limits(served_run, monkeypatch, cap
     assert (s.max_chars, s.max_queue, s.timeout) == (50, 3, 7.0)
     with TestClient(seen["app"]) as c:
         r = c.post("/summarize", json={"text": "x" * 51})
-        assert r.status_code == 413 and r.json()["detail"] == "text: 51 characters; this server accepts at most 50"
+        assert r.status_code == 413 and r.json()["detail"] == (
+            "text: 51 characters; this server accepts at most 50 (start it with a larger "
+            "`c2fsum serve --max-chars` to raise the limit)"
+        )
 
 
 def test_serve_without_a_run_directory_is_a_clear_error(tmp_path, capsys):

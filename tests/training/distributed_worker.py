@@ -3,7 +3,8 @@
     python -m torch.distributed.run --standalone --nproc_per_node 2 distributed_worker.py DATA OUT JOBS
 
 ``JOBS`` is a JSON file ``[{"name": ..., "config": PRESET or null, "set": ["key=value", ...],
-"resume": false}, ...]``; job
+"resume": false, "dtype": "float64"}, ...]`` (``dtype``: torch's default dtype for the job, float32
+when absent); job
 ``name`` trains into ``OUT/name`` (``resume`` continues it). Every rank then writes what it
 holds (its parameters and MODEL 3 baselines), which only rank 0 would otherwise keep, to
 ``OUT/name.rank<R>.safetensors`` and ``OUT/name.rank<R>.json``.
@@ -13,6 +14,7 @@ import json
 import sys
 from pathlib import Path
 
+import torch
 from safetensors.torch import save_file
 
 from c2fsum.config import load_config
@@ -23,6 +25,7 @@ from c2fsum.training.trainer import Trainer
 def main(data: str, out: str, jobs_file: str) -> None:
     trainer = None
     for job in json.loads(Path(jobs_file).read_text(encoding="utf-8")):
+        torch.set_default_dtype(getattr(torch, job.get("dtype", "float32")))
         cfg = load_config(job.get("config"), job["set"])
         trainer = Trainer(cfg, data, Path(out) / job["name"], resume=job.get("resume", False), progress=False)
         summary = trainer.fit()

@@ -5,6 +5,8 @@ Two launches of two CPU processes serve every test of this module (``two_ranks``
 ``distributed_worker.py``, given torchrun's environment variables directly (env:// rendezvous
 on a free loopback port), train MODEL 0, MODEL 2, MODEL 0 with a batch of 3 in two
 micro-batches, MODEL 3 for 5 steps, and resume the 3-step MODEL 3 run to 5 steps.
+
+The comparisons of one process with two run in float64 (``TOL``'s comment says why).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -46,7 +50,28 @@ JOBS = {
 }
 M3_PRESET = str(ROOT / "configs" / "model3-cpu.yaml")
 M3 = [*TINY, "model.chunk_filters=12", "model.chunk_width=3", "data.val_holdout=0", "train.batch_size=10"]
-TOL = 2e-5
+# One process and two compute the same sums in different orders (each rank sums the gradients of
+# its share of the batch, all-reduce then adds the ranks' sums; the kernels' own order depends on the
+# instruction set), so their parameters differ by rounding alone, amplified by training. In float32
+# (unit roundoff u = 2^-24 = 6.0e-8) m0_odd's 14 SGD steps at lr 1 turned that into 2.8e-5 on one
+# Xeon (about 460 u on parameters of size 4.6) and below 2e-5 on another: no float32 bound holds on
+# every CPU. In float64 (u = 2^-53 = 1.1e-16) the same amplification gives about 460 * 4.6 u = 6e-14
+# (measured: 0.0); TOL = 2^-30 = 9.3e-10 allows 10^4 times more amplification than float32 showed, and
+# stays far below what a real fault (a micro-batch lost or counted twice, a wrong average) moves: the
+# parameters move by more than 100 * TOL in training (asserted below).
+TOL = 2.0**-30
+EXACT_DTYPE = "float64"
+
+
+@contextmanager
+def default_dtype(name: str) -> Iterator[None]:
+    """torch's default dtype set to ``name`` (e.g. ``"float64"``) inside the block only."""
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(getattr(torch, name))
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(before)
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -122,7 +147,7 @@ def two_ranks(prepared_small, tmp_path_factory):
             *M3,
         ]
     )
-    jobs = [{"name": name, "set": sets} for name, sets in JOBS.items()]
+    jobs = [{"name": name, "set": sets, "dtype": EXACT_DTYPE} for name, sets in JOBS.items()]
     jobs += [
         {"name": "m3", "config": M3_PRESET, "set": [*M3, "train.max_steps=5"]},
         {"name": "m3_part", "config": M3_PRESET, "set": [*M3, "train.max_steps=5"], "resume": True},
@@ -133,8 +158,9 @@ def two_ranks(prepared_small, tmp_path_factory):
 
 
 def _one_process(name: str, data: Path, out: Path) -> Trainer:
-    t = Trainer(load_config(None, JOBS[name]), data, out / name, progress=False)
-    t.fit()
+    with default_dtype(EXACT_DTYPE):
+        t = Trainer(load_config(None, JOBS[name]), data, out / name, progress=False)
+        t.fit()
     return t
 
 
@@ -158,14 +184,17 @@ def test_two_processes_reach_the_parameters_of_one(two_ranks, prepared_small, tm
     print(f"{name}: max |1 process - 2 processes| = {diff:.3g}")
     assert diff < TOL
     # the parameters moved well beyond that tolerance, so the comparison means something
-    init = Trainer(
-        load_config(None, [*JOBS[name], "train.max_steps=0"]), prepared_small, tmp_path / "init", progress=False
-    ).model.state_dict()
+    with default_dtype(EXACT_DTYPE):
+        init = Trainer(
+            load_config(None, [*JOBS[name], "train.max_steps=0"]), prepared_small, tmp_path / "init", progress=False
+        ).model.state_dict()
+    assert all(v.dtype == torch.float64 for v in ref.values() if v.is_floating_point())
     assert _max_diff(init, ref) > 100 * TOL
     # rank 0 logged what one process logs: the global training perplexity, validation over all ranks
     two, single = _rows(out / name, "train"), _rows(tmp_path / name, "train")
     assert [r["step"] for r in two] == [r["step"] for r in single] == list(range(1, len(two) + 1))
     for a, b in zip(two, single, strict=True):
+        # float64 runs that differ by < TOL in every parameter: 1e-4 of the perplexity is a loose bound
         assert a["ppl"] == pytest.approx(b["ppl"], rel=1e-4) and a["lr"] == b["lr"]
     val2, val1 = _rows(out / name, "val"), _rows(tmp_path / name, "val")
     assert [r["step"] for r in val2] == [r["step"] for r in val1]
@@ -227,10 +256,11 @@ def test_baseline_from_the_sums_of_parts_equals_the_whole():
 
 def test_gradient_accumulation_equals_one_batch(prepared_small, tmp_path):
     sets = [*EXACT, "train.max_steps=3", "train.batch_size=8"]
-    a = Trainer(load_config(None, sets), prepared_small, tmp_path / "a", progress=False)
-    a.fit()
-    b = Trainer(load_config(None, [*sets, "train.accumulate=3"]), prepared_small, tmp_path / "b", progress=False)
-    b.fit()
+    with default_dtype(EXACT_DTYPE):  # the same sums in another order: TOL's comment
+        a = Trainer(load_config(None, sets), prepared_small, tmp_path / "a", progress=False)
+        a.fit()
+        b = Trainer(load_config(None, [*sets, "train.accumulate=3"]), prepared_small, tmp_path / "b", progress=False)
+        b.fit()
     assert _max_diff(a.model.state_dict(), b.model.state_dict()) < TOL
 
 

@@ -17,6 +17,7 @@ import argparse
 from pathlib import Path
 
 from c2fsum.config import PAPER_MAX_WORDS  # no torch: parsing arguments stays light
+from c2fsum.errors import InputError
 
 
 def _presets(text: str) -> list[str]:
@@ -49,7 +50,7 @@ def cmd_experiment(a: argparse.Namespace) -> int:
         print(f"report written to {path}")
         return 0
     if a.data is None or a.presets is None:
-        raise ValueError("experiment: --data and --presets are required (unless --report-only)")
+        raise InputError("experiment: --data and --presets are required (unless --report-only)")
     settings = ExperimentSettings(
         data=a.data,
         presets=a.presets,

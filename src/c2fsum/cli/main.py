@@ -33,16 +33,19 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
+import traceback
 from pathlib import Path
 
 from c2fsum.cli.options import positive_int
+from c2fsum.errors import UserError
 
 log = logging.getLogger("c2fsum")
 
 
-class CLIError(Exception):
-    """A one-line reason to stop; printed as ``c2fsum: error: ...`` with exit status 2."""
+class CLIError(UserError):
+    """A one-line reason to stop; printed as ``c2fsum COMMAND: error: ...`` with exit status 2."""
 
 
 # -- subcommands -----------------------------------------------------------------------------
@@ -51,10 +54,10 @@ def cmd_prepare(a: argparse.Namespace) -> int:
 
     inputs = a.input if a.input else []
     if not inputs and not a.hf:
-        raise CLIError("prepare: give --input PATH (or --hf NAME)")
+        raise CLIError("give --input PATH (or --hf NAME)")
     for p in inputs:
         if not Path(p).exists():
-            raise CLIError(f"prepare: --input {p}: no such file or directory")
+            raise CLIError(f"--input {p}: no such file or directory")
     stats = prepare(
         inputs if len(inputs) != 1 else inputs[0],
         a.output,
@@ -75,7 +78,7 @@ def cmd_pretext(a: argparse.Namespace) -> int:
 
     for p in [a.data, *a.extra_train]:
         if not Path(p).exists():
-            raise CLIError(f"pretext: {p}: no such file or directory")
+            raise CLIError(f"{p}: no such file or directory")
     counts = write_pretext(
         a.data,
         a.out,
@@ -131,20 +134,27 @@ def _read_input(path: str) -> str:
         return sys.stdin.read()
     p = Path(path)
     if not p.exists():
-        raise CLIError(f"summarize: {path}: no such file")
+        raise CLIError(f"{path}: no such file")
+    if p.is_dir():
+        raise CLIError(f"{path}: a directory; expected a text file (or - for stdin)")
     try:
         return p.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
-        raise CLIError(f"summarize: {path}: not UTF-8 text ({e.reason} at byte {e.start})") from e
+        raise CLIError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from e
 
 
 def cmd_summarize(a: argparse.Namespace) -> int:
     import c2fsum
 
+    if a.attention_out and not Path(a.attention_out).resolve().parent.is_dir():
+        raise CLIError(
+            f"--attention-out {a.attention_out}: no directory {Path(a.attention_out).parent} (it is not created)"
+        )
     text = _read_input(a.file)
-    docs = [line for line in text.splitlines() if line.strip()] if a.lines else [text]
-    if not docs or not any(d.strip() for d in docs):
-        raise CLIError(f"summarize: {a.file}: empty input")
+    lines = text.splitlines() if a.lines else [text]
+    docs = [line for line in lines if line.strip()]  # --lines: a blank line gets an empty summary line
+    if not docs:
+        raise CLIError(f"{a.file}: empty input")
     model = c2fsum.load(a.model, device=a.device)
     summaries = model.summarize(
         docs,
@@ -156,10 +166,13 @@ def cmd_summarize(a: argparse.Namespace) -> int:
         max_words=a.max_words,
         read_chunks=a.read_chunks,
     )
-    for s in summaries:
-        print(s.text.replace("\n", " ") if a.lines else s.text)
-        if not a.lines and len(summaries) > 1:
-            print()
+    if a.lines:  # one output line per input line, always
+        written = iter(summaries)
+        for line in lines:
+            print(next(written).text.replace("\n", " ") if line.strip() else "")
+    else:
+        for s in summaries:
+            print(s.text)
     if a.attention_out:
         from c2fsum.utils.io import atomic_write_text
 
@@ -220,7 +233,7 @@ def cmd_baseline(a: argparse.Namespace) -> int:
 
     weights = a.weights
     if a.name != "berkeley" and (a.weights or a.fit_docs is not None or a.no_compression or a.no_anaphora):
-        raise CLIError("baseline: --weights, --fit-docs, --no-compression, --no-anaphora are for berkeley only")
+        raise CLIError("--weights, --fit-docs, --no-compression, --no-anaphora are for berkeley only")
     budget = a.budget
     if a.name == "berkeley":
         from c2fsum.evaluation.berkeley import load_weights
@@ -258,7 +271,7 @@ def cmd_rouge(a: argparse.Namespace) -> int:
 
     for p in (a.candidates, a.references):
         if not Path(p).exists():
-            raise CLIError(f"rouge: {p}: no such file")
+            raise CLIError(f"{p}: no such file")
     scores = rouge_files(a.candidates, a.references, official=a.official, clean=a.rouge_clean)
     print(json.dumps({k: v for k, v in scores.items() if k != "per_doc"}, indent=2))
     return 0
@@ -272,7 +285,7 @@ def cmd_table(a: argparse.Namespace) -> int:
         path = Path(p)
         path = path / "metrics.json" if path.is_dir() else path
         if not path.exists():
-            raise CLIError(f"table: {path}: no such file")
+            raise CLIError(f"{path}: no such file")
         rows.append(json.loads(path.read_text(encoding="utf-8")))
     print(results_table(rows))
     return 0
@@ -500,19 +513,27 @@ def main(argv: list[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    from c2fsum.errors import USER_ERRORS
+    from c2fsum.errors import is_user_error
 
     try:
         return a.func(a)
-    except CLIError as e:
-        print(f"c2fsum: error: {e}", file=sys.stderr)
-        return 2
-    except USER_ERRORS as e:
-        print(f"c2fsum {a.command}: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("c2fsum: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:
+        if not is_user_error(e):
+            raise  # a bug: its traceback
+        if os.environ.get("C2FSUM_DEBUG") == "1":
+            traceback.print_exc()
+        print(f"c2fsum {a.command}: error: {error_line(e)}", file=sys.stderr)
+        return 2
+
+
+def error_line(e: BaseException) -> str:
+    """The first line of a user error's message (an OS error's reason with its file, as Python
+    words it, when it has no message of its own)."""
+    text = str(e)
+    return text.splitlines()[0] if text.strip() else type(e).__name__
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from c2fsum.errors import InputError
+
 
 def _positive_int(text: str) -> int:
     try:
@@ -27,7 +29,7 @@ def _positive_int(text: str) -> int:
 def _png(path: str) -> Path:
     p = Path(path)
     if p.suffix.lower() != ".png":
-        raise ValueError(f"--out {path}: expected a .png file name")
+        raise InputError(f"--out {path}: expected a .png file name")
     return p
 
 
@@ -64,7 +66,7 @@ def _labels(text: str | None, n: int, what: str) -> list[str] | None:
         return None
     labels = [x.strip() for x in text.split(",")]
     if len(labels) != n:
-        raise ValueError(f"--labels: expected {n} comma-separated names (one per {what}), got {len(labels)}: {text!r}")
+        raise InputError(f"--labels: expected {n} comma-separated names (one per {what}), got {len(labels)}: {text!r}")
     return labels
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from c2fsum.errors import InputError
+
 __all__ = ["FALLBACK_MIN_LEN", "LENGTHS_FILE", "MIN_LEN_PERCENTILE", "target_length_facts"]
 
 MIN_LEN_PERCENTILE = 5
@@ -46,9 +48,9 @@ def target_length_facts(lengths: Sequence[int]) -> dict:
     """
     values = sorted(int(x) for x in lengths)
     if not values:
-        raise ValueError("target lengths: no training targets")
+        raise InputError("target lengths: no training targets")
     if values[0] < 0:
-        raise ValueError(f"target lengths: expected counts >= 0, got {values[0]}")
+        raise InputError(f"target lengths: expected counts >= 0, got {values[0]}")
     p = {f"p{q}": _lower_rank(values, q) for q in (MIN_LEN_PERCENTILE, 50, 95)}
     return {
         "n": len(values),

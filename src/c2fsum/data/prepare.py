@@ -48,6 +48,7 @@ from c2fsum.data.readers import (
 )
 from c2fsum.data.tokenize import preprocess_article, preprocess_highlights
 from c2fsum.data.vocab import EOS, SPECIALS, Vocab
+from c2fsum.errors import InputError
 from c2fsum.utils.io import atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -325,7 +326,7 @@ def _tmp_path(out: Path, split: str) -> Path:
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name}: expected an int >= {minimum}, got {value!r}")
+        raise InputError(f"{name}: expected an int >= {minimum}, got {value!r}")
 
 
 def _describe_inputs(inputs: Any, hf: str | None) -> str:
@@ -550,7 +551,7 @@ def read_split(data_dir: str | Path, split: str, *, limit: int = 0) -> list[dict
     path = split_path(data_dir, split)
     docs = list(itertools.islice(read_prepared(path), limit or None))
     if not docs:
-        raise ValueError(f"{path}: no documents")
+        raise InputError(f"{path}: no documents")
     return docs
 
 
@@ -563,4 +564,4 @@ def find_document(data_dir: str | Path, split: str, doc_id: str) -> dict[str, An
             return doc
         seen.append(str(doc.get("id")))
     hint = f"; first ids: {', '.join(seen[:3])}" if seen else ""
-    raise ValueError(f"{path}: no document with id {doc_id!r} ({len(seen)} documents read{hint})")
+    raise InputError(f"{path}: no document with id {doc_id!r} ({len(seen)} documents read{hint})")

@@ -35,6 +35,7 @@ from typing import Any
 
 from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import EOS
+from c2fsum.errors import InputError
 
 PRETEXT_TASKS = ("lead", "rest", "mixed")
 
@@ -60,9 +61,9 @@ def pretext_examples(
     a dateline) keeps them in its source and takes the first long enough sentence as its target.
     """
     if task not in PRETEXT_TASKS:
-        raise ValueError(f"pretext task {task!r}: expected one of {', '.join(PRETEXT_TASKS)}")
+        raise InputError(f"pretext task {task!r}: expected one of {', '.join(PRETEXT_TASKS)}")
     if stride < 1:
-        raise ValueError(f"pretext stride {stride}: expected >= 1")
+        raise InputError(f"pretext stride {stride}: expected >= 1")
     window = 0
     for doc in docs:
         sents: list[list[str]] = doc["src"]
@@ -125,7 +126,7 @@ def write_pretext(
     the folder with ``data.val_holdout: 0``.
     """
     if validate_on not in ("pretext", "summaries"):
-        raise ValueError(f"validate_on {validate_on!r}: expected 'pretext' or 'summaries'")
+        raise InputError(f"validate_on {validate_on!r}: expected 'pretext' or 'summaries'")
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     val_docs = list(read_prepared(data_dir / "val.jsonl"))

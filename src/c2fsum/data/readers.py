@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from c2fsum.errors import InputError, UserError
+
 log = logging.getLogger(__name__)
 
 SPLITS: tuple[str, ...] = ("train", "val", "test")
@@ -58,7 +60,7 @@ STORY_SUFFIX = ".story"
 _END_TOKENS = (".", "!", "?", "...", "'", "`", '"', "\u2019", "\u201d", ")")
 
 
-class DataError(ValueError):
+class DataError(UserError, ValueError):
     """Input data cannot be used: nothing readable, a file of unknown split, a bad prepared file.
 
     The message names the path (and line, when there is one).
@@ -141,7 +143,7 @@ def normalize_split(split: str) -> str:
     """``"validation"`` -> ``"val"``; raises ValueError for a name that is no split."""
     out = SPLIT_ALIASES.get(str(split).lower())
     if out is None:
-        raise ValueError(f"split: got {split!r}, expected one of {sorted(SPLIT_ALIASES)}")
+        raise InputError(f"split: got {split!r}, expected one of {sorted(SPLIT_ALIASES)}")
     return out
 
 
@@ -521,7 +523,7 @@ class Source:
                 if doc is not None:
                     yield doc
         else:  # pragma: no cover - constructed only here
-            raise ValueError(f"Source.kind: got {self.kind!r}, expected table, stories or hf")
+            raise InputError(f"Source.kind: got {self.kind!r}, expected table, stories or hf")
 
 
 def _scan_dir(root: Path) -> tuple[list[Path], list[Path]]:

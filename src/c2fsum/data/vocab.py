@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from c2fsum.errors import UserError
 from c2fsum.utils.io import atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ SPECIALS: tuple[str, ...] = (PAD, UNK, BOS, EOS)
 """Special tokens in id order: pad 0, unk 1, bos 2, eos 3."""
 
 
-class VocabError(ValueError):
+class VocabError(UserError, ValueError):
     """A vocabulary file or argument is malformed."""
 
 

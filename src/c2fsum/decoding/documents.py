@@ -17,6 +17,7 @@ from c2fsum.decoding.beam import beam_search
 from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.postprocess import ids_to_words, words_to_text
+from c2fsum.errors import InputError
 from c2fsum.models.base import Summarizer
 from c2fsum.models.chunk_cache import ChunkCache
 from c2fsum.models.coarse_to_fine import CoarseToFine
@@ -74,7 +75,7 @@ def decode_examples(
     bs = batch_size or dc.batch_size
     read = dc.read_chunks if read_chunks is None else read_chunks
     if read != 1 and not model.capabilities.hard:
-        raise ValueError(f"read_chunks={read}: chunks per step are chosen by MODEL 3's hard attention only")
+        raise InputError(f"read_chunks={read}: chunks per step are chosen by MODEL 3's hard attention only")
     reading = cast(CoarseToFine, model).reading_chunks(read) if model.capabilities.hard else nullcontext()
     model.eval()
     # batches of documents of similar length (unbounded grids pad every document to the longest

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from c2fsum.data.prepare import read_split
+from c2fsum.errors import InputError
 from c2fsum.evaluation.ilp import ilp_summary
 from c2fsum.evaluation.reader import reader_measures
 from c2fsum.evaluation.scoring import first_sentence_baseline, lead_k, sentence_words
@@ -52,7 +53,7 @@ def lead_words(src_sentences: Sequence[Sequence[str]], budget: int) -> str:
     """LEAD with a word budget: the article's first ``budget`` words (``<s>``/``</s>`` not counted),
     one sentence per line, the last sentence cut where the budget runs out."""
     if budget < 1:
-        raise ValueError(f"budget: expected at least 1 word, got {budget}")
+        raise InputError(f"budget: expected at least 1 word, got {budget}")
     lines, left = [], budget
     for sentence in src_sentences:
         words = sentence_words(sentence)[:left]
@@ -142,7 +143,7 @@ def baseline_summary(
         from c2fsum.evaluation.berkeley import berkeley_summary, load_weights
 
         return berkeley_summary(src_sentences, ilp_budget, load_weights()[0])
-    raise ValueError(f"unknown baseline {name!r}, expected one of {', '.join(BASELINES)}")
+    raise InputError(f"unknown baseline {name!r}, expected one of {', '.join(BASELINES)}")
 
 
 def _ablation_label(name: str, compress: bool, anaphora: bool) -> str:
@@ -174,7 +175,7 @@ def run_baseline(
     """
     settings = rouge_settings(official=official, clean=rouge_clean)
     if name not in BASELINES:
-        raise ValueError(f"unknown baseline {name!r}, expected one of {', '.join(BASELINES)}")
+        raise InputError(f"unknown baseline {name!r}, expected one of {', '.join(BASELINES)}")
     extra: dict = {}
     if name == "berkeley":
         from c2fsum.evaluation.berkeley import load_weights

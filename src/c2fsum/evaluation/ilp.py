@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from c2fsum.errors import InputError
 from c2fsum.metrics.output_stats import STOPWORDS
 
 __all__ = ["IlpProblem", "build_problem", "ilp_summary", "objective", "solve"]
@@ -71,7 +72,7 @@ class IlpProblem:
 def build_problem(sentences: Sequence[Sequence[str]], budget: int, *, min_count: int = 2) -> IlpProblem:
     """Concepts and weights of a tokenized article (see the module docstring)."""
     if budget < 1:
-        raise ValueError(f"budget: expected at least 1 word, got {budget}")
+        raise InputError(f"budget: expected at least 1 word, got {budget}")
     per_sent = [sentence_concepts(s) for s in sentences]
     counts = Counter(c for cs in per_sent for c in cs)
     if not any(n >= min_count for n in counts.values()):

@@ -10,6 +10,7 @@ import torch
 from c2fsum.data.batching import collate, encode_document
 from c2fsum.data.prepare import read_split
 from c2fsum.decoding.documents import decode_examples
+from c2fsum.errors import InputError
 from c2fsum.models.checkpoint import load_checkpoint
 
 
@@ -35,7 +36,7 @@ def sanity_figures(run_dir: str | Path, data_dir: str | Path, split: str = "test
     with torch.no_grad():
         coarse = model(b.src, b.src_mask, b.tgt_in, b.src_ext, b.n_ext).coarse  # (B, T, M)
     if coarse is None:
-        raise ValueError(f"{run_dir}: not a coarse-to-fine model (no chunk attention)")
+        raise InputError(f"{run_dir}: not a coarse-to-fine model (no chunk attention)")
     cue = torch.tensor([d["cue"] for d in docs])  # (B,)
     mask = b.tgt_mask.float()  # (B, T)
     on_cue = (coarse.argmax(-1) == cue[:, None]).float()  # (B, T)

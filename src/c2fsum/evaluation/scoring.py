@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from c2fsum.errors import InputError
 from c2fsum.metrics.rouge import rouge_settings, score_corpus
 
 __all__ = ["JsonlRead", "first_sentence_baseline", "lead_k", "read_jsonl_with_errors", "rouge_files", "sentence_words"]
@@ -139,10 +140,10 @@ def rouge_files(
         "field 'references' (or 'highlights'): expected a non-empty list of strings or a newline-separated string",
     )
     if not candidates:
-        raise ValueError(f"{cand_read.path}: no valid candidate lines ({len(cand_read.errors)} skipped)")
+        raise InputError(f"{cand_read.path}: no valid candidate lines ({len(cand_read.errors)} skipped)")
     missing = [doc_id for doc_id in candidates if doc_id not in references]
     if missing:
-        raise ValueError(
+        raise InputError(
             f"{cand_read.path}: {len(missing)} of {len(candidates)} candidate ids have no "
             f"reference in {ref_read.path} (first: {missing[0]!r})"
         )
@@ -177,7 +178,7 @@ def lead_k(src_sentences: Sequence[Sequence[str]], k: int = 3) -> str:
     in ``</s>``, which is removed).
     """
     if k < 1:
-        raise ValueError(f"k: expected at least 1 sentence, got {k}")
+        raise InputError(f"k: expected at least 1 sentence, got {k}")
     texts = [t for t in map(_sentence_text, src_sentences) if t]
     return "\n".join(texts[:k])
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from c2fsum.errors import InputError
 from c2fsum.evaluation.scoring import read_jsonl_with_errors, rouge_files
 
 __all__ = ["compare_systems", "paired_bootstrap", "predictions_path"]
@@ -25,12 +26,12 @@ def _recorded(path: Path, fields: list[str]) -> dict[str, dict[str, float]]:
     """``{id: {field: value}}`` from a predictions file; a ValueError names the line without a field."""
     read = read_jsonl_with_errors(path)
     if read.errors:
-        raise ValueError(read.errors[0])
+        raise InputError(read.errors[0])
     out: dict[str, dict[str, float]] = {}
     for lineno, row in read.rows:
         missing = [k for k in fields if not isinstance(row.get(k), int | float)]
         if missing:
-            raise ValueError(
+            raise InputError(
                 f"{path}:{lineno}: no number {', '.join(missing)} (recorded by `c2fsum evaluate` "
                 "for models; entropy only for models with attention over chunks)"
             )
@@ -58,7 +59,7 @@ def bootstrap_mean(
     percentile bootstrap interval (the documents resampled as in :func:`paired_bootstrap`)."""
     x = np.asarray(values, dtype=np.float64)
     if x.ndim != 1 or x.size == 0:
-        raise ValueError(f"bootstrap_mean: expected a non-empty list of scores, got shape {x.shape}")
+        raise InputError(f"bootstrap_mean: expected a non-empty list of scores, got shape {x.shape}")
     low, high = _interval(_resampled_means(x, samples, seed), confidence)
     return float(x.mean()), low, high
 
@@ -81,13 +82,13 @@ def paired_bootstrap(
     """
     x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"paired scores: expected two 1-D sequences of the same length, got {x.shape} and {y.shape}")
+        raise InputError(f"paired scores: expected two 1-D sequences of the same length, got {x.shape} and {y.shape}")
     if len(x) == 0:
-        raise ValueError("paired scores: no documents")
+        raise InputError("paired scores: no documents")
     if samples < 1:
-        raise ValueError(f"samples: expected at least 1, got {samples}")
+        raise InputError(f"samples: expected at least 1, got {samples}")
     if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence: expected a value in (0, 1), got {confidence}")
+        raise InputError(f"confidence: expected a value in (0, 1), got {confidence}")
     d = x - y  # (D,)
     diffs = _resampled_means(d, samples, seed)  # (S,)
     low, high = _interval(diffs, confidence)
@@ -146,7 +147,7 @@ def compare_systems(
     for x, y, px, py in ((ra, rb, pa, pb), (rb, ra, pb, pa)):
         missing = [i for i in x if i not in y]
         if missing:
-            raise ValueError(
+            raise InputError(
                 f"{py}: {len(missing)} document ids of {px} are missing (first: {missing[0]!r}); "
                 "compare systems evaluated on the same documents"
             )

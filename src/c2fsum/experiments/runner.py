@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from c2fsum.config import PAPER_MAX_WORDS, load_config
+from c2fsum.errors import UserError
 from c2fsum.evaluation.baselines import run_baseline
 from c2fsum.evaluation.evaluate import evaluate
 from c2fsum.training.trainer import Trainer
@@ -43,7 +44,7 @@ SAVED_DEFAULTS = {"max_words": 0}
 (evaluation read whole articles)."""
 
 
-class ExperimentError(ValueError):
+class ExperimentError(UserError, ValueError):
     """Bad experiment arguments, or a rerun that disagrees with ``experiment.json``."""
 
 

@@ -65,6 +65,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
+from c2fsum.errors import InputError, UserError
 from c2fsum.metrics.porter import porter_stem
 
 __all__ = [
@@ -109,7 +110,7 @@ _WORD_RE = re.compile(r"[A-Za-z0-9]+")
 _NEWLINE_RE = re.compile(r"\n")
 
 
-class OfficialRougeUnavailable(RuntimeError):
+class OfficialRougeUnavailable(UserError, RuntimeError):
     """Perl, its modules or the bundled ROUGE-1.5.5.pl cannot be used on this machine."""
 
 
@@ -130,7 +131,7 @@ def rouge_settings(*, official: bool, clean: str) -> dict[str, object]:
 def check_clean(clean: str) -> str:
     """``clean`` if it is one of :data:`CLEAN_MODES`, else a ValueError naming them."""
     if clean not in CLEAN_MODES:
-        raise ValueError(f"rouge clean: expected one of {', '.join(CLEAN_MODES)}, got {clean!r}")
+        raise InputError(f"rouge clean: expected one of {', '.join(CLEAN_MODES)}, got {clean!r}")
     return clean
 
 
@@ -165,7 +166,7 @@ def wordnet_exceptions() -> dict[str, str]:
         for lineno, line in enumerate(path.read_text(encoding="latin-1").splitlines(), 1):
             fields = line.split()
             if len(fields) < 2:
-                raise ValueError(f"{path}:{lineno}: expected 'word base ...', got {line!r}")
+                raise InputError(f"{path}:{lineno}: expected 'word base ...', got {line!r}")
             table[fields[0]] = fields[1]
     return table
 
@@ -309,7 +310,7 @@ def _check_references(references: Sequence[str], where: str = "references") -> l
         )
     refs = list(references)
     if not refs or not all(isinstance(r, str) for r in refs):
-        raise ValueError(f"{where}: expected a non-empty list of strings, got {refs!r:.200}")
+        raise InputError(f"{where}: expected a non-empty list of strings, got {refs!r:.200}")
     return refs
 
 
@@ -349,14 +350,14 @@ def _summarize(per_doc: list[dict]) -> dict:
 
 def _check_corpus(candidates: Sequence, references: Sequence, ids: Sequence[str] | None) -> None:
     if len(candidates) != len(references):
-        raise ValueError(
+        raise InputError(
             f"got {len(candidates)} candidates but {len(references)} reference lists; "
             "expected one reference list per candidate"
         )
     if ids is not None and len(ids) != len(candidates):
-        raise ValueError(f"got {len(ids)} ids for {len(candidates)} candidates; expected one id each")
+        raise InputError(f"got {len(ids)} ids for {len(candidates)} candidates; expected one id each")
     if not candidates:
-        raise ValueError("no documents to score: candidates and references are empty")
+        raise InputError("no documents to score: candidates and references are empty")
 
 
 def score_corpus(
@@ -593,7 +594,7 @@ def official_scores(
     _check_corpus(candidates, references, ids)
     check_clean(clean)
     if jobs < 1:
-        raise ValueError(f"jobs: expected a positive number of Perl processes, got {jobs}")
+        raise InputError(f"jobs: expected a positive number of Perl processes, got {jobs}")
     data = ensure_rouge_data(cache_dir)
     with tempfile.TemporaryDirectory(prefix="c2fsum_rouge155_") as tmp:
         work = Path(tmp)

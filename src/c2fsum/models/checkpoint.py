@@ -1,4 +1,9 @@
-"""Reading a checkpoint back into a model, never unpickling code (:mod:`c2fsum.training.checkpoint` writes them).
+"""The checkpoint format: writing a model's files and reading a checkpoint back, never unpickling code.
+
+This module is the one place that reads and writes the format: :mod:`c2fsum.training.checkpoint`
+(training checkpoints, with optimizer and generator state) and :mod:`c2fsum.reports.export`
+(exports for shipping) write their weights, model files and manifest through
+:func:`write_tensors`, :func:`write_model_files` and :func:`write_manifest`.
 
 A checkpoint is a directory::
 
@@ -21,6 +26,11 @@ Directories are written under a temporary name and swapped in whole
 (:func:`c2fsum.utils.io.atomic_directory`, by :func:`c2fsum.training.checkpoint.save_checkpoint`),
 so a crash never leaves half a checkpoint.
 
+Tensors that share memory (one parameter under two names, e.g. the embedding that
+``model.share_src_tgt_emb`` ties; or views of one buffer) are each stored under every name
+(safetensors refuses shared memory) and load back tied, as the model's own ``load_state_dict``
+ties them.
+
 Loading never unpickles: weights and tensor state are safetensors (a JSON header and raw
 bytes), everything else is JSON or text. Before anything is used, :func:`verify_checkpoint`
 checks the manifest (format version, every file present, not truncated, not altered) and
@@ -40,7 +50,7 @@ from typing import Any
 
 import torch
 from safetensors import SafetensorError
-from safetensors.torch import load_file
+from safetensors.torch import load_file, save_file
 
 from c2fsum.config import Config, config_from_json
 from c2fsum.data.lengths import FALLBACK_MIN_LEN, LENGTHS_FILE
@@ -75,6 +85,95 @@ def sha256_file(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+STORED_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+"""Dtypes an exported checkpoint may store its floating-point weights in (``export.json``)."""
+
+
+def tensors_to_store(
+    tensors: dict[str, torch.Tensor], dtype: torch.dtype | None = None
+) -> tuple[dict[str, torch.Tensor], float]:
+    """CPU, contiguous tensors that safetensors can write, and the largest rounding error of ``dtype``.
+
+    Args:
+        tensors: name -> tensor of any shape (a state dict); several names may share memory.
+        dtype: store floating-point tensors in this dtype (None: as they are).
+    Returns:
+        The tensors under the same names, none sharing memory with another (a tensor whose storage
+        an earlier name already holds is copied), and the largest absolute difference a cast to
+        ``dtype`` made (0.0 without a cast).
+    Raises:
+        CheckpointError naming the tensor whose values do not fit ``dtype`` (beyond its range).
+    """
+    out: dict[str, torch.Tensor] = {}
+    seen: set[int] = set()
+    err = 0.0
+    for k, v in tensors.items():
+        t = v.detach().cpu()
+        if dtype is not None and t.is_floating_point() and t.dtype != dtype:
+            c = t.to(dtype)
+            if not bool(torch.isfinite(c).all()) and bool(torch.isfinite(t).all()):
+                raise CheckpointError(f"tensor {k!r}: values beyond the range of {dtype} (largest {t.abs().max():.3g})")
+            if t.numel():
+                err = max(err, float((c.to(t.dtype) - t).abs().max()))
+            t = c
+        t = t.contiguous()
+        ptr = t.untyped_storage().data_ptr()
+        if ptr in seen and t.numel():
+            t = t.clone()  # the same memory as an earlier name: its own copy
+        seen.add(t.untyped_storage().data_ptr())
+        out[k] = t
+    return out, err
+
+
+def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], dtype: torch.dtype | None = None) -> float:
+    """Write ``tensors`` (name -> tensor, memory shared or not) as the safetensors file ``path``.
+
+    ``dtype``: store floating-point tensors in it. Returns the largest rounding error of that cast
+    (:func:`tensors_to_store`).
+    """
+    try:
+        stored, err = tensors_to_store(tensors, dtype)
+    except CheckpointError as e:
+        raise CheckpointError(f"{path}: {e}") from e
+    save_file(stored, str(path))
+    return err
+
+
+def write_model_files(
+    folder: str | Path,
+    *,
+    model: torch.nn.Module,
+    config: Config,
+    vocab: Vocab,
+    lengths: dict | None = None,
+    dtype: torch.dtype | None = None,
+) -> float:
+    """The files that rebuild a model: ``model.safetensors``, ``config.json``, ``vocab.txt``, and
+    ``lengths.json`` when ``lengths`` is given. Returns the weights' largest rounding error when
+    ``dtype`` stores them in another dtype (0.0 otherwise)."""
+    folder = Path(folder)
+    err = write_tensors(folder / "model.safetensors", model.state_dict(), dtype)
+    (folder / "config.json").write_text(config.to_json(), encoding="utf-8")
+    vocab.save(folder / "vocab.txt")
+    if lengths is not None:
+        (folder / LENGTHS_FILE).write_text(json.dumps(lengths, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return err
+
+
+def write_manifest(folder: str | Path) -> None:
+    """``manifest.json``: format, version, and size and SHA-256 of every other file of ``folder``
+    (written last; :func:`verify_checkpoint` checks it)."""
+    folder = Path(folder)
+    files = {
+        p.name: {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
+        for p in sorted(folder.iterdir())
+        if p.is_file() and p.name != "manifest.json"
+    }
+    (folder / "manifest.json").write_text(
+        json.dumps({"format": FORMAT, "version": FORMAT_VERSION, "files": files}, indent=2), encoding="utf-8"
+    )
 
 
 def verify_checkpoint(path: str | Path) -> dict | None:
@@ -247,10 +346,6 @@ def resolve_min_len(config: Config, lengths: dict | None, where: str | Path = "c
         value = FALLBACK_MIN_LEN
         log.info("%s: no %s (older checkpoint): default decode.min_len %d", where, LENGTHS_FILE, value)
     return replace(config, decode=replace(dc, min_len=value))
-
-
-STORED_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
-"""Dtypes an exported checkpoint may store its floating-point weights in (``export.json``)."""
 
 
 def _stored_dtype(path: Path) -> torch.dtype | None:

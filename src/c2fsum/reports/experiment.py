@@ -38,6 +38,7 @@ from tqdm.auto import tqdm
 
 from c2fsum.config import PAPER_MAX_WORDS
 from c2fsum.data.prepare import read_prepared
+from c2fsum.errors import InputError
 from c2fsum.evaluation.significance import compare_systems
 from c2fsum.reports.plots import attention_figure, read_attention, training_curves
 from c2fsum.reports.tables import COLUMNS, ENTROPY_COLUMNS, markdown_table, table_cells
@@ -360,7 +361,7 @@ def build_report(
         for doc_id in doc_ids:
             missing = [s.label for s in evaluated if doc_id not in preds[s.key]]
             if missing:
-                raise ValueError(
+                raise InputError(
                     f"document {doc_id!r}: not among the predictions of {', '.join(missing)} "
                     f"(first test ids: {', '.join(list(next(iter(preds.values()), {}))[:3])})"
                 )

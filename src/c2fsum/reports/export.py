@@ -26,16 +26,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import torch
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from safetensors.torch import save_file
 
 from c2fsum.config import resolve
-from c2fsum.data.lengths import LENGTHS_FILE
-from c2fsum.errors import CheckpointError
+from c2fsum.errors import CheckpointError, InputError
 from c2fsum.evaluation.significance import bootstrap_mean
-from c2fsum.models.checkpoint import STORED_DTYPES, load_checkpoint, read_json
-from c2fsum.training.checkpoint import _write_manifest
+from c2fsum.models.checkpoint import STORED_DTYPES, load_checkpoint, read_json, write_manifest, write_model_files
 from c2fsum.utils.io import atomic_directory
 
 log = logging.getLogger(__name__)
@@ -137,21 +133,6 @@ def test_scores(eval_dir: Path, *, samples: int = 1000, seed: int = 0) -> dict[s
     return {"metrics": metrics, "ci": ci, "samples": samples, "seed": seed, "failures": failures}
 
 
-def _cast(weights: dict[str, torch.Tensor], dtype: torch.dtype) -> tuple[dict[str, torch.Tensor], float]:
-    """Floating-point tensors cast to ``dtype``; returns them and the largest absolute rounding error."""
-    out, err = {}, 0.0
-    for k, v in weights.items():
-        if v.is_floating_point() and v.dtype != dtype:
-            c = v.to(dtype)
-            if not bool(torch.isfinite(c).all()):
-                raise CheckpointError(f"tensor {k!r}: values beyond the range of {dtype} (largest {v.abs().max():.3g})")
-            err = max(err, float((c.to(v.dtype) - v).abs().max()) if v.numel() else 0.0)
-            out[k] = c.contiguous()
-        else:
-            out[k] = v.contiguous()
-    return out, err
-
-
 def export_model(
     model: str | Path,
     out: str | Path,
@@ -177,15 +158,13 @@ def export_model(
     or ``--data`` file.
     """
     if dtype not in STORED_DTYPES:
-        raise ValueError(f"--dtype {dtype}: expected one of {', '.join(STORED_DTYPES)}")
+        raise InputError(f"--dtype {dtype}: expected one of {', '.join(STORED_DTYPES)}")
     loaded = load_checkpoint(model, which=which)
     if decode:
         loaded.config = resolve(loaded.config.to_dict(), [f"decode.{item}" for item in decode], "--decode")
     out = Path(out)
     name = name or out.name
-    weights = {k: v.detach().cpu() for k, v in loaded.model.state_dict().items()}
-    stored, rounding = _cast(weights, STORED_DTYPES[dtype])
-    n_params = sum(v.numel() for v in weights.values())
+    n_params = sum(v.numel() for v in loaded.model.state_dict().values())
     train = training_facts(loaded.path, loaded.config.train.best_metric)
     scores = test_scores(Path(eval_dir)) if eval_dir else None
     stats = None
@@ -201,18 +180,22 @@ def export_model(
         "format": EXPORT_FORMAT,
         "name": name,
         "weights_dtype": dtype,
-        "max_abs_rounding_error": rounding,
+        "max_abs_rounding_error": 0.0,  # known once the weights are written
         "parameters": n_params,
         "source": str(loaded.path),
         "source_step": train.get("checkpoint_step"),
         "c2fsum_version": _c2fsum_version(),
     }
     with atomic_directory(out) as tmp:
-        save_file(stored, str(tmp / "model.safetensors"))
-        (tmp / "config.json").write_text(loaded.config.to_json(), encoding="utf-8")
-        loaded.vocab.save(tmp / "vocab.txt")
-        if loaded.lengths is not None:  # the default minimum summary length travels with the model
-            (tmp / LENGTHS_FILE).write_text(json.dumps(loaded.lengths, indent=2) + "\n", encoding="utf-8")
+        # the weights (in dtype), config, vocabulary and the lengths that give the default min_len
+        meta["max_abs_rounding_error"] = write_model_files(
+            tmp,
+            model=loaded.model,
+            config=loaded.config,
+            vocab=loaded.vocab,
+            lengths=loaded.lengths,
+            dtype=STORED_DTYPES[dtype],
+        )
         (tmp / "export.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         weight_bytes = (tmp / "model.safetensors").stat().st_size
         card = model_card(
@@ -228,7 +211,7 @@ def export_model(
             command=command,
         )
         (tmp / "README.md").write_text(card, encoding="utf-8")
-        _write_manifest(tmp)
+        write_manifest(tmp)
         for f in tmp.iterdir():  # package data: readable by every user once installed
             f.chmod(0o644)
         tmp.chmod(0o755)

@@ -30,6 +30,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import LogFormatter
 
+from c2fsum.errors import InputError
 from c2fsum.evaluation.scoring import read_jsonl_with_errors
 from c2fsum.metrics.entropy import attention_entropy
 
@@ -86,18 +87,18 @@ def attention_heatmap(
     """
     a = _to_numpy(chunk_attn)
     if a.ndim != 2:
-        raise ValueError(f"chunk_attn: expected shape (T, M), got {a.shape}")
+        raise InputError(f"chunk_attn: expected shape (T, M), got {a.shape}")
     T, M = a.shape
     if len(summary_words) != T:
-        raise ValueError(
+        raise InputError(
             f"summary_words: expected T={T} words (rows of chunk_attn {a.shape}), got {len(summary_words)}"
         )
     if len(chunk_labels) != M:
-        raise ValueError(
+        raise InputError(
             f"chunk_labels: expected M={M} labels (columns of chunk_attn {a.shape}), got {len(chunk_labels)}"
         )
     if T == 0 or M == 0:
-        raise ValueError(f"chunk_attn: nothing to draw, shape {a.shape}")
+        raise InputError(f"chunk_attn: nothing to draw, shape {a.shape}")
     img = a.T  # (M, T)
     labels = [_plain(truncate(" ".join(str(c).split()))) for c in chunk_labels]
     words = [_plain(str(w)) for w in summary_words]
@@ -132,7 +133,7 @@ def attention_heatmap(
 def chunk_labels_from_words(words: list[str], chunk_len: int, n_chunks: int | None = None) -> list[str]:
     """Row labels ``"[3] text of chunk 3"`` from a grid's words in reading order."""
     if chunk_len < 1:
-        raise ValueError(f"chunk_len must be >= 1, got {chunk_len}")
+        raise InputError(f"chunk_len must be >= 1, got {chunk_len}")
     rows = [words[i : i + chunk_len] for i in range(0, len(words), chunk_len)]
     if n_chunks is not None:
         rows = rows[:n_chunks] + [[] for _ in range(n_chunks - len(rows))]
@@ -159,7 +160,7 @@ def read_attention(eval_dir: str | Path, doc_id: str) -> dict:
             if str(record.get("id")) == str(doc_id):
                 return record
             ids.append(str(record.get("id")))
-    raise ValueError(f"{path}: no attention of document {doc_id!r} (it holds {', '.join(ids) or 'none'})")
+    raise InputError(f"{path}: no attention of document {doc_id!r} (it holds {', '.join(ids) or 'none'})")
 
 
 def attention_figure(record: dict, out_path: str | Path) -> Path:
@@ -170,7 +171,7 @@ def attention_figure(record: dict, out_path: str | Path) -> Path:
     """
     dist = np.asarray(record["attention"], dtype=np.float64)  # (T, M')
     if dist.ndim != 2 or dist.size == 0:
-        raise ValueError(f"document {record.get('id')!r}: no attention to draw (shape {dist.shape})")
+        raise InputError(f"document {record.get('id')!r}: no attention to draw (shape {dist.shape})")
     n_rows = dist.shape[1]
     labels = chunk_labels_from_words(record["source"], record["chunk_len"], n_rows)
     entropy = float(attention_entropy(torch.from_numpy(dist)).mean())
@@ -236,7 +237,7 @@ def read_metrics_log(run_dir: str | Path) -> MetricsLog:
         shown = ", ".join(map(str, bad_lines[:5])) + (", ..." if len(bad_lines) > 5 else "")
         log.warning("%s: skipped %d malformed line(s) (line %s)", path, len(bad_lines), shown)
     if not out.train and not out.val:
-        raise ValueError(
+        raise InputError(
             f"{path}: no train or val rows with a step and a perplexity ({out.skipped} malformed line(s) skipped)"
         )
     return out
@@ -253,11 +254,11 @@ def training_curves(run_dirs: list[Path], out_path: str | Path, labels: list[str
     """
     run_dirs = [Path(r) for r in run_dirs]
     if not run_dirs:
-        raise ValueError("training_curves: expected at least one run directory, got none")
+        raise InputError("training_curves: expected at least one run directory, got none")
     if labels is None:
         labels = [r.name if r.suffix != ".jsonl" else r.parent.name for r in run_dirs]
     if len(labels) != len(run_dirs):
-        raise ValueError(f"labels: expected {len(run_dirs)} (one per run), got {len(labels)}: {labels}")
+        raise InputError(f"labels: expected {len(run_dirs)} (one per run), got {len(labels)}: {labels}")
     logs = [read_metrics_log(r) for r in run_dirs]
     fig = _figure(8.0, 5.0)
     ax = fig.add_subplot()
@@ -313,11 +314,11 @@ def read_reading(eval_dir: str | Path) -> Reading:
     out = Reading([], [])
     read = read_jsonl_with_errors(path)
     if read.errors:
-        raise ValueError(read.errors[0])
+        raise InputError(read.errors[0])
     for lineno, p in read.rows:
         missing = [k for k in ("chunks", "n_chunks", "fine_fraction") if k not in p]
         if missing:
-            raise ValueError(
+            raise InputError(
                 f"{path}:{lineno}: no {', '.join(missing)}: not the evaluation of a hierarchical "
                 "model (MODEL 1-3) by this version of `c2fsum evaluate`"
             )
@@ -325,7 +326,7 @@ def read_reading(eval_dir: str | Path) -> Reading:
         out.positions.extend(min(int(c), n - 1) / n for c in p["chunks"])
         out.fine_fractions.append(float(p["fine_fraction"]))
     if not out.fine_fractions:
-        raise ValueError(f"{path}: no predictions")
+        raise InputError(f"{path}: no predictions")
     return out
 
 
@@ -340,7 +341,7 @@ def reading_figure(
     if labels is None:
         labels = [d.name for d in eval_dirs]
     if len(labels) != len(eval_dirs):
-        raise ValueError(f"labels: expected {len(eval_dirs)} (one per evaluation), got {len(labels)}: {labels}")
+        raise InputError(f"labels: expected {len(eval_dirs)} (one per evaluation), got {len(labels)}: {labels}")
     readings = [read_reading(d) for d in eval_dirs]
     fig = _figure(10.0, 4.2)
     left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)

@@ -159,7 +159,11 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
     )
     async def summarize_endpoint(req: SummarizeRequest):
         if len(req.text) > settings.max_chars:
-            return error(413, f"text: {len(req.text)} characters; this server accepts at most {settings.max_chars}")
+            return error(
+                413,
+                f"text: {len(req.text)} characters; this server accepts at most {settings.max_chars} "
+                "(start it with a larger `c2fsum serve --max-chars` to raise the limit)",
+            )
         bad = _unpaired_surrogate(req.text)
         if bad is not None:
             return error(

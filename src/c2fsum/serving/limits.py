@@ -52,7 +52,8 @@ class BodySizeLimit:
 
     def _message(self, n: int, *, at_least: bool = False) -> str:
         return (
-            f"request body is {'more than ' if at_least else ''}{n} bytes; this server accepts at most {self.max_bytes}"
+            f"request body is {'more than ' if at_least else ''}{n} bytes; this server accepts at most "
+            f"{self.max_bytes} (start it with a larger `c2fsum serve --max-chars` to raise the limit)"
         )
 
     @staticmethod

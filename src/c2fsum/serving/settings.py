@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from c2fsum.errors import InputError
+
 
 @dataclass(frozen=True)
 class ServeSettings:
@@ -32,8 +34,8 @@ class ServeSettings:
     def __post_init__(self):
         for name in ("max_chars", "max_body_bytes", "max_batch", "max_queue", "max_beam", "max_length"):
             if getattr(self, name) < 1:
-                raise ValueError(f"ServeSettings.{name} must be >= 1, got {getattr(self, name)}")
+                raise InputError(f"ServeSettings.{name} must be >= 1, got {getattr(self, name)}")
         if self.timeout <= 0:
-            raise ValueError(f"ServeSettings.timeout must be > 0 seconds, got {self.timeout}")
+            raise InputError(f"ServeSettings.timeout must be > 0 seconds, got {self.timeout}")
         if self.batch_wait < 0:
-            raise ValueError(f"ServeSettings.batch_wait must be >= 0 seconds, got {self.batch_wait}")
+            raise InputError(f"ServeSettings.batch_wait must be >= 0 seconds, got {self.batch_wait}")

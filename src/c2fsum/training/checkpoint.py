@@ -1,8 +1,9 @@
 """Writing checkpoints, and restoring the training state they hold (optimizer, random generators).
 
-The layout of a checkpoint directory, its manifest and how it is read back into a model:
-:mod:`c2fsum.models.checkpoint`. Directories are written under a temporary name and swapped in
-whole (:func:`c2fsum.utils.io.atomic_directory`), so a crash never leaves half a checkpoint.
+The layout of a checkpoint directory, its manifest, how its model files are written and how it is
+read back into a model: :mod:`c2fsum.models.checkpoint` (the one module that writes the format).
+Directories are written under a temporary name and swapped in whole
+(:func:`c2fsum.utils.io.atomic_directory`), so a crash never leaves half a checkpoint.
 """
 
 from __future__ import annotations
@@ -14,28 +15,13 @@ from typing import Any
 
 import torch
 from safetensors import SafetensorError
-from safetensors.torch import save_file
 
 from c2fsum.config import Config
-from c2fsum.data.lengths import LENGTHS_FILE
 from c2fsum.data.vocab import Vocab
 from c2fsum.errors import CheckpointError
-from c2fsum.models.checkpoint import FORMAT, FORMAT_VERSION, read_tensors, sha256_file
+from c2fsum.models.checkpoint import read_tensors, write_manifest, write_model_files, write_tensors
 from c2fsum.training import rng
 from c2fsum.utils.io import atomic_directory
-
-
-def _state_dict(model: torch.nn.Module) -> dict[str, torch.Tensor]:
-    """CPU copies of the state dict; a tensor listed under two names (a shared embedding,
-    ``model.share_src_tgt_emb``) is stored under each (safetensors refuses shared memory)."""
-    out: dict[str, torch.Tensor] = {}
-    seen: set[int] = set()
-    for k, v in model.state_dict().items():
-        t = v.detach().cpu().contiguous()
-        ptr = t.untyped_storage().data_ptr()
-        out[k] = t.clone() if ptr in seen else t
-        seen.add(ptr)
-    return out
 
 
 def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], dict]:
@@ -100,31 +86,16 @@ def _save_checkpoint(
     lengths: dict | None = None,
 ) -> None:
     with atomic_directory(path) as tmp:
-        save_file(_state_dict(model), str(tmp / "model.safetensors"))
-        (tmp / "config.json").write_text(config.to_json(), encoding="utf-8")
-        if lengths is not None:
-            (tmp / LENGTHS_FILE).write_text(json.dumps(lengths, indent=2, sort_keys=True), encoding="utf-8")
-        vocab.save(tmp / "vocab.txt")
+        write_model_files(tmp, model=model, config=config, vocab=vocab, lengths=lengths)
         if trainer_state is not None:
             state = dict(trainer_state)
             if optimizer is not None:
                 tensors, meta = _optimizer_tensors(optimizer)
-                save_file(tensors, str(tmp / "optimizer.safetensors"))
+                write_tensors(tmp / "optimizer.safetensors", tensors)
                 state["optimizer"] = meta
             rng.save(tmp)
             (tmp / "trainer.json").write_text(json.dumps(state, indent=2), encoding="utf-8")
-        _write_manifest(tmp)
-
-
-def _write_manifest(folder: Path) -> None:
-    files = {
-        p.name: {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
-        for p in sorted(folder.iterdir())
-        if p.is_file() and p.name != "manifest.json"
-    }
-    (folder / "manifest.json").write_text(
-        json.dumps({"format": FORMAT, "version": FORMAT_VERSION, "files": files}, indent=2), encoding="utf-8"
-    )
+        write_manifest(tmp)
 
 
 def restore_optimizer(path: str | Path, optimizer: torch.optim.Optimizer, state: dict) -> None:

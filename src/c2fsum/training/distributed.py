@@ -38,6 +38,7 @@ import torch
 import torch.distributed as dist
 from torch import Tensor, nn
 
+from c2fsum.errors import UserError
 from c2fsum.models.base import Summarizer
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ log = logging.getLogger(__name__)
 BACKENDS = ("auto", "gloo", "nccl")
 
 
-class DistributedError(RuntimeError):
+class DistributedError(UserError, RuntimeError):
     """torchrun's environment is incomplete or asks for something this machine cannot do."""
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from c2fsum.errors import InputError
 from c2fsum.evaluation.berkeley.model import FEATURES, Document, analyze, berkeley_summary, features
 from c2fsum.metrics.rouge import Rouge155Tokenizer, ngram_counts, score_corpus
 
@@ -144,8 +145,8 @@ def load_weights(path: str | Path | None = None) -> tuple[np.ndarray, dict]:
         record = json.loads(p.read_text())
         table = record["features"]
     except (OSError, ValueError, KeyError) as e:
-        raise ValueError(f"{p}: not a BERKELEY weights file ({e})") from e
+        raise InputError(f"{p}: not a BERKELEY weights file ({e})") from e
     missing = [f for f in FEATURES if f not in table]
     if missing:
-        raise ValueError(f"{p}: field 'features' lacks {', '.join(missing[:5])}")
+        raise InputError(f"{p}: field 'features' lacks {', '.join(missing[:5])}")
     return np.array([float(table[f]) for f in FEATURES]), record
