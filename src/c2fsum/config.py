@@ -51,6 +51,11 @@ class DataConfig:
     """Keep only the first (most frequent) entries of the prepared vocab.txt (0: all of it)."""
     max_tgt_len: int = 100
     """Target tokens kept in training (without the closing ``</s>``)."""
+    target_cut: str = "tokens"
+    """How a target longer than ``max_tgt_len`` is cut: ``tokens`` (its first ``max_tgt_len``
+    tokens, mid-sentence if need be) or ``sentences`` (its sentences up to the last one that ends
+    within ``max_tgt_len`` tokens, so the model learns to end summaries at a sentence end; a first
+    sentence longer than that is cut by tokens)."""
     bucket_size: int = 100
     """Batches are drawn from pools of ``batch_size * bucket_size`` examples sorted by length."""
     val_holdout: int = 0
@@ -93,7 +98,13 @@ class ModelConfig:
     pointer: bool = False
     """Paulus: pointer/generator switch copying source words (extended vocabulary)."""
     share_embeddings: bool = False
-    """Paulus: W_out = tanh(W_emb W_proj)."""
+    """Paulus: the output matrix follows the target embeddings, W_out = tanh(W_emb W_proj) (see
+    ``shared_output``)."""
+    shared_output: str = "tanh"
+    """With ``share_embeddings``: ``tanh`` W_out = tanh(W_emb W_proj) (Paulus eq. 13), or ``linear``
+    W_out = W_emb W_proj (weight tying with a projection, Press & Wolf 2017): the features are
+    projected to the embedding size first, so the vocabulary-sized product is emb_dim wide instead
+    of the features' width (6x fewer FLOPs for the PubMed recipes)."""
     share_src_tgt_emb: bool = False
     """Paulus (section 2.4): one embedding matrix W_emb for the encoder's and the decoder's words
     (default off: the thesis's models embed them separately; checkpoints without the key load as off)."""

@@ -1,3 +1,4 @@
+import pytest
 import torch
 
 from c2fsum.data.batching import bucketed_batches
@@ -51,3 +52,22 @@ def test_encode_document_reads_the_grid_fields_of_the_config():
     )
     assert ex.words == ["a", "b", "</s>", "<pad>", "c", "zz"] and ex.oovs == ["zz"]
     assert ex.src == [4, 5, 3, 0, 6, 1] and ex.tgt_ext == [4, 8, 1]  # q is no document word: <unk>
+
+
+def test_targets_cut_at_the_last_sentence_end_within_the_limit():
+    from c2fsum.config import DataConfig
+    from c2fsum.data.batching import cut_target, encode_document
+    from c2fsum.data.vocab import Vocab
+
+    words = "we did x . it worked well . then more".split()
+    assert cut_target(words, 8, "tokens") == words[:8]
+    assert cut_target(words, 8, "sentences") == "we did x . it worked well .".split()
+    assert cut_target(words, 7, "sentences") == "we did x .".split()
+    assert cut_target(words, 3, "sentences") == "we did x".split()  # no sentence fits: by tokens
+    assert cut_target(words, 20, "sentences") == words  # short enough: whole, unfinished or not
+    with pytest.raises(ValueError, match="data.target_cut: got 'words'"):
+        cut_target(words, 3, "words")
+    vocab = Vocab.build({w: 1 for w in words}, size=20)
+    doc = {"id": "d", "src": [words], "tgt": words, "refs": [words]}
+    ex = encode_document(doc, vocab, DataConfig(max_tgt_len=9, target_cut="sentences"))
+    assert ex.tgt_words == "we did x . it worked well .".split() and len(ex.tgt) == 8

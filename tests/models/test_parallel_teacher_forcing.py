@@ -87,6 +87,10 @@ CASES = {
         share_embeddings=True,
     ),
     "m0-shared-src-tgt": dict(family="model0", pointer=True, share_src_tgt_emb=True, share_embeddings=True),
+    "m0-recipe": dict(
+        family="model0", output="paulus", bidirectional=True, intra_decoder=True, pointer=True,
+        share_embeddings=True, shared_output="linear",
+    ),
     "m1-pointer-intra": dict(family="model1", pointer=True, intra_decoder=True, output="paulus"),
     "m2": dict(family="model2"),
     "m2-bow-pos": dict(family="model2", chunk_encoder="bow", pos_dim=3),

@@ -60,11 +60,13 @@ def encode_example(
     max_tgt_len: int,
     chunking: str = "fixed",
     max_words: int = 0,
+    target_cut: str = "tokens",
 ) -> Example:
     """Encode a prepared document ``{"id", "src", "tgt", "refs"}`` with ``vocab``.
 
     ``chunks=0`` keeps the whole document (as many chunks as it needs); ``chunking`` and
-    ``max_words`` are those of :func:`c2fsum.data.grid.make_grid`.
+    ``max_words`` are those of :func:`c2fsum.data.grid.make_grid`; ``target_cut`` that of
+    :func:`cut_target`.
     """
     grid = make_grid(doc["src"], chunks, chunk_len, chunking=chunking, max_words=max_words)
     src = vocab.encode(grid.words)
@@ -79,7 +81,7 @@ def encode_example(
             src_ext.append(len(vocab) + oov_index[w])
         else:
             src_ext.append(i)
-    tgt_words = list(doc.get("tgt") or [])[:max_tgt_len]
+    tgt_words = cut_target(list(doc.get("tgt") or []), max_tgt_len, target_cut)
     tgt = vocab.encode(tgt_words)
     tgt_ext = [
         len(vocab) + oov_index[w] if i == vocab.unk_id and w in oov_index else i
@@ -98,6 +100,33 @@ def encode_example(
     )
 
 
+SENTENCE_ENDS = frozenset({".", "!", "?"})
+"""Tokens that end a sentence in a prepared target (the tokenizer keeps abbreviations' periods
+inside their token: ``e.g.``, ``u.s.``)."""
+TARGET_CUTS = ("tokens", "sentences")
+
+
+def cut_target(words: list[str], max_len: int, how: str = "tokens") -> list[str]:
+    """The first ``max_len`` target tokens (``how="tokens"``), or the target's sentences up to the
+    last that ends within ``max_len`` tokens (``"sentences"``; by tokens when not even the first
+    sentence fits). A target of at most ``max_len`` tokens is kept whole either way.
+
+    >>> cut_target("a b . c d . e".split(), 5, "sentences")
+    ['a', 'b', '.']
+    >>> cut_target("a b c d e f".split(), 3, "sentences")
+    ['a', 'b', 'c']
+    """
+    if how not in TARGET_CUTS:
+        raise ValueError(f"data.target_cut: got {how!r}, expected one of {TARGET_CUTS}")
+    if len(words) <= max_len:
+        return words
+    if how == "sentences":
+        ends = [i for i in range(max_len) if words[i] in SENTENCE_ENDS]
+        if ends:
+            return words[: ends[-1] + 1]
+    return words[:max_len]
+
+
 def encode_document(doc: dict, vocab: Vocab, data: DataConfig) -> Example:
     """:func:`encode_example` on the grid that ``data`` describes (M, N, target length, chunking,
     word limit): the one place the grid's config fields meet a document."""
@@ -109,6 +138,7 @@ def encode_document(doc: dict, vocab: Vocab, data: DataConfig) -> Example:
         max_tgt_len=data.max_tgt_len,
         chunking=data.chunking,
         max_words=data.max_words,
+        target_cut=data.target_cut,
     )
 
 

@@ -28,6 +28,7 @@ def build_model(cfg: ModelConfig, vocab_size: int, max_chunks: int = 10) -> Summ
         intra_decoder=cfg.intra_decoder,
         pointer=cfg.pointer,
         share_embeddings=cfg.share_embeddings,
+        shared_output=cfg.shared_output,
         share_src_tgt_emb=cfg.share_src_tgt_emb,
         output=cfg.output,
     )

@@ -82,7 +82,7 @@ class CoarseToFine(Model0):
         **components,
     ):
         """``components``: the Paulus et al. options of :class:`Model0` that combine with
-        hierarchical attention (bidirectional, intra_decoder, pointer, share_embeddings,
+        hierarchical attention (bidirectional, intra_decoder, pointer, share_embeddings, shared_output,
         share_src_tgt_emb, output).
         ``lazy_fine``: also encode lazily in training (hard attention); ``chunk_slice``: chunks
         read at a time by the chunk encoder on the lazy path."""

@@ -160,11 +160,13 @@ class Model0(Summarizer):
         intra_decoder: bool = False,
         pointer: bool = False,
         share_embeddings: bool = False,
+        shared_output: str = "tanh",
         share_src_tgt_emb: bool = False,
         output: str = "luong",
         kernels: Kernels = FAST,
     ):
-        """``share_embeddings``: W_out = tanh(W_emb W_proj) (Paulus eq. 13); ``share_src_tgt_emb``:
+        """``share_embeddings``: W_out = tanh(W_emb W_proj) (Paulus eq. 13; ``shared_output="linear"``:
+        W_emb W_proj, :class:`VocabGenerator`); ``share_src_tgt_emb``:
         the encoder and the decoder read words through one embedding (Paulus section 2.4),
         ``tgt_emb`` is then ``src_emb``; ``input_feed``: the decoder's input is
         ``[emb(y_{t-1}); c_{t-1}]`` (True) or ``emb(y_{t-1})`` alone (Paulus section 2).
@@ -202,7 +204,10 @@ class Model0(Summarizer):
         feat += hidden if intra_decoder else 0
         self.dropout = nn.Dropout(dropout)
         self.generator = VocabGenerator(
-            in_dim=feat, vocab_size=vocab_size, shared_dim=emb_dim if share_embeddings else 0
+            in_dim=feat,
+            vocab_size=vocab_size,
+            shared_dim=emb_dim if share_embeddings else 0,
+            shared_output=shared_output,
         )
         self.switch = nn.Linear(3 * hidden if intra_decoder else 2 * hidden, 1) if pointer else None  # W_u
         self.bridge = enc_layers == dec_layers

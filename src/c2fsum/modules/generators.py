@@ -27,15 +27,23 @@ from c2fsum.modules.kernels import (
 
 
 class VocabGenerator(nn.Module):
-    """``(..., D)`` features -> ``(..., V)`` logits; with ``shared`` the weight is tanh(W_emb W_proj)."""
+    """``(..., D)`` features -> ``(..., V)`` logits; with ``shared`` the weight follows the embeddings."""
 
-    def __init__(self, *, in_dim: int, vocab_size: int, shared_dim: int = 0):
-        """With ``shared_dim`` = E > 0 the weight is tanh(W_emb W_proj), W_proj ``(E, D)``; the
-        caller passes the embedding matrix W_emb ``(V, E)`` to :meth:`forward` (it is owned by the
-        decoder's embedding, so checkpoints hold it once)."""
+    SHARED_OUTPUTS = ("tanh", "linear")
+
+    def __init__(self, *, in_dim: int, vocab_size: int, shared_dim: int = 0, shared_output: str = "tanh"):
+        """With ``shared_dim`` = E > 0 the weight is tanh(W_emb W_proj), W_proj ``(E, D)``
+        (``shared_output="tanh"``, Paulus eq. 13), or W_emb W_proj (``"linear"``: weight tying
+        with a projection, Press & Wolf 2017), which factorizes: the features are projected to E
+        first, logits = (f W_proj^T) W_emb^T, so the vocabulary-sized product is E wide, not D.
+        The caller passes the embedding matrix W_emb ``(V, E)`` to :meth:`forward` (it is owned
+        by the decoder's embedding, so checkpoints hold it once)."""
         super().__init__()
+        if shared_output not in self.SHARED_OUTPUTS:
+            raise ValueError(f"model.shared_output: got {shared_output!r}, expected one of {self.SHARED_OUTPUTS}")
         self.bias = nn.Parameter(torch.zeros(vocab_size))
         self.shared = shared_dim > 0
+        self.factorized = self.shared and shared_output == "linear"
         if self.shared:
             self.proj = nn.Parameter(torch.empty(shared_dim, in_dim))
             nn.init.uniform_(self.proj, -0.1, 0.1)
@@ -43,12 +51,17 @@ class VocabGenerator(nn.Module):
             self.weight = nn.Parameter(torch.empty(vocab_size, in_dim))
             nn.init.uniform_(self.weight, -0.1, 0.1)
 
+    def project(self, features: Tensor) -> Tensor:
+        """What the output matrix multiplies: ``(..., D)`` features, or ``(..., E)`` = f W_proj^T for a
+        factorized shared output."""
+        return F.linear(features, self.proj) if self.factorized else features
+
     def output_matrix(self, emb_weight: Tensor | None = None) -> Tensor:
-        """W_out ``(V, D)``."""
+        """W_out ``(V, D)`` (``(V, E)`` = W_emb for a factorized shared output)."""
         if self.shared:
             if emb_weight is None:
                 raise ValueError("a shared-weight generator needs the embedding matrix")
-            return torch.tanh(emb_weight @ self.proj)  # Paulus eq. 13
+            return emb_weight if self.factorized else torch.tanh(emb_weight @ self.proj)  # Paulus eq. 13
         return self.weight
 
     def forward(
@@ -62,6 +75,7 @@ class VocabGenerator(nn.Module):
         step by step computes tanh(W_emb W_proj) once per batch, not once per step). ``packed``:
         W_out from :meth:`pack` (a speed path, modules/kernels.py), used for ``(B, D)`` features
         without gradients."""
+        features = self.project(features)
         if packed is not None and features.dim() == 2 and not torch.is_grad_enabled():
             return packed_linear(features, packed, self.bias)
         return F.linear(features, self.output_matrix(emb_weight) if weight is None else weight, self.bias)
@@ -73,7 +87,7 @@ class VocabGenerator(nn.Module):
         (the training loss). ``fused``: without the vocabulary-sized tensors of the plain
         composition (:func:`c2fsum.modules.kernels.linear_log_softmax_pick`); False: its plain twin."""
         pick = linear_log_softmax_pick if fused else linear_log_softmax_pick_plain
-        return pick(features, self.output_matrix(emb_weight), self.bias, target)
+        return pick(self.project(features), self.output_matrix(emb_weight), self.bias, target)
 
     @staticmethod
     def pack(weight: Tensor) -> Tensor | None:

@@ -145,7 +145,11 @@ class Trainer:
             from c2fsum.modules.embeddings import load_pretrained
 
             vectors = read_vectors(cfg.model.pretrained_emb, binary=cfg.model.pretrained_binary)  # read once
-            for emb in dict.fromkeys((self.model.src_emb, self.model.tgt_emb)):  # one when shared
+            tables = [self.model.src_emb, self.model.tgt_emb]
+            chunk_encoder = getattr(self.model, "chunk_encoder", None)
+            if chunk_encoder is not None and chunk_encoder.kind == "bow":  # the thesis's fixed word vectors
+                tables.append(chunk_encoder.body.emb)
+            for emb in dict.fromkeys(tables):  # one when shared
                 load_pretrained(cast(torch.nn.Embedding, emb), self.vocab.itos, vectors)
         self.optimizer = make_optimizer(self.model, cfg)
         self.schedule = Schedule()
