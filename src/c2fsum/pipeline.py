@@ -30,6 +30,7 @@ from torch import Tensor
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, encode_document
 from c2fsum.data.grid import inference_grid
+from c2fsum.data.surface import surface_forms
 from c2fsum.data.tokenize import preprocess_article
 from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.metrics.entropy import chunk_distribution
@@ -59,8 +60,10 @@ class Summary:
     """A generated summary with what the model attended to while writing it."""
 
     text: str
-    """Sentences separated by newlines."""
+    """The summary as prose: spelled as the document spells it, whole sentences
+    (:func:`c2fsum.decoding.render.render`)."""
     tokens: list[str]
+    """The model's own tokens (lowercase, PTB tokens, digits as ``#``): what ROUGE scores."""
     score: float
     """Sum of log-probabilities of the tokens (and the final ``</s>``)."""
     attention: Tensor
@@ -127,7 +130,8 @@ class Pipeline:
             sents = preprocess_article(head)
             if not sents:
                 raise ValueError(f"text {i}: empty article, nothing to summarize")
-            docs.append({"id": str(i), "src": sents, "tgt": [], "refs": []})
+            surface = {str(k): v for k, v in surface_forms(head, sents).items()}
+            docs.append({"id": str(i), "src": sents, "tgt": [], "refs": [], "surface": surface})
         return self.encode_documents(docs, max_words=max_words)
 
     def decode(
@@ -196,7 +200,7 @@ class Pipeline:
         )
         return [
             Summary(
-                text=d.text,
+                text=d.readable,
                 tokens=d.words,
                 score=d.hypothesis.score,
                 attention=d.hypothesis.attn,

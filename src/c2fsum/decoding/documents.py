@@ -17,6 +17,7 @@ from c2fsum.decoding.beam import beam_search
 from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.postprocess import ids_to_words, words_to_text
+from c2fsum.decoding.render import render
 from c2fsum.models.base import Summarizer
 from c2fsum.models.chunk_cache import ChunkCache
 from c2fsum.models.coarse_to_fine import CoarseToFine
@@ -34,10 +35,25 @@ class Decoded:
     hypothesis: Hypothesis
     words: list[str]
     fine_fraction: float = 1.0
+    ended: bool = True
+    """The model ended the summary itself: ``</s>`` before both the length limit and the length
+    its training targets were cut to (else the readable text ends at its last whole sentence)."""
 
     @property
     def text(self) -> str:
+        """The model's tokens, one sentence per line: what ROUGE scores (``candidate``)."""
         return words_to_text(self.words)
+
+    @property
+    def readable(self) -> str:
+        """The summary as prose, spelled as the document spells it (:func:`c2fsum.decoding.render.render`)."""
+        return render(
+            self.words,
+            source=self.example.words,
+            surface=self.example.surface,
+            attention=self.hypothesis.attn,
+            ended=self.ended,
+        )
 
 
 @torch.no_grad()
@@ -109,7 +125,8 @@ def decode_examples(
                 words = ids_to_words(
                     hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=rep_unk
                 )
-                out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction)
+                ended = hyp.eos and len(hyp.tokens) < min(max_len, cfg.data.max_tgt_len)
+                out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction, ended=ended)
             bar.update(len(chunk))
     bar.close()
     return [d for d in out if d is not None]
