@@ -99,15 +99,15 @@ def test_dataset_placeholders_are_never_split_or_leaked() -> None:
 
 
 def test_a_cut_summary_stops_at_its_last_whole_sentence() -> None:
-    tokens = "the trial ended . the judge said that the".split()
-    assert render(tokens, ended=False) == "The trial ended."
-    assert render(tokens, ended=True) == "The trial ended. The judge said that the."
-    assert render("the judge said that ,".split(), ended=False) == "The judge said that."
+    assert render("the trial ended . the judge said that the".split()) == "The trial ended."
+    assert render("the trial ended '' . the judge said".split()) == "The trial ended”."
+    assert render("the judge said that ,".split()) == "The judge said that."  # none whole: a period
+    assert render("it grew in < dig".split()) == "It grew in N."  # a placeholder cut before its ">"
 
 
 def test_an_initial_does_not_end_a_sentence() -> None:
     tokens = "we studied s . gordonii in mice . it grew".split()
-    assert render(tokens, ended=False) == "We studied s. gordonii in mice."
+    assert render(tokens) == "We studied s. gordonii in mice."
 
 
 def test_special_tokens_are_left_out() -> None:

@@ -35,9 +35,6 @@ class Decoded:
     hypothesis: Hypothesis
     words: list[str]
     fine_fraction: float = 1.0
-    ended: bool = True
-    """The model ended the summary itself: ``</s>`` before both the length limit and the length
-    its training targets were cut to (else the readable text ends at its last whole sentence)."""
 
     @property
     def text(self) -> str:
@@ -52,7 +49,6 @@ class Decoded:
             source=self.example.words,
             surface=self.example.surface,
             attention=self.hypothesis.attn,
-            ended=self.ended,
         )
 
 
@@ -125,8 +121,7 @@ def decode_examples(
                 words = ids_to_words(
                     hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=rep_unk
                 )
-                ended = hyp.eos and len(hyp.tokens) < min(max_len, cfg.data.max_tgt_len)
-                out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction, ended=ended)
+                out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction)
             bar.update(len(chunk))
     bar.close()
     return [d for d in out if d is not None]

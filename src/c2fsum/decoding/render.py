@@ -20,9 +20,9 @@ One rule per step, in this order:
    ``<unk>``.
 3. **Placeholders**: ``< dig >`` (a number the dataset removed) is written :data:`NUMBER`, and
    ``< cit >`` (a removed citation), ``<pad>``, ``<s>`` and ``</s>`` are left out.
-4. **Whole sentences**: a summary the model did not end itself (cut at the length limit, or by a
-   model trained on targets cut to that length) ends at its last complete sentence; one with no
-   complete sentence gets a final period.
+4. **Whole sentences**: the text ends at the summary's last complete sentence (a summary cut at
+   the length limit, or written by a model trained on targets cut to that length, stops
+   mid-sentence); one with no complete sentence gets a final period.
 5. **Detokenization** (:func:`detokenize`): the inverse of the tokenizer's splits (``do n't`` ->
    ``don't``, ``-lrb-`` -> ``(``, ``` `` `` -> ``“``), and a capital at each sentence start.
 
@@ -178,10 +178,10 @@ def _placeholders(tokens: Sequence[str], spelled: list[str | None]) -> list[tupl
     i = 0
     while i < len(tokens):
         tok = tokens[i]
-        if tok == "<" and i + 2 < len(tokens) and tokens[i + 2] == ">" and tokens[i + 1] in ("dig", "cit"):
+        if tok == "<" and i + 1 < len(tokens) and tokens[i + 1] in ("dig", "cit"):
             if tokens[i + 1] == "dig":
                 out.append((NUMBER, NUMBER))
-            i += 3
+            i += 3 if i + 2 < len(tokens) and tokens[i + 2] == ">" else 2  # "< dig" cut before its ">"
             continue
         if tok in ("<dig>", "<cit>"):  # a vocabulary that kept them whole
             if tok == "<dig>":
@@ -260,7 +260,6 @@ def render(
     source: Sequence[str] | None = None,
     surface: Sequence[str] | None = None,
     attention: Tensor | None = None,
-    ended: bool = True,
 ) -> str:
     """The summary ``tokens`` as text a person reads (see the module docstring).
 
@@ -270,16 +269,15 @@ def render(
         surface: the document's spelling of each cell (``Example.surface``), length L, or None.
         attention: ``(T', M, N)`` or ``(T', L')`` with ``T' >= T``: attention of each output step
             over the grid (``Summary.attention``), or None.
-        ended: the model ended the summary itself. False (cut at the length limit, or a model
-            trained on targets cut to that length): the text stops at its last complete sentence.
+
+    The text ends at the last complete sentence: a summary cut at the length limit, or written
+    by a model trained on targets cut to that length (the PubMed models write ``</s>`` anywhere),
+    never ends mid-sentence.
     """
     att = attention.flatten(1).float() if attention is not None and attention.dim() > 2 else attention
     spelled = restore(tokens, source, surface, att)
-    pairs = _placeholders(tokens, spelled)
-    pairs = [(t, s) for t, s in pairs if s is not None]
-    if not ended or not pairs or not _ends_sentence(pairs, len(pairs) - 1):
-        pairs = whole_sentences(pairs) if not ended else _with_end(pairs)
-    return detokenize(pairs)
+    pairs = [(t, s) for t, s in _placeholders(tokens, spelled) if s is not None]
+    return detokenize(whole_sentences(pairs))
 
 
 def _with_end(pairs: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
