@@ -26,6 +26,7 @@ from pathlib import Path
 
 import torch
 from torch import Tensor
+from tqdm.auto import tqdm
 
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, encode_document
@@ -112,7 +113,7 @@ class Pipeline:
         data = self.reading(max_words).data
         return [encode_document(d, self.vocab, data) for d in docs]
 
-    def encode_texts(self, texts: list[str], *, max_words: int | None = None) -> list[Example]:
+    def encode_texts(self, texts: list[str], *, max_words: int | None = None, progress: bool = False) -> list[Example]:
         """Raw article texts, preprocessed exactly like the training data, on the reading grid.
 
         Only the first :data:`MAX_INPUT_WORDS` words (a bound on time and memory), or a prefix far
@@ -121,7 +122,7 @@ class Pipeline:
         cut = self.reading(max_words).data.max_words
         read_words = max(10_000, 20 * cut) if cut else MAX_INPUT_WORDS
         docs = []
-        for i, text in enumerate(texts):
+        for i, text in enumerate(tqdm(texts, desc="read", unit="doc", disable=not progress, dynamic_ncols=True)):
             if not isinstance(text, str):
                 raise ValueError(f"text {i}: expected a str, got {type(text).__name__}")
             head = leading_words(text, read_words)
@@ -180,15 +181,17 @@ class Pipeline:
         min_len: int | None = None,
         max_words: int | None = None,
         read_chunks: int | None = None,
+        progress: bool = False,
     ) -> list[Summary]:
         """Summarize raw article texts (preprocessed exactly like the training data).
 
         Texts are read whole (the grid gets as many chunks as they need) unless ``max_words``
         cuts them to their first ``max_words`` words. Decoding options: :meth:`decode`.
+        ``progress``: bars on stderr while reading and decoding.
         """
         if isinstance(texts, str):
             texts = [texts]
-        examples = self.encode_texts(texts, max_words=max_words)
+        examples = self.encode_texts(texts, max_words=max_words, progress=progress)
         decoded = self.decode(
             examples,
             beam=beam,
@@ -197,6 +200,7 @@ class Pipeline:
             max_len=max_len,
             min_len=min_len,
             read_chunks=read_chunks,
+            progress=progress,
         )
         return [
             Summary(

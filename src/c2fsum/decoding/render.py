@@ -276,7 +276,7 @@ def render(
     """
     att = attention.flatten(1).float() if attention is not None and attention.dim() > 2 else attention
     spelled = restore(tokens, source, surface, att)
-    pairs = [(t, s) for t, s in _placeholders(tokens, spelled) if s is not None]
+    pairs: list[tuple[str, str | None]] = [(t, s) for t, s in _placeholders(tokens, spelled) if s is not None]
     return detokenize(whole_sentences(pairs))
 
 
