@@ -44,7 +44,8 @@ def tree_at(rev: str) -> Path:
     path = TREES / sha[:12]
     if not (path / "src" / "c2fsum").exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "worktree", "add", "--detach", str(path), sha], cwd=ROOT, check=True, capture_output=True)
+        add = ["git", "worktree", "add", "--detach", str(path), sha]
+        subprocess.run(add, cwd=ROOT, check=True, capture_output=True)
     return path
 
 
@@ -70,8 +71,9 @@ def worker(args: argparse.Namespace) -> None:
         trainer = Trainer(cfg, args.data, out, progress=False)
         ex = trainer.train_ex[: args.docs]
         lengths = [len(e.tgt) * 1000 + len(e.src) for e in ex]
+        tc = cfg.train
         batches = bucketed_batches(
-            len(ex), lengths, batch_size=cfg.train.batch_size, bucket_size=cfg.data.bucket_size, seed=cfg.train.seed, epoch=0
+            len(ex), lengths, batch_size=tc.batch_size, bucket_size=cfg.data.bucket_size, seed=tc.seed, epoch=0
         )
         trainer.train_ex = ex
         trainer.model.train()
@@ -194,7 +196,7 @@ def main() -> None:
                     flush=True,
                 )
     print()
-    print(f"| recipe | tree | input feeding | s / step | src+tgt tok / s | GFLOP / step | share of sgemm peak |")
+    print("| recipe | tree | input feeding | s / step | src+tgt tok / s | GFLOP / step | share of sgemm peak |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
     for recipe in args.recipes.split(","):
         tok_s = {}

@@ -18,9 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omegaconf import OmegaConf
-from omegaconf.errors import OmegaConfBaseException
-
 from c2fsum.errors import UserError
 
 
@@ -28,6 +25,9 @@ class ConfigError(UserError, ValueError):
     """A config file or override names an unknown field or has a value of the wrong type."""
 
 
+MAX_EXPORT_MB = 25.0
+"""Largest folder ``c2fsum export`` writes unless ``--max-mb`` says otherwise (here, not in
+``reports.export``, so that ``c2fsum --help`` builds its parser without importing torch)."""
 PAPER_MAX_WORDS = 400
 """Words of each article the thesis's models read, in training and in its evaluation (the 10x40
 grid of Tables 6.1-6.2)."""
@@ -218,6 +218,9 @@ def _read_file(path: Path) -> dict[str, Any]:
     if not path.exists():
         raise ConfigError(f"{path}: config file does not exist")
     text = path.read_text(encoding="utf-8")
+    from omegaconf import OmegaConf  # here, not at the top: `c2fsum --help` imports this module
+    from omegaconf.errors import OmegaConfBaseException
+
     try:
         if path.suffix == ".toml":
             return tomllib.loads(text)
@@ -238,6 +241,9 @@ def resolve(base: dict[str, Any] | None = None, overrides: list[str] | None = No
 
     Raises :class:`ConfigError` naming the offending key and value.
     """
+    from omegaconf import OmegaConf  # here, not at the top: `c2fsum --help` imports this module
+    from omegaconf.errors import OmegaConfBaseException
+
     schema = OmegaConf.structured(Config)
     try:
         merged = OmegaConf.merge(schema, _without_retired(base or {}))

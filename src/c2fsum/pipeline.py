@@ -26,10 +26,12 @@ from pathlib import Path
 
 import torch
 from torch import Tensor
+from tqdm.auto import tqdm
 
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, encode_document
 from c2fsum.data.grid import inference_grid
+from c2fsum.data.surface import surface_forms
 from c2fsum.data.tokenize import preprocess_article
 from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.errors import InputError
@@ -60,8 +62,10 @@ class Summary:
     """A generated summary with what the model attended to while writing it."""
 
     text: str
-    """Sentences separated by newlines."""
+    """The summary as prose: spelled as the document spells it, whole sentences
+    (:func:`c2fsum.decoding.render.render`)."""
     tokens: list[str]
+    """The model's own tokens (lowercase, PTB tokens, digits as ``#``): what ROUGE scores."""
     score: float
     """Sum of log-probabilities of the tokens (and the final ``</s>``)."""
     attention: Tensor
@@ -110,7 +114,7 @@ class Pipeline:
         data = self.reading(max_words).data
         return [encode_document(d, self.vocab, data) for d in docs]
 
-    def encode_texts(self, texts: list[str], *, max_words: int | None = None) -> list[Example]:
+    def encode_texts(self, texts: list[str], *, max_words: int | None = None, progress: bool = False) -> list[Example]:
         """Raw article texts, preprocessed exactly like the training data, on the reading grid.
 
         Only the first :data:`MAX_INPUT_WORDS` words (a bound on time and memory), or a prefix far
@@ -119,7 +123,7 @@ class Pipeline:
         cut = self.reading(max_words).data.max_words
         read_words = max(10_000, 20 * cut) if cut else MAX_INPUT_WORDS
         docs = []
-        for i, text in enumerate(texts):
+        for i, text in enumerate(tqdm(texts, desc="read", unit="doc", disable=not progress, dynamic_ncols=True)):
             if not isinstance(text, str):
                 raise InputError(f"text {i}: expected a str, got {type(text).__name__}")
             head = leading_words(text, read_words)
@@ -128,7 +132,8 @@ class Pipeline:
             sents = preprocess_article(head)
             if not sents:
                 raise InputError(f"text {i}: empty article, nothing to summarize")
-            docs.append({"id": str(i), "src": sents, "tgt": [], "refs": []})
+            surface = {str(k): v for k, v in surface_forms(head, sents).items()}
+            docs.append({"id": str(i), "src": sents, "tgt": [], "refs": [], "surface": surface})
         return self.encode_documents(docs, max_words=max_words)
 
     def decode(
@@ -184,15 +189,17 @@ class Pipeline:
         min_len: int | None = None,
         max_words: int | None = None,
         read_chunks: int | None = None,
+        progress: bool = False,
     ) -> list[Summary]:
         """Summarize raw article texts (preprocessed exactly like the training data).
 
         Texts are read whole (the grid gets as many chunks as they need) unless ``max_words``
         cuts them to their first ``max_words`` words. Decoding options: :meth:`decode`.
+        ``progress``: bars on stderr while reading and decoding.
         """
         if isinstance(texts, str):
             texts = [texts]
-        examples = self.encode_texts(texts, max_words=max_words)
+        examples = self.encode_texts(texts, max_words=max_words, progress=progress)
         decoded = self.decode(
             examples,
             beam=beam,
@@ -201,10 +208,11 @@ class Pipeline:
             max_len=max_len,
             min_len=min_len,
             read_chunks=read_chunks,
+            progress=progress,
         )
         return [
             Summary(
-                text=d.text,
+                text=d.readable,
                 tokens=d.words,
                 score=d.hypothesis.score,
                 attention=d.hypothesis.attn,

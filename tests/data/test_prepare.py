@@ -52,8 +52,9 @@ def test_tiny_input_gives_hand_computed_files_and_stats(tmp_path, caplog):
         stats = prepare(src, out, vocab_size=3, workers=1, progress=False)
     assert (out / "train.jsonl").read_text(encoding="utf-8") == (
         '{"id":"a","src":[["one","two",".","</s>"],["three","four","five",".","</s>"]],'
-        '"tgt":["sum","one","."],"refs":[["sum","one","."],["sum","two","."]]}\n'
-        '{"id":"b","src":[["six","!","</s>"]],"tgt":["hi","."],"refs":[["hi","."]]}\n'
+        '"tgt":["sum","one","."],"refs":[["sum","one","."],["sum","two","."]],'
+        '"surface":{"0":"One","4":"Three"}}\n'
+        '{"id":"b","src":[["six","!","</s>"]],"tgt":["hi","."],"refs":[["hi","."]],"surface":{"0":"Six"}}\n'
     )
     train = stats["splits"]["train"]
     assert train["documents"] == 2
@@ -98,6 +99,7 @@ def test_process_document():
         "src": [["a", "b", ".", EOS], ["c", "d", ".", EOS]],
         "tgt": ["first", "."],
         "refs": [["first", "."], ["second", "."]],
+        "surface": {"0": "A", "4": "C"},  # the article's own spelling where preprocessing changed it
     }
     empty = RawDocument(id="y", article="", highlights=("h",), where="here")
     assert process_document(empty) == ("empty_article", "the article has no tokens")

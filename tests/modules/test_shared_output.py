@@ -33,8 +33,17 @@ def test_unknown_shared_output_is_refused_by_name():
 def test_decoding_step_equals_teacher_forcing_with_a_factorized_output():
     """The step path (packed weights, precomputed W_out) and the fused training path agree."""
     cfg = ModelConfig(
-        emb_dim=6, hidden=8, enc_layers=1, dec_layers=1, dropout=0.0, input_feed=False, output="paulus",
-        share_embeddings=True, shared_output="linear", pointer=True, intra_decoder=True,
+        emb_dim=6,
+        hidden=8,
+        enc_layers=1,
+        dec_layers=1,
+        dropout=0.0,
+        input_feed=False,
+        output="paulus",
+        share_embeddings=True,
+        shared_output="linear",
+        pointer=True,
+        intra_decoder=True,
     )
     torch.manual_seed(0)
     model = build_model(cfg, 40, 4).eval()

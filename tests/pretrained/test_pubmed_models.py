@@ -42,13 +42,29 @@ GOLDEN = {
         "function function in cell cycle . we present this study to investigate the expression of tol# clones "
         "with a fluorescent reporter reporter <unk> with the <unk> transposon . the tol# <unk>"
     ),
-    "pubmed-model3": (
+    "pubmed-model3": (  # 91 tokens: it may stop after its 40-token minimum (it did at 100, the old minimum)
         "in this study , we identified the tol# transposon transposon expression of the cell type in cell lines . "
         "in addition of the system of the type of cell lines in the reporter-positive cells . the system is an "
         "important role in the cell lines of cell type . in this paper , we found that the system with a "
         "fundamental technique for the system for the cell function of the reporter-positive type . the results "
-        "suggest that tol# is a fundamental role in gene function in cell cells . in vitro , we present a tol# "
-        "transposon technique for"
+        "suggest that tol# is a fundamental role in gene function in cell cells . in"
+    ),
+}
+TEXT = {  # what a reader gets (Summary.text): spelled as the paper, the cut last sentence left out
+    "pubmed-model0": (
+        "The Tol2 transposon transposon reporter expression of the cell type with 30% of the reporter-positive "
+        "cells. The results of the Tol2 was measured in human cells. In addition, the number of stable expression "
+        "of stable clones in cell lines. In human, mouse cells is a fundamental technique for understanding gene "
+        "function in gene function. Stable transgenesis is an important technique for gene function function in "
+        "cell cycle. We present this study to investigate the expression of Tol2 clones with a fluorescent reporter "
+        "reporter reporter with the cell transposon."
+    ),
+    "pubmed-model3": (
+        "In this study, we identified the Tol2 transposon transposon expression of the cell type in cell lines. "
+        "In addition of the system of the type of cell lines in the reporter-positive cells. The system is an "
+        "important role in the cell lines of cell type. In this paper, we found that the system with a fundamental "
+        "technique for the system for the cell function of the reporter-positive type. The results suggest that "
+        "Tol2 is a fundamental role in gene function in cell cells."
     ),
 }
 
@@ -58,8 +74,9 @@ def test_golden_summary_of_a_paper(name):
     model = c2fsum.load(name)
     family = model.config.model.family
     out = model.summarize([PAPER], max_words=400 if family == "model0" else None)[0]
-    assert out.text.replace("\n", " ") == GOLDEN[name]
-    assert len(out.tokens) == 100 and not out.eos  # trained on the first 100 tokens of each abstract
+    assert " ".join(out.tokens) == GOLDEN[name]
+    assert out.text == TEXT[name]
+    assert 40 <= len(out.tokens) <= 100  # trained on the first 100 tokens of each abstract; minimum 40
     T, M, N = out.attention.shape
     if family == "model0":  # the first 400 words, every one through the word-level encoder
         assert (M, N) == (10, 40) and out.fine_fraction == 1.0

@@ -102,7 +102,7 @@ def add_experiment_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--split", default="test", help="evaluation split (test)")
     s.add_argument("--eval-limit", type=int, metavar="N", help="evaluate the first N documents only")
     s.add_argument("--beam", type=int, metavar="K", help="beam size (config default)")
-    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model runs (cpu)")
     s.add_argument("--seed", type=int, help="random seed of every run")
     s.add_argument(
         "--max-words",

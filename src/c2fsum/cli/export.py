@@ -35,7 +35,7 @@ def cmd_export(a: argparse.Namespace) -> int:
 
 
 def add_export_parser(sub) -> None:
-    from c2fsum.reports.export import MAX_MB
+    from c2fsum.config import MAX_EXPORT_MB as MAX_MB  # not reports.export: that imports torch
 
     s = sub.add_parser(
         "export",

@@ -5,8 +5,8 @@ c2fsum pretext    --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S
                   [--validate-on pretext|summaries] [--with-summaries K] [--extra-train FILE]
 c2fsum train      --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                   [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
-c2fsum summarize  --model RUN_DIR [--beam K] [--block-trigrams] [--min-len N] [--attention-out FILE]
-                  [--max-words W] [FILE|-]
+c2fsum summarize  --model RUN_DIR [--beam K] [--[no-]block-trigrams] [--min-len N] [--attention-out FILE]
+                  [--max-words W] [--lines] [--tokens] [FILE|-]
 c2fsum evaluate   --model RUN_DIR --data DATA_DIR --split SPLIT --out DIR [--beam K] [--limit N] [--max-words W]
                   [--min-len N] [--official] [--rouge-clean none|ptb]
 c2fsum baseline   first|lead3|lead|ilp|oracle|berkeley --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
@@ -143,6 +143,10 @@ def _read_input(path: str) -> str:
         raise CLIError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from e
 
 
+LONG_INPUT_CHARS = 100_000
+"""``summarize`` shows progress bars for an input longer than this (or for several articles)."""
+
+
 def cmd_summarize(a: argparse.Namespace) -> int:
     import c2fsum
 
@@ -159,20 +163,23 @@ def cmd_summarize(a: argparse.Namespace) -> int:
     summaries = model.summarize(
         docs,
         beam=a.beam,
-        block_trigrams=True if a.block_trigrams else None,
+        block_trigrams=a.block_trigrams,
         replace_unk=True if a.replace_unk else None,
         max_len=a.max_len,
         min_len=a.min_len,
         max_words=a.max_words,
         read_chunks=a.read_chunks,
+        # bars on stderr for a batch or a long input (a 2 MB paper collection takes seconds to read)
+        progress=not a.quiet and (len(docs) > 1 or len(text) > LONG_INPUT_CHARS),
     )
     if a.lines:  # one output line per input line, always
         written = iter(summaries)
         for line in lines:
-            print(next(written).text.replace("\n", " ") if line.strip() else "")
+            s = next(written) if line.strip() else None
+            print("" if s is None else (" ".join(s.tokens) if a.tokens else s.text.replace("\n", " ")))
     else:
         for s in summaries:
-            print(s.text)
+            print(" ".join(s.tokens) if a.tokens else s.text)
     if a.attention_out:
         from c2fsum.utils.io import atomic_write_text
 
@@ -191,7 +198,7 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
         a.out,
         beam=a.beam,
         limit=a.limit or 0,
-        block_trigrams=True if a.block_trigrams else None,
+        block_trigrams=a.block_trigrams,
         replace_unk=True if a.replace_unk else None,
         device=a.device,
         official=a.official,
@@ -386,12 +393,30 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--model", required=True, metavar="MODEL", help=MODEL_HELP)
     s.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="article text (default: stdin)")
     s.add_argument("--lines", action="store_true", help="one article per line; one summary per line")
-    s.add_argument("--beam", type=positive_int, help="beam size (config default 5; 1 = greedy)")
-    s.add_argument("--block-trigrams", action="store_true", help="never repeat a trigram (Paulus et al.)")
+    s.add_argument(
+        "--tokens",
+        action="store_true",
+        help="print the model's own tokens (lowercase, PTB, digits as #: what ROUGE scores) instead of the text",
+    )
+    s.add_argument(
+        "--beam",
+        type=positive_int,
+        help="beam size (default: the model's, 5 for cnndm-small, 4 for the PubMed models; 1 = greedy)",
+    )
+    s.add_argument(
+        "--block-trigrams",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="never repeat a trigram (Paulus et al.); default: the model's (on for the shipped models)",
+    )
     s.add_argument("--replace-unk", action="store_true", help="<unk> -> the source word attended most")
     add_min_len(s)
     add_read_chunks(s)
-    s.add_argument("--max-len", type=int, help="maximum summary length in tokens")
+    s.add_argument(
+        "--max-len",
+        type=int,
+        help="maximum summary length in tokens (default: the model's, 40 for cnndm-small, 100 for the PubMed models)",
+    )
     s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")
     s.add_argument(
         "--max-words",
@@ -399,18 +424,32 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="W",
         help="read only the first W words of each article (default: the whole article)",
     )
-    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model runs (cpu)")
     s.set_defaults(func=cmd_summarize)
 
     s = sub.add_parser("evaluate", help="perplexity, beam search and ROUGE on a prepared split")
     s.add_argument("--model", required=True, metavar="MODEL", help=MODEL_HELP)
-    s.add_argument("--data", required=True, metavar="DATA_DIR")
+    s.add_argument("--data", required=True, metavar="DATA_DIR", help="a prepared data folder (c2fsum prepare)")
     s.add_argument("--split", default="test", help="train, val or test (test)")
-    s.add_argument("--out", required=True, metavar="DIR", help="writes predictions.jsonl and metrics.json")
-    s.add_argument("--beam", type=positive_int)
+    s.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="writes predictions.jsonl (candidate, readable text) and metrics.json",
+    )
+    s.add_argument(
+        "--beam",
+        type=positive_int,
+        help="beam size (default: the model's, 5 for cnndm-small, 4 for the PubMed models; 1 = greedy)",
+    )
     s.add_argument("--limit", type=int, help="first N documents only")
-    s.add_argument("--block-trigrams", action="store_true")
-    s.add_argument("--replace-unk", action="store_true")
+    s.add_argument(
+        "--block-trigrams",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="never repeat a trigram (Paulus et al.); default: the model's (on for the shipped models)",
+    )
+    s.add_argument("--replace-unk", action="store_true", help="<unk> -> the source word attended most")
     add_min_len(s)
     add_read_chunks(s)
     s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
@@ -422,7 +461,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="read only the first W words of each document (default: the whole document; "
         "400 with the 10x40 grid reproduces the paper)",
     )
-    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model runs (cpu)")
     s.set_defaults(func=cmd_evaluate)
 
     s = sub.add_parser(
@@ -467,10 +506,10 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["rouge1", "rouge2", "rougeL", "rouge1_concat", "rouge2_concat", "rougeL_concat"],
         help="berkeley --fit-docs: the validation score that chooses lambda and the budget (rouge1)",
     )
-    s.add_argument("--data", required=True, metavar="DATA_DIR")
-    s.add_argument("--split", default="test")
-    s.add_argument("--out", required=True, metavar="DIR")
-    s.add_argument("--limit", type=int)
+    s.add_argument("--data", required=True, metavar="DATA_DIR", help="a prepared data folder (c2fsum prepare)")
+    s.add_argument("--split", default="test", help="train, val or test (test)")
+    s.add_argument("--out", required=True, metavar="DIR", help="writes predictions.jsonl and metrics.json")
+    s.add_argument("--limit", type=int, help="first N documents only")
     s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
     add_rouge_clean(s)
     s.set_defaults(func=cmd_baseline)

@@ -40,7 +40,7 @@ def add_serve_parser(sub) -> None:
     )
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     s.add_argument("--port", type=int, default=8000, help="port (8000)")
-    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model runs (cpu)")
     s.add_argument("--max-chars", type=int, default=100_000, help="longest article accepted, characters (100000)")
     s.add_argument("--max-batch", type=int, default=8, help="documents decoded together (8)")
     s.add_argument("--max-queue", type=int, default=64, help="requests waiting before 503 (64)")

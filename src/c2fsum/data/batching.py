@@ -27,6 +27,7 @@ from torch import Tensor
 
 from c2fsum.config import DataConfig
 from c2fsum.data.grid import PAD, grid_tensor, make_grid
+from c2fsum.data.surface import parse_surface, surface_cells
 from c2fsum.data.vocab import Vocab
 
 
@@ -45,6 +46,9 @@ class Example:
     tgt_ext: list[int]
     tgt_words: list[str]
     refs: list[list[str]]
+    surface: list[str] | None = None
+    """The document's own spelling of each cell of ``words`` (case and digits,
+    :mod:`c2fsum.data.surface`), or None when the document did not keep it."""
 
     def n_chunks(self, chunk_len: int) -> int:
         """Chunks (rows) the document fills in a grid of ``chunk_len`` words per chunk."""
@@ -87,6 +91,12 @@ def encode_example(
         len(vocab) + oov_index[w] if i == vocab.unk_id and w in oov_index else i
         for w, i in zip(tgt_words, tgt, strict=True)
     ]
+    surface = None
+    if doc.get("surface") is not None:
+        spelled = parse_surface(doc["surface"], f"document {doc['id']}: surface")
+        surface = surface_cells(
+            doc["src"], spelled, chunks=chunks, chunk_len=chunk_len, chunking=chunking, max_words=max_words
+        )
     return Example(
         id=str(doc["id"]),
         words=grid.words,
@@ -97,6 +107,7 @@ def encode_example(
         tgt_ext=tgt_ext,
         tgt_words=tgt_words,
         refs=list(doc.get("refs") or []),
+        surface=surface,
     )
 
 

@@ -18,12 +18,17 @@ from collections.abc import Sequence
 
 from c2fsum.errors import InputError
 
-__all__ = ["FALLBACK_MIN_LEN", "LENGTHS_FILE", "MIN_LEN_PERCENTILE", "target_length_facts"]
+__all__ = ["FALLBACK_MIN_LEN", "LENGTHS_FILE", "MIN_LEN_PERCENTILE", "MIN_LEN_SHARE_OF_MAX", "target_length_facts"]
 
 MIN_LEN_PERCENTILE = 5
 """Percentile of the training targets' lengths used as the default ``min_len``."""
 FALLBACK_MIN_LEN = 5
 """``min_len`` of a model with no recorded target lengths (below the shortest 1% of CNN/DM targets)."""
+MIN_LEN_SHARE_OF_MAX = 0.4
+"""The default ``min_len`` of a model trained on cut targets, as a share of the cut: when at least
+95% of the targets were cut to one length (SumPubMed's abstracts to 100 tokens) the percentile is
+the cut itself, and a minimum equal to the maximum forced every summary to run to the cut, past
+where the model would end it (a two-sentence input got 100 tokens)."""
 LENGTHS_FILE = "lengths.json"
 """The checkpoint file holding :func:`target_length_facts` of the training targets."""
 
@@ -38,13 +43,15 @@ def target_length_facts(lengths: Sequence[int]) -> dict:
     """Facts about the training targets' lengths (tokens, without ``</s>``) and the ``min_len`` they give.
 
     Returns ``n``, ``mean``, ``min``, ``p5``, ``p50``, ``p95``, ``max`` and ``min_len`` (= ``p5``,
-    :data:`MIN_LEN_PERCENTILE`), ``min_len_rule`` (how it was chosen, in words). Raises ValueError
-    for no lengths or a negative one.
+    :data:`MIN_LEN_PERCENTILE`; :data:`MIN_LEN_SHARE_OF_MAX` of ``max`` when ``p5`` is ``max``: targets cut),
+    ``min_len_rule`` (how it was chosen, in words). Raises ValueError for no lengths or a negative one.
 
     >>> target_length_facts([4, 9, 10, 12, 13, 13, 14, 15, 16, 30])["min_len"]
     4
     >>> target_length_facts(list(range(1, 101)))["min_len"]
     5
+    >>> target_length_facts([20] + [100] * 99)["min_len"]  # targets cut to 100 tokens
+    40
     """
     values = sorted(int(x) for x in lengths)
     if not values:
@@ -52,12 +59,14 @@ def target_length_facts(lengths: Sequence[int]) -> dict:
     if values[0] < 0:
         raise InputError(f"target lengths: expected counts >= 0, got {values[0]}")
     p = {f"p{q}": _lower_rank(values, q) for q in (MIN_LEN_PERCENTILE, 50, 95)}
+    cut = p[f"p{MIN_LEN_PERCENTILE}"] == values[-1] and values[-1] > values[0]
     return {
         "n": len(values),
         "mean": sum(values) / len(values),
         "min": values[0],
         **p,
         "max": values[-1],
-        "min_len": p[f"p{MIN_LEN_PERCENTILE}"],
-        "min_len_rule": f"{MIN_LEN_PERCENTILE}th percentile (lower nearest rank) of the training targets' tokens",
+        "min_len": int(MIN_LEN_SHARE_OF_MAX * values[-1]) if cut else p[f"p{MIN_LEN_PERCENTILE}"],
+        "min_len_rule": f"{MIN_LEN_PERCENTILE}th percentile (lower nearest rank) of the training targets' tokens; "
+        f"{MIN_LEN_SHARE_OF_MAX:g} x the longest when that percentile is the longest (targets cut)",
     }

@@ -8,7 +8,10 @@ every document (:mod:`c2fsum.data.tokenize`) on ``workers`` processes and writes
                                            {"id": str,
                                             "src":  [[tok, ..., "</s>"], ...]  article sentences,
                                             "tgt":  [tok, ...]                 target (no </s>),
-                                            "refs": [[tok, ...], ...]}         every highlight
+                                            "refs": [[tok, ...], ...],         every highlight
+                                            "surface": {"17": "Brisbane", ...}}  the article's own
+                                                spelling of the src tokens that preprocessing lowercased or
+                                                masked (flat index, </s> counted; data/surface.py)
       vocab.txt                            the vocabulary of the train split (see vocab.py)
       stats.json                           thesis Table 5.1 figures, dropped and skipped counts
 
@@ -46,6 +49,7 @@ from c2fsum.data.readers import (
     find_sources,
     hf_sources,
 )
+from c2fsum.data.surface import parse_surface, surface_forms
 from c2fsum.data.tokenize import preprocess_article, preprocess_highlights
 from c2fsum.data.vocab import EOS, SPECIALS, Vocab
 from c2fsum.errors import InputError
@@ -70,7 +74,8 @@ def process_document(doc: RawDocument, *, all_highlights: bool = False) -> dict[
     if not refs:
         return ("empty_highlights", "the highlights have no tokens")
     tgt = [tok for ref in refs for tok in ref] if all_highlights else refs[0]
-    return {"id": doc.id, "src": src, "tgt": tgt, "refs": refs}
+    surface = {str(k): v for k, v in surface_forms(doc.article, src).items()}
+    return {"id": doc.id, "src": src, "tgt": tgt, "refs": refs, "surface": surface}
 
 
 @dataclass
@@ -507,6 +512,11 @@ def _check_prepared(doc: Any) -> str | None:
     for i, ref in enumerate(refs):
         if not isinstance(ref, list) or not all(type(t) is str for t in ref):
             return f"'refs'[{i}] must be a list of strings"
+    if "surface" in doc:  # optional: files prepared before it was kept have none
+        try:
+            parse_surface(doc["surface"], "'surface'")
+        except ValueError as e:
+            return str(e)
     return None
 
 

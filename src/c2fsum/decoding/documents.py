@@ -17,6 +17,7 @@ from c2fsum.decoding.beam import beam_search
 from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.postprocess import ids_to_words, words_to_text
+from c2fsum.decoding.render import render
 from c2fsum.errors import InputError
 from c2fsum.models.base import Summarizer
 from c2fsum.models.chunk_cache import ChunkCache
@@ -38,7 +39,18 @@ class Decoded:
 
     @property
     def text(self) -> str:
+        """The model's tokens, one sentence per line: what ROUGE scores (``candidate``)."""
         return words_to_text(self.words)
+
+    @property
+    def readable(self) -> str:
+        """The summary as prose, spelled as the document spells it (:func:`c2fsum.decoding.render.render`)."""
+        return render(
+            self.words,
+            source=self.example.words,
+            surface=self.example.surface,
+            attention=self.hypothesis.attn,
+        )
 
 
 @torch.no_grad()

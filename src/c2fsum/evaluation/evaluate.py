@@ -1,6 +1,7 @@
 """Evaluate a trained model on a prepared split: perplexity, decoding, ROUGE.
 
-Writes ``predictions.jsonl`` (``{"id", "candidate", "references"}``, candidate sentences on
+Writes ``predictions.jsonl`` (``{"id", "candidate", "text", "references"}``; ``text`` is the summary a
+person reads, :func:`c2fsum.decoding.render.render`, never scored; candidate sentences on
 separate lines) and ``metrics.json`` (``ppl``, ``rouge1``, ``rouge2``, ``rougeL`` x100 with
 the paper's max-over-highlights protocol, the same with ``_concat``, ``rouge_clean`` and
 ``rouge_official`` (how ROUGE was computed), ``fine_fraction`` (mean share of a document's
@@ -147,6 +148,7 @@ def evaluate(
             {
                 "id": d.example.id,
                 "candidate": c,
+                "text": d.readable,
                 "references": r,
                 "score": d.hypothesis.score,
                 "fine_fraction": d.fine_fraction,

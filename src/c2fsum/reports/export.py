@@ -28,7 +28,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from c2fsum.config import resolve
+from c2fsum.config import MAX_EXPORT_MB, resolve
 from c2fsum.errors import CheckpointError, InputError
 from c2fsum.evaluation.significance import bootstrap_mean
 from c2fsum.models.checkpoint import STORED_DTYPES, load_checkpoint, read_json, write_manifest, write_model_files
@@ -37,7 +37,7 @@ from c2fsum.utils.io import atomic_directory
 log = logging.getLogger(__name__)
 
 EXPORT_FORMAT = "c2fsum-export"
-MAX_MB = 25.0
+MAX_MB = MAX_EXPORT_MB
 """Default bound on an exported folder's size, in MB (10^6 bytes): what a shipped model may weigh."""
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 CI_METRICS = ("rouge1", "rouge2", "rougeL", "rouge1_concat", "rouge2_concat", "rougeL_concat")

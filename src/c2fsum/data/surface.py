@@ -1,0 +1,123 @@
+"""The document's own spelling of each token: case and digits that preprocessing takes away.
+
+:func:`c2fsum.data.tokenize.preprocess_article` lowercases and writes every digit as ``#``, which
+is what the models read and write. A summary a person reads should say ``Sofia Vergara`` and
+``$1.5 million``, so the original spelling of each source token is kept beside it::
+
+    text      "Sofia Vergara paid $1,500 in 2015."
+    tokens    sofia  vergara  paid  $  #,###  in  ####  .  </s>
+    surface   {0: "Sofia", 1: "Vergara", 4: "1,500", 6: "2015"}
+
+``surface`` maps the index of a token in the flattened sentences (``</s>`` counted) to its
+spelling in the text, only where the two differ; a token whose spelling is not found (a
+bracket, a quote mark, a word the tokenizer rewrote) has no entry and keeps its token form.
+``prepare`` stores it as the document's ``"surface"`` field (keys as strings, JSON), and
+:class:`c2fsum.pipeline.Pipeline` computes it for raw text; :func:`surface_cells` lays it on the
+reading grid beside ``Example.words``.
+
+How a token is found: the text is compared in the tokenizer's own form, one character for one
+character (NFKC, lowercase, every digit ``#``, typographic single quotes ``'``), from a cursor
+that moves forward token by token; a token is looked for in the next :data:`WINDOW` characters
+only, so a token the tokenizer rewrote is skipped without losing the place.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping, Sequence
+
+from c2fsum.data.grid import PAD, make_grid
+
+WINDOW = 200
+"""Characters after the cursor in which the next token is looked for."""
+
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'"})
+
+
+def _comparable(text: str) -> str:
+    """``text`` one character for one character in the tokenizer's form: lowercase (where that
+    keeps one character), digits and ``#`` as ``#``, typographic single quotes as ``'``."""
+    out = []
+    for ch in text.translate(_QUOTES):
+        low = ch.lower()
+        if ch.isdigit():
+            out.append("#")
+        elif len(low) == 1:
+            out.append(low)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _has_word_char(token: str) -> bool:
+    return any(ch.isalnum() or ch == "#" for ch in token)
+
+
+def surface_forms(text: str, sentences: Sequence[Sequence[str]]) -> dict[int, str]:
+    """The spelling in ``text`` of each token of ``sentences`` (its tokenization) where it differs.
+
+    Args:
+        text: the raw document.
+        sentences: ``preprocess_article(text)`` (or any prefix of it): sentences of tokens, ``</s>``
+            counted in the flat index.
+
+    Returns:
+        ``{flat index: spelling}`` for tokens with a letter or digit whose spelling differs from
+        the token (case or digits); tokens not found have no entry.
+    """
+    original = unicodedata.normalize("NFKC", text) if not unicodedata.is_normalized("NFKC", text) else text
+    seen = _comparable(original)
+    out: dict[int, str] = {}
+    cursor = 0
+    index = -1
+    for sentence in sentences:
+        for token in sentence:
+            index += 1
+            if not _has_word_char(token) or token.startswith("-") and token.endswith("-") and len(token) == 5:
+                continue  # punctuation and -lrb- brackets: their form comes from the token
+            at = seen.find(token, cursor, cursor + WINDOW + len(token))
+            if at < 0:
+                continue
+            cursor = at + len(token)
+            spelled = original[at:cursor]
+            if spelled != token:
+                out[index] = spelled
+    return out
+
+
+def parse_surface(value: object, where: str = "surface") -> dict[int, str]:
+    """A stored ``"surface"`` field (``{"17": "Brisbane", ...}``) as ``{17: "Brisbane"}``.
+
+    ValueError naming ``where`` for anything else than an object of index strings to strings.
+    """
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where}: expected an object {{token index: spelling}}, got {type(value).__name__}")
+    out = {}
+    for key, spelled in value.items():
+        if not (isinstance(key, str) and key.isdigit() and isinstance(spelled, str)):
+            raise ValueError(f"{where}: expected token index -> string, got {key!r}: {spelled!r}")
+        out[int(key)] = spelled
+    return out
+
+
+def surface_cells(
+    sentences: Sequence[Sequence[str]],
+    surface: Mapping[int, str],
+    *,
+    chunks: int,
+    chunk_len: int,
+    chunking: str = "fixed",
+    max_words: int = 0,
+) -> list[str]:
+    """The spelling of each cell of the document's grid, aligned with ``Example.words``.
+
+    The grid is laid out exactly as :func:`c2fsum.data.grid.make_grid` lays out ``sentences``
+    (same arguments); a cell without a ``surface`` entry keeps its token (``<pad>`` included).
+    """
+    flat = [w for s in sentences for w in s]
+    numbered, k = [], 0
+    for s in sentences:
+        numbered.append([str(k + j) for j in range(len(s))])
+        k += len(s)
+    grid = make_grid(numbered, chunks, chunk_len, chunking=chunking, max_words=max_words)
+    return [PAD if cell == PAD else surface.get(int(cell), flat[int(cell)]) for cell in grid.words]

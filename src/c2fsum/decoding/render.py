@@ -1,0 +1,295 @@
+"""A summary as text a person reads: the model's tokens spelled as the document spells them.
+
+The models read and write c2fsum's internal tokens (:mod:`c2fsum.data.tokenize`): lowercase, PTB
+tokens, every digit ``#``, ``<unk>`` for a word outside the vocabulary, SumPubMed's ``<dig>``
+and ``<cit>`` split into ``< dig >``. :func:`render` turns them into prose::
+
+    tokens   -lrb- cnn -rrb- sofia vergara 's ex-fiance paid $ #.# million . </s>
+    text     (CNN) Sofia Vergara's ex-fiance paid $1.5 million.
+
+One rule per step, in this order:
+
+1. **Copied spans** (:func:`align`): each output word is matched to the source cell it copies,
+   preferring the longest run of output words that continues in the source, then the cell the
+   model attended to most at that step (``attention`` ``(T, L)``).
+2. **Spelling** (:func:`restore`): a word gets the spelling of its cell (``Example.surface``:
+   case and digits); a word that opens a source sentence takes the spelling the document uses
+   elsewhere (``The`` mid-summary is ``the``). A number the document does not hold (``##``
+   made up by the model) becomes the number attended to most, as ``<unk>`` becomes the word
+   attended to most; with no attention either is left out, never printed as ``#`` or
+   ``<unk>``.
+3. **Placeholders**: ``< dig >`` (a number the dataset removed) is written :data:`NUMBER`, and
+   ``< cit >`` (a removed citation), ``<pad>``, ``<s>`` and ``</s>`` are left out.
+4. **Whole sentences**: the text ends at the summary's last complete sentence (a summary cut at
+   the length limit, or written by a model trained on targets cut to that length, stops
+   mid-sentence); one with no complete sentence gets a final period.
+5. **Detokenization** (:func:`detokenize`): the inverse of the tokenizer's splits (``do n't`` ->
+   ``don't``, ``-lrb-`` -> ``(``, ``` `` `` -> ``“``), and a capital at each sentence start.
+
+``Summary.tokens`` and ROUGE keep the model's tokens; only ``Summary.text`` (and the ``text`` of
+``predictions.jsonl``, the HTTP API and the page) is rendered. Tokenizing the text again gives
+the model's tokens back, up to case and restored numbers (tests/decoding/test_render.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from torch import Tensor
+
+NUMBER = "N"
+"""How a ``<dig>`` of SumPubMed (a number the dataset removed, not known to anyone) is written."""
+
+_BRACKETS = {"-lrb-": "(", "-rrb-": ")", "-lsb-": "[", "-rsb-": "]", "-lcb-": "{", "-rcb-": "}"}
+_OPEN_QUOTE, _CLOSE_QUOTE = "\u201c", "\u201d"
+_SPECIAL = frozenset({"<s>", "</s>", "<pad>"})
+_NO_SPACE_BEFORE = frozenset(
+    {".", ",", ";", ":", "?", "!", "%", ")", "]", "}", "...", "''", "'", "n't", "'s", "'m", "'d", "'ll", "'re", "'ve"}
+)
+_NO_SPACE_AFTER = frozenset({"(", "[", "{", "$", "``", "`"})
+_SENTENCE_END = frozenset({".", "!", "?"})
+_CLOSERS = frozenset({"''", "'", "-rrb-", "-rsb-", "-rcb-"})
+_MAX_CANDIDATES = 4000  # source cells examined for one output word (a word as common as "the")
+
+
+def _is_word(token: str) -> bool:
+    return any(ch.isalnum() or ch == "#" for ch in token) and token not in _BRACKETS and token not in _SPECIAL
+
+
+def _is_number(token: str) -> bool:
+    return "#" in token
+
+
+def _sentence_initial(source: Sequence[str]) -> list[bool]:
+    """Per source cell: does it open a sentence (after ``</s>``, ``<pad>`` or opening quotes)?"""
+    out, opening = [], True
+    for w in source:
+        out.append(opening and _is_word(w))
+        if w in ("</s>", "<pad>"):
+            opening = True
+        elif _is_word(w):
+            opening = False
+    return out
+
+
+def align(tokens: Sequence[str], source: Sequence[str], attention: Tensor | None = None) -> list[int | None]:
+    """The source cell each output token copies (None: not in the source, or a special token).
+
+    Args:
+        tokens: the model's output tokens, length T.
+        source: the grid's cells in reading order (``Example.words``), length L.
+        attention: ``(T', L')`` with ``T' >= T``: the attention of each step over the cells
+            (``Summary.attention.flatten(1)``); only ``[:T, :L]`` is read. None: no tie-breaking
+            by attention.
+
+    A word continues the span of the word before it when the next cell holds it; otherwise the
+    cell that starts the longest run of following output words in the source wins, ties going
+    to the higher attention, then to the earlier cell.
+    """
+    where: dict[str, list[int]] = defaultdict(list)
+    for c, w in enumerate(source):
+        if w not in _SPECIAL:
+            where[w].append(c)
+    att = attention[: len(tokens), : len(source)] if attention is not None else None
+    cells: list[int | None] = []
+    for i, tok in enumerate(tokens):
+        prev = cells[-1] if cells else None
+        if tok not in where:
+            cells.append(None)
+            continue
+        if prev is not None and prev + 1 < len(source) and source[prev + 1] == tok:
+            cells.append(prev + 1)
+            continue
+        best, best_key = None, None
+        for c in where[tok][:_MAX_CANDIDATES]:
+            run = 1
+            while i + run < len(tokens) and c + run < len(source) and source[c + run] == tokens[i + run]:
+                run += 1
+            key = (run, float(att[i, c]) if att is not None and i < att.size(0) else 0.0)
+            if best_key is None or key > best_key:
+                best, best_key = c, key
+        cells.append(best)
+    return cells
+
+
+def _attended(step: int, source: Sequence[str], attention: Tensor | None, want) -> int | None:
+    """The cell of highest attention at ``step`` among those whose token satisfies ``want``."""
+    if attention is None or step >= attention.size(0):
+        return None
+    row = attention[step, : len(source)]
+    best, best_w = None, -1.0
+    for c, w in enumerate(source):
+        if want(w) and float(row[c]) > best_w:
+            best, best_w = c, float(row[c])
+    return best
+
+
+def restore(
+    tokens: Sequence[str],
+    source: Sequence[str] | None = None,
+    surface: Sequence[str] | None = None,
+    attention: Tensor | None = None,
+) -> list[str | None]:
+    """Each output token spelled as the document spells it; None for a token to leave out.
+
+    Args:
+        tokens: the model's output tokens, length T.
+        source: ``Example.words`` (length L) or None (no document: tokens stay as they are,
+            masked numbers and ``<unk>`` are left out).
+        surface: ``Example.surface`` (length L), the document's spelling of each cell, or None.
+        attention: ``(T', L')``, ``T' >= T``, attention of each step over the cells, or None.
+    """
+    src = list(source or [])
+    spelled = list(surface) if surface is not None and len(surface) == len(src) else src
+    initial = _sentence_initial(src)
+    usual: dict[str, Counter] = defaultdict(Counter)  # token -> spellings away from sentence starts
+    for w, s, first in zip(src, spelled, initial, strict=True):
+        if _is_word(w) and not first:
+            usual[w][s] += 1
+
+    def spelling(cell: int) -> str:
+        w = src[cell]
+        if not initial[cell] or _is_number(w):
+            return spelled[cell]
+        if usual[w]:
+            return usual[w].most_common(1)[0][0]
+        return spelled[cell].lower() if spelled[cell][1:].islower() else spelled[cell]
+
+    cells = align(tokens, src, attention) if src else [None] * len(tokens)
+    out: list[str | None] = []
+    for i, (tok, cell) in enumerate(zip(tokens, cells, strict=True)):
+        if cell is not None and _is_word(tok):
+            out.append(spelling(cell))
+        elif cell is None and (tok == "<unk>" or _is_number(tok)):
+            if tok == "<unk>":
+                cell = _attended(i, src, attention, lambda w: _is_word(w) and w != "<unk>")
+            else:
+                cell = _attended(i, src, attention, _is_number)
+            out.append(spelling(cell) if cell is not None else None)
+        else:
+            out.append(tok)
+    return out
+
+
+def _placeholders(tokens: Sequence[str], spelled: list[str | None]) -> list[tuple[str, str | None]]:
+    """``(token, spelling)`` pairs with ``< dig >`` as one :data:`NUMBER` and ``< cit >`` dropped."""
+    out: list[tuple[str, str | None]] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok == "<" and i + 1 < len(tokens) and tokens[i + 1] in ("dig", "cit"):
+            if tokens[i + 1] == "dig":
+                out.append((NUMBER, NUMBER))
+            i += 3 if i + 2 < len(tokens) and tokens[i + 2] == ">" else 2  # "< dig" cut before its ">"
+            continue
+        if tok in ("<dig>", "<cit>"):  # a vocabulary that kept them whole
+            if tok == "<dig>":
+                out.append((NUMBER, NUMBER))
+        elif tok not in _SPECIAL:
+            out.append((tok, spelled[i]))
+        i += 1
+    return out
+
+
+def _ends_sentence(pairs: Sequence[tuple[str, str | None]], k: int) -> bool:
+    """Does the token at ``k`` end a sentence? A period after a single letter (``s . gordonii``:
+    an initial) does not, unless it is the last token."""
+    tok = pairs[k][0]
+    if tok not in _SENTENCE_END:
+        return False
+    if tok == "." and k > 0 and k + 1 < len(pairs):
+        prev = pairs[k - 1][0]
+        if len(prev) == 1 and prev.isalpha():
+            return False
+    return True
+
+
+def whole_sentences(pairs: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+    """``pairs`` up to the end of their last complete sentence (closing quotes and brackets kept);
+    all of them with a final period when no sentence is complete."""
+    last = -1
+    for k in range(len(pairs)):
+        if _ends_sentence(pairs, k):
+            last = k
+            while last + 1 < len(pairs) and pairs[last + 1][0] in _CLOSERS:
+                last += 1
+    if last >= 0:
+        return pairs[: last + 1]
+    return _with_end(pairs)
+
+
+def detokenize(pairs: Sequence[tuple[str, str | None]]) -> str:
+    """Prose from ``(token, spelling)`` pairs: the tokenizer's splits undone, brackets and quotes
+    as characters, a capital at each sentence start; a pair with spelling None is left out."""
+    pieces: list[str] = []
+    glue_next = True
+    capital = True
+    single_open = False  # a lone ' opens a quote when none is open, else closes it (as the tokenizer's rule)
+    kept = [(t, s) for t, s in pairs if s is not None]
+    for k, (tok, spelled) in enumerate(kept):
+        assert spelled is not None
+        if tok in _BRACKETS:
+            word = _BRACKETS[tok]
+        elif tok == "``":
+            word = _OPEN_QUOTE
+        elif tok == "''":
+            word = _CLOSE_QUOTE
+        elif tok == "--":
+            word = "\u2014"
+        else:
+            word = spelled
+        if capital and _is_word(tok) and word[:1].islower():
+            word = word[0].upper() + word[1:]
+        if _is_word(tok) or tok in (NUMBER,):
+            capital = False
+        if _ends_sentence(kept, k):
+            capital = True
+        opens = tok == "'" and not single_open
+        if tok == "'":
+            single_open = not single_open
+        no_space = glue_next or (tok in _NO_SPACE_BEFORE and not opens) or _BRACKETS.get(tok) in (")", "]", "}")
+        pieces.append(word if no_space else " " + word)
+        glue_next = opens or tok in _NO_SPACE_AFTER or _BRACKETS.get(tok) in ("(", "[", "{")
+    return "".join(pieces)
+
+
+def render(
+    tokens: Sequence[str],
+    *,
+    source: Sequence[str] | None = None,
+    surface: Sequence[str] | None = None,
+    attention: Tensor | None = None,
+) -> str:
+    """The summary ``tokens`` as text a person reads (see the module docstring).
+
+    Args:
+        tokens: the model's output tokens (``Summary.tokens``), length T, without ``</s>``.
+        source: the grid's cells in reading order (``Example.words``), length L, or None.
+        surface: the document's spelling of each cell (``Example.surface``), length L, or None.
+        attention: ``(T', M, N)`` or ``(T', L')`` with ``T' >= T``: attention of each output step
+            over the grid (``Summary.attention``), or None.
+
+    The text ends at the last complete sentence: a summary cut at the length limit, or written
+    by a model trained on targets cut to that length (the PubMed models write ``</s>`` anywhere),
+    never ends mid-sentence.
+    """
+    att = attention.flatten(1).float() if attention is not None and attention.dim() > 2 else attention
+    spelled = restore(tokens, source, surface, att)
+    pairs: list[tuple[str, str | None]] = [(t, s) for t, s in _placeholders(tokens, spelled) if s is not None]
+    return detokenize(whole_sentences(pairs))
+
+
+def _with_end(pairs: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+    """A summary the model ended without a sentence end: a final period (after closing quotes
+    and brackets the period goes before them)."""
+    if not pairs:
+        return pairs
+    k = len(pairs)
+    while k > 0 and pairs[k - 1][0] in _CLOSERS:
+        k -= 1
+    if k > 0 and _ends_sentence(pairs[:k], k - 1):
+        return pairs
+    if k > 0 and pairs[k - 1][0] in (",", ";", ":", "--"):
+        return [*pairs[: k - 1], (".", "."), *pairs[k:]]
+    return [*pairs[:k], (".", "."), *pairs[k:]]

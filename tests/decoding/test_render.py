@@ -1,0 +1,160 @@
+"""The readable summary: one hand-made case per rule of c2fsum.decoding.render, and the property
+that tokenizing the text gives the model's tokens back (up to case and restored numbers)."""
+
+from __future__ import annotations
+
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from c2fsum.data.surface import surface_cells, surface_forms
+from c2fsum.data.tokenize import preprocess_article, preprocess_summary
+from c2fsum.decoding.render import NUMBER, align, render
+
+
+def document(text: str) -> tuple[list[str], list[str]]:
+    """``(Example.words, Example.surface)`` of ``text`` on an unbounded fixed grid."""
+    sents = preprocess_article(text)
+    words = [w for s in sents for w in s]
+    return words, surface_cells(sents, surface_forms(text, sents), chunks=0, chunk_len=40)
+
+
+def attention_on(source: list[str], steps: list[int | None]) -> torch.Tensor:
+    """``(T, L)``: step t attends only to cell ``steps[t]`` (uniform when None)."""
+    att = torch.full((len(steps), len(source)), 1.0 / len(source))
+    for t, cell in enumerate(steps):
+        if cell is not None:
+            att[t] = 0.0
+            att[t, cell] = 1.0
+    return att
+
+
+ARTICLE = (
+    "(CNN) -- Sofia Vergara's ex-fiance paid $1.5 million in 2015. The couple didn't agree. "
+    "Nick Loeb said on Tuesday that the embryos, frozen in 2013, should live."
+)
+
+
+def test_detokenized_and_cased_as_the_document() -> None:
+    words, surface = document(ARTICLE)
+    tokens = "-lrb- cnn -rrb- sofia vergara 's ex-fiance paid $ #.# million in #### .".split()
+    assert render(tokens, source=words, surface=surface) == "(CNN) Sofia Vergara's ex-fiance paid $1.5 million in 2015."
+
+
+def test_a_word_that_opens_a_source_sentence_is_written_as_elsewhere() -> None:
+    words, surface = document("The cat sat. I saw the cat. The dog barked at the cat.")
+    tokens = "i saw the dog .".split()
+    assert render(tokens, source=words, surface=surface) == "I saw the dog."
+
+
+def test_contractions_quotes_and_brackets() -> None:
+    tokens = "the couple did n't agree , `` he said '' -lrb- in court -rrb- .".split()
+    assert render(tokens) == "The couple didn't agree, \u201che said\u201d (in court)."
+
+
+def test_single_quotes_open_then_close() -> None:
+    tokens = "it was a real ' eye-opener ' for her .".split()
+    assert render(tokens) == "It was a real 'eye-opener' for her."
+
+
+def test_numbers_come_from_the_span_the_summary_copies() -> None:
+    words, surface = document("Sales were $2.5 billion in 2014. Costs were $1.5 billion in 2015.")
+    # "$ #.# billion in ####" occurs twice; the run "costs were $ #.# billion" fixes which one
+    tokens = "costs were $ #.# billion in #### .".split()
+    assert render(tokens, source=words, surface=surface) == "Costs were $1.5 billion in 2015."
+
+
+def test_attention_breaks_ties_between_equal_spans() -> None:
+    words, surface = document("It rose in 2014. It fell in 2015.")
+    tokens = "in #### .".split()
+    in_2015 = words.index("fell") + 1
+    att = attention_on(words, [in_2015, in_2015 + 1, None])
+    assert render(tokens, source=words, surface=surface, attention=att) == "In 2015."
+    assert align(tokens, words, att)[1] == in_2015 + 1
+
+
+def test_a_number_the_document_does_not_hold_becomes_the_attended_one_or_goes() -> None:
+    words, surface = document("The bridge cost 750 dollars and took 3 years.")
+    tokens = "it cost ## dollars .".split()  # the model made up a two-digit number
+    att = attention_on(words, [None, None, words.index("###"), None, None])
+    assert render(tokens, source=words, surface=surface, attention=att) == "It cost 750 dollars."
+    assert render(tokens, source=words, surface=surface) == "It cost dollars."
+    assert "#" not in render(tokens)
+
+
+def test_unk_becomes_the_attended_source_word_spelled_as_the_document() -> None:
+    words, surface = document("Mr Zxqwv met Obama in Paris.")
+    tokens = "<unk> met obama .".split()
+    att = attention_on(words, [words.index("zxqwv"), None, None, None])
+    assert render(tokens, source=words, surface=surface, attention=att) == "Zxqwv met Obama."
+    assert render(tokens) == "Met obama."  # no document: the <unk> is left out, never printed
+
+
+def test_dataset_placeholders_are_never_split_or_leaked() -> None:
+    words, surface = document("we used the tol <dig> transposon  <cit> . it worked in <dig> % of cells.")
+    tokens = "we used the tol < dig > transposon < cit > . it worked in < dig > % of cells .".split()
+    text = render(tokens, source=words, surface=surface)
+    assert text == f"We used the tol {NUMBER} transposon. It worked in {NUMBER}% of cells."
+    assert "<" not in text and "dig" not in text and "cit" not in text
+
+
+def test_a_cut_summary_stops_at_its_last_whole_sentence() -> None:
+    assert render("the trial ended . the judge said that the".split()) == "The trial ended."
+    assert render("the trial ended '' . the judge said".split()) == "The trial ended”."
+    assert render("the judge said that ,".split()) == "The judge said that."  # none whole: a period
+    assert render("it grew in < dig".split()) == "It grew in N."  # a placeholder cut before its ">"
+
+
+def test_an_initial_does_not_end_a_sentence() -> None:
+    tokens = "we studied s . gordonii in mice . it grew".split()
+    assert render(tokens) == "We studied s. gordonii in mice."
+
+
+def test_special_tokens_are_left_out() -> None:
+    assert render(["<s>", "hello", "<pad>", "world", "</s>"]) == "Hello world."
+
+
+# ---- property: the text tokenizes back to the model's tokens ---------------------------------
+
+_WORDS = ["the", "cat", "sat", "on", "mat", "ex-fiance", "well-known", "paris", "judge", "said"]
+_NUMBERS = [("##", "12"), ("#.#", "1.5"), ("#,###", "1,500"), ("####", "2015"), ("#", "7")]
+
+
+@st.composite
+def _unit(draw) -> list[tuple[str, str]]:
+    """A few tokens that belong together, each ``(token, the document's spelling)``."""
+    word = draw(st.sampled_from(_WORDS))
+    num = draw(st.sampled_from(_NUMBERS))
+    kind = draw(st.integers(0, 8))
+    w = [(word, word)]
+    return [
+        w,
+        [num],
+        [("$", "$"), num],
+        [num, ("%", "%")],
+        [*w, ("'s", "'s")],
+        [("do", "do"), ("n't", "n't")],
+        [("-lrb-", "("), *w, ("-rrb-", ")")],
+        [("``", '"'), *w, ("said", "said"), ("''", '"')],
+        [*w, (",", ",")],
+    ][kind]
+
+
+@st.composite
+def _sentence(draw) -> list[tuple[str, str]]:
+    units = draw(st.lists(_unit(), min_size=1, max_size=6))
+    end = draw(st.sampled_from([".", "?", "!"]))
+    return [("paris", "Paris"), *[p for u in units for p in u], (end, end)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_sentence(), min_size=1, max_size=4))
+def test_the_text_tokenizes_back_to_the_models_tokens(sentences) -> None:
+    pairs = [p for s in sentences for p in s]
+    tokens = [t for t, _ in pairs]
+    source = tokens  # the summary copies its document: every number is restored
+    surface = [s for _, s in pairs]
+    text = render(tokens, source=source, surface=surface)
+    assert "#" not in text and "-lrb-" not in text and " ." not in text and " ," not in text
+    assert text[0].isupper() and text[-1] in ".?!"
+    assert preprocess_summary(text) == tokens
