@@ -11,6 +11,10 @@
 #   WORK        prepared data, the run and its evaluation [work/shipped]
 #   DATA        the raw data [../shared/data/cnndm for cnndm-*, ../shared/data/pubmed for pubmed-*,
 #               prepared with --all-highlights: the target is the whole shorter abstract]
+#   DATA_MORE   more training files prepared with DATA [pubmed-*: ../shared/data/pubmed-more/train.jsonl.gz
+#               where it exists: 20,000 training papers]
+#   VECTORS     word vectors every stage starts from (model.pretrained_emb) [pubmed-*: trained by
+#               `c2fsum vectors` on the prepared training split, $WORK/data/pubmed-vectors.safetensors]
 #   MINUTES     training time bound, shared by the stages of configs/NAME.stages [100]
 #   THREADS     torch threads [2]
 #   DTYPE       storage dtype of the shipped weights: auto (float32 if the folder fits in 25 MB,
@@ -45,6 +49,9 @@ case "$NAME" in
     EVAL_ARGS=${EVAL_ARGS:---max-words 400} ;;  # the grid it was trained on, as the paper evaluates
   pubmed-*) DATA=${DATA:-../shared/data/pubmed}; DATASET=pubmed
     PREPARE_ARGS=(--all-highlights)  # the target is the whole shorter abstract (docs/results.md)
+    MORE=${DATA_MORE-../shared/data/pubmed-more/train.jsonl.gz}
+    if [ -n "$MORE" ] && [ -e "$MORE" ]; then PREPARE_ARGS+=(--input "$MORE"); DATASET=pubmed20k; fi
+    VECTORS=${VECTORS-$WORK/data/$DATASET-vectors.safetensors}
     case "$NAME" in  # MODEL 0 reads the paper's first 400 words, as it was trained; MODEL 3 all of it
       pubmed-model0) EVAL_ARGS=${EVAL_ARGS:---max-words 400} ;;
     esac ;;
@@ -76,6 +83,17 @@ else
   exit 1
 fi
 
+VECTOR_ARGS=()
+if [ -n "${VECTORS:-}" ]; then
+  echo "== [$NAME] word vectors -> $VECTORS"
+  if [ -f "$VECTORS" ]; then
+    echo "   (already trained; delete $VECTORS to redo)"
+  else
+    "$C2F" vectors --data "$PREPARED" --out "$VECTORS" --dim 128 --epochs 3 --workers "$THREADS"
+  fi
+  VECTOR_ARGS=("model.pretrained_emb=$VECTORS")
+fi
+
 # The stages: configs/NAME.stages (one per line: config, share of MINUTES, how `c2fsum pretext`
 # makes its data or "-" for the prepared data itself; each stage starts from the one before),
 # else one stage, configs/NAME.yaml, for all of MINUTES.
@@ -101,7 +119,7 @@ for line in "${LINES[@]}"; do
   echo "== [$NAME] $STAGE: train with configs/$STAGE.yaml for at most $STAGE_MINUTES minutes on $THREADS threads"
   rm -rf "$STAGE_RUN"
   "$C2F" train --config "configs/$STAGE.yaml" --data "$STAGE_DATA" --out "$STAGE_RUN" \
-    --max-minutes "$STAGE_MINUTES" --set "train.threads=$THREADS" "${INIT[@]}"
+    --max-minutes "$STAGE_MINUTES" --set "train.threads=$THREADS" "${VECTOR_ARGS[@]}" "${INIT[@]}"
   INIT=("train.init_from=$STAGE_RUN")
 done
 if [ ! -d "$RUN" ]; then
