@@ -83,8 +83,11 @@ class ChunkCache:
         c = chunks.reshape(-1)
         missing = self.slot[d, c] < 0
         if bool(missing.any()):
-            pairs = torch.unique(torch.stack([d[missing], c[missing]], 1), dim=0)  # (U, 2)
-            self.encode(pairs[:, 0], pairs[:, 1])
+            M = self.slot.size(1)
+            # the distinct (document, chunk) pairs in (document, chunk) order, as one key each: a
+            # 1-D unique (a sort) instead of unique rows of a (U, 2) tensor (row by row: slow)
+            key = torch.unique(d[missing] * M + c[missing])  # (U,)
+            self.encode(key // M, key % M)
         slots = self.slot[d, c]  # (R*k,)
         if torch.is_grad_enabled() and len(self.blocks) > 1:
             states = self._gather(slots)
