@@ -164,7 +164,11 @@ class TrainConfig:
     best_metric: str = "ppl"
     """Which validation figure picks the best checkpoint: ``ppl`` or ``rougeL``."""
     rouge_val_docs: int = 50
-    """Number of validation documents decoded when ``best_metric`` is ``rougeL``."""
+    """Number of validation documents decoded when ``best_metric`` is ``rougeL`` or ``val_rouge`` is on."""
+    val_rouge: bool = False
+    """Also score greedy summaries of ``rouge_val_docs`` validation documents at every validation
+    (``rouge1``/``rouge2``/``rougeL``, best highlight, and ``*_concat``, all highlights as one
+    reference, in metrics.jsonl): a learning curve in ROUGE, whatever ``best_metric`` is."""
     seed: int = 1234
     device: str = "cpu"
     threads: int = 0

@@ -166,3 +166,16 @@ def test_a_flat_model_warm_starts_a_hard_one(prepared_small, tmp_path):
         Trainer(
             tiny_cfg(*flat, f"train.init_from={tmp_path / 'm3-run'}"), prepared_small, tmp_path / "x", progress=False
         )
+
+
+def test_val_rouge_logs_a_rouge_learning_curve_while_best_follows_perplexity(prepared_small, tmp_path):
+    t = Trainer(
+        tiny_cfg("train.max_steps=2", "train.val_rouge=true", "train.rouge_val_docs=3", "decode.max_len=5"),
+        prepared_small,
+        tmp_path / "v",
+        progress=False,
+    )
+    t.fit()
+    val = [json.loads(x) for x in open(tmp_path / "v" / "metrics.jsonl") if '"val"' in x]
+    assert val and all(0.0 <= r["rouge1_concat"] <= 100.0 and 0.0 <= r["rouge1"] <= 100.0 for r in val)
+    assert t.schedule.best == min(r["ppl"] for r in val)  # best_metric stays ppl

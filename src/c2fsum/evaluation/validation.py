@@ -13,7 +13,8 @@ from c2fsum.models import Summarizer
 
 
 def rouge_validation(cfg: Config, vocab: Vocab):
-    """A function ``(model, examples) -> {"rougeL", "rouge1", "rouge2"}`` decoding greedily (fast)."""
+    """A function ``(model, examples) -> {"rougeL", "rouge1", "rouge2"}`` (best highlight) and the same
+    with ``_concat`` (all highlights as one reference) decoding greedily (fast)."""
 
     @torch.no_grad()
     def run(model: Summarizer, examples: list[Example]) -> dict:
@@ -23,7 +24,14 @@ def rouge_validation(cfg: Config, vocab: Vocab):
             model, vocab, examples, cfg, device=device, beam=1, block_trigrams=False, replace_unk=False, min_len=0
         )
         model.train(was)
-        s = score_corpus([d.text for d in decoded], [[" ".join(r) for r in d.example.refs] for d in decoded])
-        return {"rougeL": s["rougeL"], "rouge1": s["rouge1"], "rouge2": s["rouge2"]}
+        candidates = [d.text for d in decoded]
+        s = score_corpus(candidates, [[" ".join(r) for r in d.example.refs] for d in decoded])
+        whole = score_corpus(candidates, [[" ".join(w for r in d.example.refs for w in r)] for d in decoded])
+        return {
+            "rougeL": s["rougeL"],
+            "rouge1": s["rouge1"],
+            "rouge2": s["rouge2"],
+            **{f"{k}_concat": whole[k] for k in ("rouge1", "rouge2", "rougeL")},
+        }
 
     return run

@@ -132,7 +132,7 @@ class Trainer:
         self.train_ex, self.val_ex = load_splits(self.data_dir, self.vocab, cfg)
         # recorded in every checkpoint: the model's default decode.min_len comes from these
         self.target_lengths = target_length_facts([len(e.tgt) for e in self.train_ex])
-        if cfg.train.best_metric == "rougeL" and self.validate_fn is None:
+        if (cfg.train.best_metric == "rougeL" or cfg.train.val_rouge) and self.validate_fn is None:
             from c2fsum.evaluation.validation import rouge_validation
 
             self.validate_fn = rouge_validation(cfg, self.vocab)
@@ -309,7 +309,7 @@ class Trainer:
             "ppl": ppl,
             "nll_per_token": nll / max(tokens, 1),
         }
-        if self.cfg.train.best_metric == "rougeL" and self.validate_fn is not None:
+        if (self.cfg.train.best_metric == "rougeL" or self.cfg.train.val_rouge) and self.validate_fn is not None:
             scores = (
                 self.validate_fn(self.model, self.val_ex[: self.cfg.train.rouge_val_docs])
                 if self.dist.is_main
