@@ -100,7 +100,9 @@ def step_flops(cfg, trainer, batches) -> float:
     """Mean multiply-add FLOPs (x2) of the matrix products of one training step, forward + backward
     (backward = 2x forward): encoder LSTM, decoder LSTM, attention scores and contexts, the
     output layer (and W_emb W_proj of shared weights), the chunk CNN over every word. Elementwise
-    work (softmax, gates, the pointer's scatter) is not counted: it is memory-bound."""
+    work (softmax, gates, the pointer's scatter) is not counted: it is memory-bound. Lazy MODEL 3
+    counts the word encoder over every chunk a step could draw (an upper bound: the share of the
+    peak it implies is a bound too)."""
     m, ex = cfg.model, trainer.train_ex
     V = len(trainer.vocab)
     H, E = m.hidden, m.emb_dim
@@ -114,7 +116,8 @@ def step_flops(cfg, trainer, batches) -> float:
             dirs = 2 if m.bidirectional else 1
             read = S
             if m.family == "model3" and m.lazy_fine:
-                read = min(S, T * max(1, m.samples) * cfg.data.chunk_len)  # at most: every draw a new chunk
+                # at most every draw a new chunk: an upper bound (a trained policy draws far fewer)
+                read = min(S, T * max(1, m.samples) * cfg.data.chunk_len)
             f += dirs * read * 4 * h_enc * (E + h_enc)  # encoder LSTM
             dec_in = E + (H if m.input_feed else 0)
             f += T * 4 * H * (dec_in + H)  # decoder LSTM
@@ -123,13 +126,16 @@ def step_flops(cfg, trainer, batches) -> float:
             if m.family in ("model2", "model3"):
                 M = -(-S // cfg.data.chunk_len)
                 f += T * (H * m.chunk_filters + M * m.chunk_filters)  # coarse scores
-                f += S * m.chunk_width * E * m.chunk_filters  # chunk CNN over every word
+                if m.chunk_encoder == "cnn":
+                    f += S * m.chunk_width * E * m.chunk_filters  # chunk CNN over every word
             D = (H if m.output == "luong" else 2 * H) + (H if m.intra_decoder else 0)
-            f += T * (V * (E if m.share_embeddings else D) + (D * E if m.share_embeddings else 0))  # output layer
+            factorized = m.share_embeddings and getattr(m, "shared_output", "tanh") == "linear"
+            f += T * (V * E + D * E) if factorized else T * V * D  # output layer (factorized: f W_proj^T, then W_emb)
             if m.intra_decoder:
                 f += T * (H * H + T * H)
         total += 2 * f * 3  # multiply-adds x2, forward + backward
-    if m.share_embeddings:
+    D = (H if m.output == "luong" else 2 * H) + (H if m.intra_decoder else 0)
+    if m.share_embeddings and getattr(m, "shared_output", "tanh") == "tanh":  # W_out = tanh(W_emb W_proj), per step
         total += len(batches) * 2 * 3 * V * E * D
     return total / max(len(batches), 1)
 
