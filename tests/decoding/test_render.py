@@ -47,6 +47,16 @@ def test_a_word_that_opens_a_source_sentence_is_written_as_elsewhere() -> None:
     assert render(tokens, source=words, surface=surface) == "I saw the dog."
 
 
+def test_a_heading_in_capitals_is_written_as_the_document_usually_writes_the_word() -> None:
+    # a heading the tokenizer keeps inside a sentence (no period before it), as SumPubMed's are
+    words, surface = document("We show new data from the FBI\nRESULTS\nthe gene was found. More results follow.")
+    heading = words.index("results")
+    assert surface[heading] == "RESULTS" and words[heading - 1] == "fbi"  # mid-sentence
+    tokens = "new results the gene was found by the fbi .".split()  # 'results the gene ...' copies the heading
+    text = render(tokens, source=words, surface=surface)
+    assert text == "New results the gene was found by the FBI."  # 'results' as the document usually writes it
+
+
 def test_contractions_quotes_and_brackets() -> None:
     tokens = "the couple did n't agree , `` he said '' -lrb- in court -rrb- .".split()
     assert render(tokens) == "The couple didn't agree, \u201che said\u201d (in court)."

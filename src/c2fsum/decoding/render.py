@@ -57,6 +57,11 @@ def _is_word(token: str) -> bool:
     return any(ch.isalnum() or ch == "#" for ch in token) and token not in _BRACKETS and token not in _SPECIAL
 
 
+def _shouted(spelling: str) -> bool:
+    """Written in capitals, as a heading or an acronym is (``RESULTS``, ``FBI``; not ``I`` or ``A``)."""
+    return len(spelling) > 1 and spelling.isupper()
+
+
 def _is_number(token: str) -> bool:
     return "#" in token
 
@@ -150,7 +155,12 @@ def restore(
 
     def spelling(cell: int) -> str:
         w = src[cell]
-        if not initial[cell] or _is_number(w):
+        if _is_number(w):
+            return spelled[cell]
+        if _shouted(spelled[cell]):  # a heading (RESULTS) or an acronym (FBI): as the document writes it otherwise
+            calm = [s for s, _ in usual[w].most_common() if not _shouted(s)]
+            return calm[0] if calm else spelled[cell]
+        if not initial[cell]:
             return spelled[cell]
         if usual[w]:
             return usual[w].most_common(1)[0][0]
