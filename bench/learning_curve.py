@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Validation curves of training runs: perplexity and greedy ROUGE-1 (all highlights as one
+reference, ``train.val_rouge``) against training minutes, one line per run (issue 31, item 6)::
+
+    PYTHONPATH=src .venv/bin/python bench/learning_curve.py RUN_DIR[=LABEL] ... --out curve.png
+
+Reads each run's ``metrics.jsonl`` (validation rows) and ``last/trainer.json``. Minutes at a
+validation row are the run's own: ``position.elapsed`` of the last checkpoint spread evenly over
+its steps (a run's pace is steady; a run resumed from another, ``train.init_from``, counts from
+its own start, and ``--offset RUN_DIR=MINUTES`` adds the minutes of the run it started from).
+Prints one table row per validation and writes the figure (matplotlib).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def curve(run: Path) -> list[dict]:
+    """The validation rows of ``run`` with ``minutes`` added."""
+    state = json.loads((run / "last" / "trainer.json").read_text())["position"]
+    per_step = state["elapsed"] / 60 / max(state["step"], 1)
+    rows = []
+    for line in (run / "metrics.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r.get("split") == "val":
+            rows.append({**r, "minutes": r["step"] * per_step})
+    return rows
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("runs", nargs="+", help="RUN_DIR or RUN_DIR=LABEL")
+    p.add_argument("--offset", action="append", default=[], help="RUN_DIR=MINUTES trained before this run started")
+    p.add_argument("--out", required=True, help="the figure (.png)")
+    a = p.parse_args()
+    offsets = {Path(k).resolve(): float(v) for k, v in (o.split("=", 1) for o in a.offset)}
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax_ppl, ax_r1) = plt.subplots(1, 2, figsize=(10, 4))
+    print("| run | step | minutes | val ppl | val ROUGE-1 (greedy, whole abstract) |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for spec in a.runs:
+        path, _, label = spec.partition("=")
+        run = Path(path)
+        rows = curve(run)
+        off = offsets.get(run.resolve(), 0.0)
+        label = label or run.name
+        for r in rows:
+            r1 = r.get("rouge1_concat")
+            score = "" if r1 is None else f"{r1:.2f}"
+            print(f"| {label} | {r['step']} | {r['minutes'] + off:.0f} | {r['ppl']:.1f} | {score} |")
+        ax_ppl.plot([r["minutes"] + off for r in rows], [r["ppl"] for r in rows], marker="o", label=label)
+        scored = [r for r in rows if "rouge1_concat" in r]
+        ax_r1.plot([r["minutes"] + off for r in scored], [r["rouge1_concat"] for r in scored], marker="o", label=label)
+    ax_ppl.set(xlabel="training minutes", ylabel="validation perplexity", yscale="log")
+    ax_r1.set(xlabel="training minutes", ylabel="validation ROUGE-1 (greedy, whole abstract)")
+    for ax in (ax_ppl, ax_r1):
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(a.out, dpi=120)
+    print(f"written {a.out}")
+
+
+if __name__ == "__main__":
+    main()
