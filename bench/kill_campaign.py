@@ -25,8 +25,11 @@ rows (``metrics.jsonl`` without the timing column) with the uninterrupted run's.
 
 Prints one table row per kill, then the counts::
 
-    kills: 20 (model0 10, model3-lazy 10); landed: ... ; unreadable checkpoints: 0
-    resumed runs equal to the uninterrupted run: 20 of 20 (last/ and best/ bitwise; logs equal)
+    kills: 20 of 20 planned (model0 10, model3-lazy 10)
+    landed: 7 validation, 5 writing last/, ...
+    unreadable checkpoints after the kills: 0
+    resumed runs with the parameters of the uninterrupted run: 20 of 20 (last/, best/)
+    resumed runs equal in every respect: 19 of 20 (also metrics.jsonl rows ...)
 
 Exit status 1 if a checkpoint was unreadable or a resumed run differs.
 
@@ -42,6 +45,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -336,20 +340,21 @@ def main() -> int:
                 print(f"    kill {k.n}: {why}", flush=True)
         fired = [k for k in kills if k.fired]
         unreadable = sum(len(k.unreadable) for k in kills)
+        params = [k for k in kills if k.last_equal and k.best_equal]
         equal = [k for k in kills if k.last_equal and k.best_equal and k.logs_equal and not k.detail]
         per_model = ", ".join(f"{m} {sum(1 for k in fired if k.model == m)}" for m in MODELS)
         kinds: dict[str, int] = {}
         for k in fired:
-            key = k.landed.split(" of ")[0].split(" (")[0] if not k.landed.startswith("after") else "after validation"
-            key = "validation" if key.startswith("validation") else key
+            key = re.sub(r" (of )?step \d+", "", k.landed.split(" (")[0])
             kinds[key] = kinds.get(key, 0) + 1
         print()
         print(f"kills: {len(fired)} of {len(kills)} planned ({per_model})")
         print("landed: " + ", ".join(f"{v} {k}" for k, v in sorted(kinds.items(), key=lambda x: -x[1])))
         print(f"unreadable checkpoints after the kills: {unreadable}")
+        print(f"resumed runs with the parameters of the uninterrupted run: {len(params)} of {len(kills)} (last/ best/)")
         print(
-            f"resumed runs equal to the uninterrupted run: {len(equal)} of {len(kills)} "
-            "(last/ and best/ model.safetensors bitwise, metrics.jsonl rows without timing equal, nothing left over)"
+            f"resumed runs equal in every respect: {len(equal)} of {len(kills)} "
+            "(also metrics.jsonl rows without timing equal, nothing left over)"
         )
         return 0 if unreadable == 0 and len(equal) == len(kills) and len(fired) == len(kills) else 1
     finally:
