@@ -661,21 +661,22 @@ def cli_surface(recs: list[Record], run: Path, work: Path, rnd: random.Random, t
         if code == 0:
             t.lost += len(group)
             t.fault(
-                "cli --lines: output lines do not line up with input lines",
+                f"cli --lines: {'more' if len(got) > len(lines) else 'fewer'} output lines than input lines",
                 f"{len(got)} output lines for {len(lines)} input lines; e.g. the file holds "
                 + short(next((x for x in lines if not x.strip() or any(s in x for s in SEPARATORS)), lines[0]), 80),
             )
             continue
         msg = err.strip().splitlines()[-1] if err.strip() else ""
         m = re.search(r"(?:line|text) (\d+)", msg)
+        kind = re.sub(r"\d+", "N", msg.replace(str(path), "FILE"))[:110]  # the message's form
         if str(path) in msg and m:
             t.refused_named += 1
             t.lost += len(group) - 1
-            t.fault("cli --lines: one bad line refuses the whole file (the other lines get no output)", msg[:200])
+            t.fault(f"cli --lines: one line refuses the file, the others get no output: {kind}", msg[:200])
         else:
             t.refused_unnamed += 1
             t.lost += len(group) - 1
-            t.fault("cli --lines: refusal names no file and line", msg[:200])
+            t.fault(f"cli --lines: refusal names no line (the other lines get no output): {kind}", msg[:200])
     # every fifth article as a whole file, in a hostile encoding
     for i, (_r, x) in enumerate(texts[::5]):
         enc = rnd.choice(["utf-8", "utf-16", "latin-1", "bad", "empty", "bom"])
