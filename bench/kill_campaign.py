@@ -237,6 +237,8 @@ def inspect(k: Kill, out: Path) -> None:
         k.landed = f"validation of step {last['step']}"
     elif last["split"] == "val" and last["step"] > ck:
         k.landed = f"after validation of step {last['step']}, before its checkpoints were done"
+    elif ck >= STEPS:
+        k.landed = f"shut-down (after the final checkpoint, step {ck})"
     else:
         k.landed = f"training step {ck + 1}"
 
