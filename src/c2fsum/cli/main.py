@@ -38,7 +38,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from c2fsum.cli.options import positive_int
+from c2fsum.cli.options import decode_overrides, positive_int
 from c2fsum.errors import UserError
 
 log = logging.getLogger("c2fsum")
@@ -162,13 +162,7 @@ def cmd_summarize(a: argparse.Namespace) -> int:
     model = c2fsum.load(a.model, device=a.device)
     summaries = model.summarize(
         docs,
-        beam=a.beam,
-        block_trigrams=a.block_trigrams,
-        replace_unk=True if a.replace_unk else None,
-        max_len=a.max_len,
-        min_len=a.min_len,
-        max_words=a.max_words,
-        read_chunks=a.read_chunks,
+        model.options(**decode_overrides(a)),
         # bars on stderr for a batch or a long input (a 2 MB paper collection takes seconds to read)
         progress=not a.quiet and (len(docs) > 1 or len(text) > LONG_INPUT_CHARS),
     )
@@ -196,17 +190,12 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
         a.data,
         a.split,
         a.out,
-        beam=a.beam,
         limit=a.limit or 0,
-        block_trigrams=a.block_trigrams,
-        replace_unk=True if a.replace_unk else None,
         device=a.device,
         official=a.official,
         progress=not a.quiet,
-        max_words=a.max_words,
         rouge_clean=a.rouge_clean,
-        min_len=a.min_len,
-        read_chunks=a.read_chunks,
+        **decode_overrides(a),
     )
     print(results_table([metrics]))
     print(f"predictions and metrics written to {a.out}")
@@ -304,7 +293,7 @@ MODEL_HELP = "shipped model name (e.g. cnndm-small), run or checkpoint directory
 
 def build_parser() -> argparse.ArgumentParser:
     from c2fsum import __version__
-    from c2fsum.cli.options import add_min_len, add_read_chunks, add_rouge_clean
+    from c2fsum.cli.options import add_decode_options, add_device, add_rouge_clean
 
     p = argparse.ArgumentParser(prog="c2fsum", description="Coarse-to-fine attention summarization toolkit.")
     p.add_argument("--version", action="version", version=f"c2fsum {__version__}")
@@ -398,33 +387,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the model's own tokens (lowercase, PTB, digits as #: what ROUGE scores) instead of the text",
     )
-    s.add_argument(
-        "--beam",
-        type=positive_int,
-        help="beam size (default: the model's, 5 for cnndm-small, 4 for the PubMed models; 1 = greedy)",
-    )
-    s.add_argument(
-        "--block-trigrams",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="never repeat a trigram (Paulus et al.); default: the model's (on for the shipped models)",
-    )
-    s.add_argument("--replace-unk", action="store_true", help="<unk> -> the source word attended most")
-    add_min_len(s)
-    add_read_chunks(s)
-    s.add_argument(
-        "--max-len",
-        type=int,
-        help="maximum summary length in tokens (default: the model's, 40 for cnndm-small, 100 for the PubMed models)",
-    )
+    add_decode_options(s)
     s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")
-    s.add_argument(
-        "--max-words",
-        type=positive_int,
-        metavar="W",
-        help="read only the first W words of each article (default: the whole article)",
-    )
-    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model runs (cpu)")
+    add_device(s)
     s.set_defaults(func=cmd_summarize)
 
     s = sub.add_parser("evaluate", help="perplexity, beam search and ROUGE on a prepared split")
@@ -437,31 +402,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="writes predictions.jsonl (candidate, readable text) and metrics.json",
     )
-    s.add_argument(
-        "--beam",
-        type=positive_int,
-        help="beam size (default: the model's, 5 for cnndm-small, 4 for the PubMed models; 1 = greedy)",
-    )
     s.add_argument("--limit", type=int, help="first N documents only")
-    s.add_argument(
-        "--block-trigrams",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="never repeat a trigram (Paulus et al.); default: the model's (on for the shipped models)",
-    )
-    s.add_argument("--replace-unk", action="store_true", help="<unk> -> the source word attended most")
-    add_min_len(s)
-    add_read_chunks(s)
+    add_decode_options(s)
     s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
     add_rouge_clean(s)
-    s.add_argument(
-        "--max-words",
-        type=positive_int,
-        metavar="W",
-        help="read only the first W words of each document (default: the whole document; "
-        "400 with the 10x40 grid reproduces the paper)",
-    )
-    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model runs (cpu)")
+    add_device(s)
     s.set_defaults(func=cmd_evaluate)
 
     s = sub.add_parser(
