@@ -257,7 +257,35 @@ def resolve(base: dict[str, Any] | None = None, overrides: list[str] | None = No
         except OmegaConfBaseException as e:
             raise ConfigError(f"override {item!r}: {_short(e)}") from e
     cfg: Config = OmegaConf.to_object(merged)  # type: ignore[assignment]
+    check(cfg)
     return cfg
+
+
+CHOICES = {
+    "train.objective": ("ml", "mixed"),
+    "train.best_metric": ("ppl", "rougeL"),
+    "train.amp": ("off", "bf16"),
+}
+"""The fields that take one of a few words, and those words."""
+AT_LEAST_ONE = ("train.accumulate",)
+"""The integer fields that must be positive."""
+
+
+def check(cfg: Config) -> None:
+    """Refuse a config whose values no code path accepts, once, at load (:func:`resolve`):
+    :data:`CHOICES`, :data:`AT_LEAST_ONE`. Raises :class:`ConfigError` naming the field, the
+    value and what was expected."""
+
+    def value(key: str) -> Any:
+        section, name = key.split(".")
+        return getattr(getattr(cfg, section), name)
+
+    for key, allowed in CHOICES.items():
+        if value(key) not in allowed:
+            raise ConfigError(f"{key}: got {value(key)!r}, expected {' or '.join(allowed)}")
+    for key in AT_LEAST_ONE:
+        if value(key) < 1:
+            raise ConfigError(f"{key}: got {value(key)}, expected a positive integer")
 
 
 RETIRED = {"eval": {"limit"}}
