@@ -1,8 +1,14 @@
-"""Command-line options that several ``c2fsum`` subcommands share (one definition each)."""
+"""What several ``c2fsum`` subcommands share: their options (one definition each) and their error."""
 
 from __future__ import annotations
 
 import argparse
+
+from c2fsum.errors import UserError
+
+
+class CLIError(UserError):
+    """A one-line reason to stop; printed as ``c2fsum COMMAND: error: ...`` with exit status 2."""
 
 
 def non_negative_int(text: str) -> int:
@@ -29,6 +35,11 @@ DECODE_FLAGS = ("beam", "block_trigrams", "replace_unk", "min_len", "max_len", "
 def add_model(s: argparse.ArgumentParser) -> None:
     """``--model MODEL`` (summarize, evaluate, plot attention, serve, export)."""
     s.add_argument("--model", required=True, metavar="MODEL", help=MODEL_HELP)
+
+
+def add_data(s: argparse.ArgumentParser) -> None:
+    """``--data DATA_DIR``: a prepared data folder (train, pretext, evaluate, baseline, plot attention)."""
+    s.add_argument("--data", required=True, metavar="DATA_DIR", help="a prepared data folder (c2fsum prepare)")
 
 
 def add_device(s: argparse.ArgumentParser) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from c2fsum.cli.options import add_decode_options, add_device
+from c2fsum.cli.options import add_data, add_decode_options, add_device, add_model
 from c2fsum.errors import InputError
 
 
@@ -86,13 +86,8 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
         description="Decode one document with a trained model, as `c2fsum evaluate` does (the whole "
         "document unless --max-words), and draw, for every summary word, the attention on each source chunk.",
     )
-    s.add_argument(
-        "--model",
-        required=True,
-        metavar="MODEL",
-        help="run directory (its best checkpoint), checkpoint, shipped model name or hub repo id",
-    )
-    s.add_argument("--data", required=True, metavar="DATA_DIR", help="output of `c2fsum prepare`")
+    add_model(s)
+    add_data(s)
     s.add_argument("--doc", required=True, metavar="ID", help="id of the document in the split")
     s.add_argument("--out", required=True, metavar="FILE.png", help="the PNG to write")
     s.add_argument("--split", default="test", help="train, val or test (test)")
