@@ -82,6 +82,18 @@ class Position:
     nonfinite_in_a_row: int = 0
 
 
+def read_vocab(data_dir: Path, vocab_size: int = 0) -> Vocab:
+    """A prepared data folder's ``vocab.txt``: the specials and its ``vocab_size`` most frequent words
+    (``data.vocab_size``; 0: all of it)."""
+    path = data_dir / "vocab.txt"
+    if not path.exists():
+        raise TrainingError(f"{data_dir}: no vocab.txt (run `c2fsum prepare` first)")
+    vocab = Vocab.load(path)
+    if vocab_size and len(vocab) > vocab_size + 4:  # keep the specials and the n most frequent
+        vocab = Vocab(vocab.itos[: vocab_size + 4], vocab.counts[: vocab_size + 4])
+    return vocab
+
+
 class Trainer:
     """Trains ``cfg`` on a prepared data directory into a run directory.
 
@@ -104,13 +116,7 @@ class Trainer:
         self.out = Path(out)
         self.progress = progress
         self.validate_fn = validate_fn
-        vocab_path = self.data_dir / "vocab.txt"
-        if not vocab_path.exists():
-            raise TrainingError(f"{self.data_dir}: no vocab.txt (run `c2fsum prepare` first)")
-        self.vocab = Vocab.load(vocab_path)
-        n_words = cfg.data.vocab_size
-        if n_words and len(self.vocab) > n_words + 4:  # keep the specials and the n most frequent
-            self.vocab = Vocab(self.vocab.itos[: n_words + 4], self.vocab.counts[: n_words + 4])
+        self.vocab = read_vocab(self.data_dir, cfg.data.vocab_size)
         if torch.device(cfg.train.device).type == "cuda" and not torch.cuda.is_available():
             raise TrainingError("--device cuda asked for, but torch sees no CUDA device")
         try:
@@ -134,16 +140,7 @@ class Trainer:
         if self.dist.rank > 0:  # same weights everywhere, own sampling noise per rank
             torch.manual_seed(rank_seed(cfg.train.seed, self.dist.rank))
         if cfg.model.pretrained_emb:
-            from c2fsum.data.vectors import read_vectors
-            from c2fsum.modules.embeddings import load_pretrained
-
-            vectors = read_vectors(cfg.model.pretrained_emb, binary=cfg.model.pretrained_binary)  # read once
-            tables = [self.model.src_emb, self.model.tgt_emb]
-            chunk_encoder = getattr(self.model, "chunk_encoder", None)
-            if chunk_encoder is not None and chunk_encoder.kind == "bow":  # the thesis's fixed word vectors
-                tables.append(chunk_encoder.body.emb)
-            for emb in dict.fromkeys(tables):  # one when shared
-                load_pretrained(cast(torch.nn.Embedding, emb), self.vocab.itos, vectors)
+            self._load_vectors()
         self.optimizer = make_optimizer(self.model, cfg)
         self.schedule = Schedule()
         self.pos = Position()
@@ -170,6 +167,21 @@ class Trainer:
         self._tb = None
         # several processes: DDP averages gradients over ranks (rank 0's weights are broadcast first)
         self._ddp = wrap_distributed(self.model, self.batch_loss, self.dist) if self.dist.enabled else None
+
+    def _load_vectors(self) -> None:
+        """``model.pretrained_emb``: the vectors (read once) start the source and target embeddings
+        and a BOW chunk encoder's fixed table (each table once when shared)."""
+        from c2fsum.data.vectors import read_vectors
+        from c2fsum.modules.embeddings import load_pretrained
+
+        mc = self.cfg.model
+        vectors = read_vectors(mc.pretrained_emb, binary=mc.pretrained_binary)
+        tables = [self.model.src_emb, self.model.tgt_emb]
+        chunk_encoder = getattr(self.model, "chunk_encoder", None)
+        if chunk_encoder is not None and chunk_encoder.kind == "bow":  # the thesis's fixed word vectors
+            tables.append(chunk_encoder.body.emb)
+        for emb in dict.fromkeys(tables):  # one when shared
+            load_pretrained(cast(torch.nn.Embedding, emb), self.vocab.itos, vectors)
 
     # -- state ---------------------------------------------------------------------------
     def _resume(self) -> None:
