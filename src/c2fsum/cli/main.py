@@ -46,38 +46,45 @@ __all__ = ["CLIError", "build_parser", "main"]
 log = logging.getLogger("c2fsum")
 
 
-COMMANDS = (
-    "prepare",
-    "pretext",
-    "train",
-    "summarize",
-    "evaluate",
-    "baseline",
-    "rouge",
-    "plot",
-    "experiment",
-    "compare",
-    "serve",
-    "export",
-    "vectors",
-    "table",
-)
-"""The subcommands, in the order ``c2fsum --help`` lists them: each is ``c2fsum/cli/NAME.py``
-with its ``add_NAME_parser`` and its command function."""
-
-
 def build_parser() -> argparse.ArgumentParser:
-    """The ``c2fsum`` parser: each command adds its own (``c2fsum/cli/NAME.py``); nothing heavy is imported."""
-    from importlib import import_module
-
+    """The ``c2fsum`` parser: each command adds its own (``c2fsum/cli/NAME.py``, in the order
+    ``c2fsum --help`` lists them); those modules import nothing heavy at the top."""
     from c2fsum import __version__
+    from c2fsum.cli import (
+        baseline,
+        compare,
+        evaluate,
+        experiment,
+        export,
+        plot,
+        prepare,
+        pretext,
+        rouge,
+        serve,
+        summarize,
+        table,
+        train,
+        vectors,
+    )
 
     p = argparse.ArgumentParser(prog="c2fsum", description="Coarse-to-fine attention summarization toolkit.")
     p.add_argument("--version", action="version", version=f"c2fsum {__version__}")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars, warnings only")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
-        getattr(import_module(f"c2fsum.cli.{name}"), f"add_{name}_parser")(sub)
+    prepare.add_prepare_parser(sub)
+    pretext.add_pretext_parser(sub)
+    train.add_train_parser(sub)
+    summarize.add_summarize_parser(sub)
+    evaluate.add_evaluate_parser(sub)
+    baseline.add_baseline_parser(sub)
+    rouge.add_rouge_parser(sub)
+    plot.add_plot_parser(sub)
+    experiment.add_experiment_parser(sub)
+    compare.add_compare_parser(sub)
+    serve.add_serve_parser(sub)
+    export.add_export_parser(sub)
+    vectors.add_vectors_parser(sub)
+    table.add_table_parser(sub)
     return p
 
 
