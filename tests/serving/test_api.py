@@ -240,3 +240,15 @@ def test_the_page_and_its_assets_are_served(client):
     js = client.get("/static/app.js")
     assert js.status_code == 200 and 'fetch("/summarize"' in js.text
     assert client.get("/static/style.css").status_code == 200
+
+
+def test_the_api_takes_every_option_the_cli_does(client, pipeline, articles):
+    """replace_unk, read_chunks and max_words as well as beam, lengths and trigram blocking."""
+    body = {"text": articles[0], "beam": 2, "max_length": 10, "replace_unk": True, "max_words": 30}
+    out = post(client, body).json()
+    ref = pipeline.summarize(articles[0], beam=2, max_len=10, min_len=6, replace_unk=True, max_words=30)[0]
+    assert out["tokens"] == ref.tokens and len(out["chunks"]) == 2  # 30 words: two chunks of 20
+    r = post(client, {"text": articles[0], "read_chunks": 2})  # MODEL 2 reads every chunk softly
+    assert r.status_code == 422 and "MODEL 3" in r.json()["detail"]
+    r = post(client, {"text": articles[0], "max_words": -1})
+    assert r.status_code == 422 and r.json()["detail"].startswith("max_words: Input should be greater than or equal")

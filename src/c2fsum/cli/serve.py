@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from c2fsum.cli.options import add_device, add_model
+
 
 def cmd_serve(a: argparse.Namespace) -> int:
     import torch
@@ -32,15 +34,10 @@ def cmd_serve(a: argparse.Namespace) -> int:
 
 def add_serve_parser(sub) -> None:
     s = sub.add_parser("serve", help="HTTP API and a web page showing where the model reads")
-    s.add_argument(
-        "--model",
-        required=True,
-        metavar="MODEL",
-        help="shipped model name, run or checkpoint directory, or hub repo id owner/name[@rev]",
-    )
+    add_model(s)
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     s.add_argument("--port", type=int, default=8000, help="port (8000)")
-    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model runs (cpu)")
+    add_device(s)
     s.add_argument("--max-chars", type=int, default=100_000, help="longest article accepted, characters (100000)")
     s.add_argument("--max-batch", type=int, default=8, help="documents decoded together (8)")
     s.add_argument("--max-queue", type=int, default=64, help="requests waiting before 503 (64)")

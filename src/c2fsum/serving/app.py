@@ -25,9 +25,10 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 
-from c2fsum.data.lengths import FALLBACK_MIN_LEN
+from c2fsum.decoding.options import DecodeOptions
+from c2fsum.errors import InputError
 from c2fsum.pipeline import Pipeline, Summary
-from c2fsum.serving.batcher import Batcher, DecodeOptions, QueueFullError, RequestTimeoutError
+from c2fsum.serving.batcher import Batcher, QueueFullError, RequestTimeoutError
 from c2fsum.serving.limits import BodySizeLimit
 from c2fsum.serving.schemas import ErrorBody, Health, SummarizeRequest, SummarizeResponse
 from c2fsum.serving.settings import ServeSettings
@@ -99,9 +100,7 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
 
     def summarize(texts: list[str], o: DecodeOptions) -> list[dict]:
         try:
-            out = pipeline.summarize(
-                texts, beam=o.beam, block_trigrams=o.block_trigrams, max_len=o.max_len, min_len=o.min_len
-            )
+            out = pipeline.summarize(texts, o)
         except ValueError as e:  # "text 0: empty article ..." -> "text: empty article ..."
             raise ValueError(re.sub(r"^text \d+: ", "text: ", str(e))) from e
         return [summary_to_response(s, chunks=M, chunk_len=N) for s in out]
@@ -171,19 +170,10 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
             )
         if not req.text.strip():
             return error(422, "text: empty or only whitespace, nothing to summarize")
-        dc = cfg.decode
-        beam = dc.beam if req.beam is None else req.beam
-        max_len = min(dc.max_len, settings.max_length) if req.max_length is None else req.max_length
-        if beam > settings.max_beam:
-            return error(422, f"beam: {beam} is larger than this server allows ({settings.max_beam})")
-        if max_len > settings.max_length:
-            return error(422, f"max_length: {max_len} is larger than this server allows ({settings.max_length})")
-        default_min = FALLBACK_MIN_LEN if dc.min_len is None else dc.min_len  # a loaded model's is a number
-        min_len = min(default_min, max_len) if req.min_length is None else req.min_length
-        if min_len > max_len:
-            return error(422, f"min_length: {min_len} is larger than max_length ({max_len})")
-        block = dc.block_trigrams if req.block_trigrams is None else req.block_trigrams
-        options = DecodeOptions(beam=beam, max_len=max_len, min_len=min_len, block_trigrams=block)
+        try:
+            options = request_options(pipeline.defaults, req, settings)
+        except InputError as e:
+            return error(422, str(e))
         try:
             return await batcher.submit(req.text, options, timeout=settings.timeout)
         except QueueFullError as e:
@@ -194,6 +184,30 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
             return error(422, str(e).splitlines()[0] if str(e) else "text: cannot be summarized")
 
     return app
+
+
+def request_options(defaults: DecodeOptions, req: SummarizeRequest, settings: ServeSettings) -> DecodeOptions:
+    """A request's decoding options: the model's ``defaults`` with the request's fields applied
+    once, within the server's limits. ``max_length`` left out: the model's, capped at the
+    server's; ``min_length`` left out: the model's, capped at ``max_length``. InputError naming the field."""
+    beam = defaults.beam if req.beam is None else req.beam
+    max_len = min(defaults.max_len, settings.max_length) if req.max_length is None else req.max_length
+    if beam > settings.max_beam:
+        raise InputError(f"beam: {beam} is larger than this server allows ({settings.max_beam})")
+    if max_len > settings.max_length:
+        raise InputError(f"max_length: {max_len} is larger than this server allows ({settings.max_length})")
+    min_len = min(defaults.min_len, max_len) if req.min_length is None else req.min_length
+    if min_len > max_len:
+        raise InputError(f"min_length: {min_len} is larger than max_length ({max_len})")
+    return defaults.override(
+        beam=beam,
+        max_len=max_len,
+        min_len=min_len,
+        block_trigrams=req.block_trigrams,
+        replace_unk=req.replace_unk,
+        read_chunks=req.read_chunks,
+        max_words=req.max_words,
+    )
 
 
 def _unpaired_surrogate(text: str) -> int | None:

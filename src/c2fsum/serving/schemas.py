@@ -33,6 +33,18 @@ class SummarizeRequest(BaseModel):
         "of its training summaries' lengths, capped at max_length); 0 allows an empty summary.",
     )
     block_trigrams: bool | None = Field(None, description="Never repeat a trigram (Paulus et al. 2017).")
+    replace_unk: bool | None = Field(
+        None, description="Write the most attended source word in place of `<unk>`; default: the model's config."
+    )
+    read_chunks: int | None = Field(
+        None,
+        ge=1,
+        description="MODEL 3: chunks read per decoder step, the k of highest coarse weight; default: the model's "
+        "(1, the argmax). Refused for other models.",
+    )
+    max_words: int | None = Field(
+        None, ge=0, description="Read only the first W words of the text; default and 0: the whole text."
+    )
 
 
 class SummarizeResponse(BaseModel):
