@@ -5,7 +5,7 @@
 
 Status codes: 200 a summary; 413 a body or text over the limits; 422 a malformed request
 (not JSON, unknown or mistyped field, a value out of range, a text with no words); 503 the queue
-is full; 504 the request took longer than the timeout. Every error body is ``{"detail": "..."}``
+is full; 504 the request took longer than the timeout; 500 a bug (its traceback is logged). Every error body is ``{"detail": "..."}``
 naming the field or the limit. The docs pages use the Swagger UI / ReDoc files shipped in the
 ``fastapi-offline`` package, so they work without internet.
 """
@@ -26,6 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 
 from c2fsum.data.lengths import FALLBACK_MIN_LEN
+from c2fsum.errors import InputError, UserError
 from c2fsum.pipeline import Pipeline, Summary
 from c2fsum.serving.batcher import Batcher, DecodeOptions, QueueFullError, RequestTimeoutError
 from c2fsum.serving.limits import BodySizeLimit
@@ -100,10 +101,17 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
     def summarize(texts: list[str], o: DecodeOptions) -> list[dict]:
         try:
             out = pipeline.summarize(
-                texts, beam=o.beam, block_trigrams=o.block_trigrams, max_len=o.max_len, min_len=o.min_len
+                texts,
+                beam=o.beam,
+                block_trigrams=o.block_trigrams,
+                max_len=o.max_len,
+                min_len=o.min_len,
+                replace_unk=o.replace_unk,
+                read_chunks=o.read_chunks,
+                max_words=o.max_words,
             )
-        except ValueError as e:  # "text 0: empty article ..." -> "text: empty article ..."
-            raise ValueError(re.sub(r"^text \d+: ", "text: ", str(e))) from e
+        except UserError as e:  # "text 0: empty article ..." -> "text: empty article ..."
+            raise InputError(re.sub(r"^text \d+: ", "text: ", str(e))) from e
         return [summary_to_response(s, chunks=M, chunk_len=N) for s in out]
 
     batcher = Batcher(
@@ -131,6 +139,14 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
     @app.exception_handler(RequestValidationError)
     async def _malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse(status_code=422, content={"detail": _validation_message(exc)})
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> JSONResponse:
+        """A bug, not the request's fault (those are :class:`~c2fsum.errors.UserError`, 422): 500,
+        its traceback in the server's log."""
+        log.error("%s %s: internal error", request.method, request.url.path, exc_info=exc)
+        detail = f"internal error ({type(exc).__name__}); the server's log has its traceback"
+        return JSONResponse(status_code=500, content={"detail": detail})
 
     def error(status: int, detail: str, headers: dict | None = None) -> JSONResponse:
         return JSONResponse(status_code=status, content={"detail": detail}, headers=headers)
@@ -183,14 +199,22 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
         if min_len > max_len:
             return error(422, f"min_length: {min_len} is larger than max_length ({max_len})")
         block = dc.block_trigrams if req.block_trigrams is None else req.block_trigrams
-        options = DecodeOptions(beam=beam, max_len=max_len, min_len=min_len, block_trigrams=block)
+        options = DecodeOptions(
+            beam=beam,
+            max_len=max_len,
+            min_len=min_len,
+            block_trigrams=block,
+            replace_unk=req.replace_unk,
+            read_chunks=req.read_chunks,
+            max_words=req.max_words,
+        )
         try:
             return await batcher.submit(req.text, options, timeout=settings.timeout)
         except QueueFullError as e:
             return error(503, str(e), headers={"Retry-After": "1"})
         except RequestTimeoutError as e:
             return error(504, str(e))
-        except ValueError as e:
+        except UserError as e:  # what the request asked for; anything else is a bug: 500, traceback logged
             return error(422, str(e).splitlines()[0] if str(e) else "text: cannot be summarized")
 
     return app

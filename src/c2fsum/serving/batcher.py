@@ -41,6 +41,12 @@ class DecodeOptions:
     max_len: int
     min_len: int
     block_trigrams: bool
+    replace_unk: bool | None = None
+    """None: the model's."""
+    read_chunks: int | None = None
+    """MODEL 3's chunks read per step; None: the model's."""
+    max_words: int | None = None
+    """Words of the document read; None: all of it."""
 
 
 SummarizeFn = Callable[[list[str], DecodeOptions], list[Any]]

@@ -33,6 +33,21 @@ class SummarizeRequest(BaseModel):
         "of its training summaries' lengths, capped at max_length); 0 allows an empty summary.",
     )
     block_trigrams: bool | None = Field(None, description="Never repeat a trigram (Paulus et al. 2017).")
+    replace_unk: bool | None = Field(
+        None, description="Replace `<unk>` by the source word attended most (`c2fsum summarize --replace-unk`)."
+    )
+    read_chunks: int | None = Field(
+        None,
+        ge=1,
+        description="MODEL 3 only: chunks read at the word level per step, the K of highest coarse weight "
+        "(`--read-chunks`; 1 = the thesis's argmax); default: the model's.",
+    )
+    max_words: int | None = Field(
+        None,
+        ge=1,
+        description="Read only the first max_words words (`--max-words`; 400 = the paper's setting); "
+        "default: the whole document.",
+    )
 
 
 class SummarizeResponse(BaseModel):
