@@ -5,9 +5,10 @@
 
 Status codes: 200 a summary; 413 a body or text over the limits; 422 a malformed request
 (not JSON, unknown or mistyped field, a value out of range, a text with no words); 503 the queue
-is full; 504 the request took longer than the timeout; 500 a bug (its traceback is logged). Every error body is ``{"detail": "..."}``
-naming the field or the limit. The docs pages use the Swagger UI / ReDoc files shipped in the
-``fastapi-offline`` package, so they work without internet.
+is full; 504 the request took longer than the timeout; 500 a bug (its traceback is logged).
+Every error body is ``{"detail": "..."}`` naming the field or the limit.
+The docs pages use the Swagger UI / ReDoc files shipped in the ``fastapi-offline`` package,
+so they work without internet.
 """
 
 from __future__ import annotations
