@@ -44,6 +44,23 @@ def test_health_names_the_model_and_its_grid(client, served_run):
     h = r.json()
     assert h["status"] == "ok" and h["family"] == "model2" and h["grid"] == [4, 20]
     assert h["model"].startswith(str(served_run))
+    # what the page starts from: the model's own decoding config (conftest), within the server's limits
+    assert h["chunk_len"] == 20 and h["hard"] is False
+    assert h["defaults"] == {
+        "beam": 2,
+        "max_length": 14,
+        "min_length": 6,
+        "block_trigrams": True,
+        "replace_unk": False,
+        "read_chunks": None,
+    }
+    assert h["limits"] == {"max_chars": 6000, "max_beam": 4, "max_length": 30}
+
+
+def test_a_request_without_options_decodes_with_the_models_defaults(client, pipeline, articles):
+    out = post(client, {"text": articles[2]}).json()
+    ref = pipeline.summarize(articles[2])[0]
+    assert out["tokens"] == ref.tokens and out["score"] == pytest.approx(ref.score, abs=1e-4)
 
 
 def test_summary_chunks_and_attention_of_an_article(client, articles):
@@ -68,7 +85,10 @@ def test_summary_chunks_and_attention_of_an_article(client, articles):
     # so the mass read in a chunk is exactly its coarse weight
     assert out["coarse"] is not None
     assert torch.allclose(torch.tensor(att), torch.tensor(out["coarse"]), atol=2e-5)
-    assert out["grid"] == [4, 20] and isinstance(out["score"], float)
+    # the grid the document was read on (not the trained 4 x 20), all of it at the word level
+    assert out["grid"] == [len(expected), 20] and isinstance(out["score"], float)
+    assert out["words"] == len([w for w in words if w != "</s>"])
+    assert out["fine_chunks"] == list(range(len(expected))) and out["fine_fraction"] == 1.0
 
 
 def test_the_api_returns_what_the_pipeline_returns(client, pipeline, articles):

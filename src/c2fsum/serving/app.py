@@ -31,7 +31,7 @@ from c2fsum.errors import InputError, UserError
 from c2fsum.pipeline import Pipeline, Summary
 from c2fsum.serving.batcher import Batcher, DecodeOptions, QueueFullError, RequestTimeoutError
 from c2fsum.serving.limits import BodySizeLimit
-from c2fsum.serving.schemas import ErrorBody, Health, SummarizeRequest, SummarizeResponse
+from c2fsum.serving.schemas import DecodeDefaults, ErrorBody, Health, SummarizeRequest, SummarizeResponse
 from c2fsum.serving.settings import ServeSettings
 
 log = logging.getLogger(__name__)
@@ -47,17 +47,19 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def summary_to_response(s: Summary, *, chunks: int, chunk_len: int) -> dict:
+def summary_to_response(s: Summary, *, chunk_len: int) -> dict:
     """The JSON body for one :class:`~c2fsum.pipeline.Summary`.
 
     ``s.attention`` is ``(T, M, N)`` with ``T = len(tokens) + eos``; the ``</s>`` row is dropped and
     each remaining row is summed over the N words of each chunk: ``(len(tokens), M')`` for the
-    ``M'`` chunks that hold words. Weights are rounded to 5 decimals.
+    ``M'`` chunks that hold words. Weights are rounded to 5 decimals. ``grid`` is the grid the
+    document was read on, ``(M', N)``; ``fine_chunks`` the chunks encoded at the word level.
     """
     rows = [s.source[i : i + chunk_len] for i in range(0, len(s.source), chunk_len)]
     n_tok, n_rows = len(s.tokens), len(rows)
     per_chunk = s.attention[:n_tok].float().sum(-1)[:, :n_rows]  # (T', M')
     coarse = s.coarse[:n_tok, :n_rows].float() if s.coarse is not None else None  # (T', M')
+    fine = list(range(n_rows)) if s.fine_chunks is None else [m for m in s.fine_chunks if m < n_rows]
     return {
         "summary": s.text,
         "tokens": list(s.tokens),
@@ -66,7 +68,10 @@ def summary_to_response(s: Summary, *, chunks: int, chunk_len: int) -> dict:
         "coarse": None if coarse is None else [[round(float(x), 5) for x in r] for r in coarse.tolist()],
         "score": float(s.score),
         "eos": bool(s.eos),
-        "grid": (chunks, chunk_len),
+        "grid": (n_rows, chunk_len),
+        "words": sum(w != "</s>" for w in s.source),
+        "fine_chunks": fine,
+        "fine_fraction": round(float(s.fine_fraction), 5),
     }
 
 
@@ -113,7 +118,7 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
             )
         except UserError as e:  # "text 0: empty article ..." -> "text: empty article ..."
             raise InputError(re.sub(r"^text \d+: ", "text: ", str(e))) from e
-        return [summary_to_response(s, chunks=M, chunk_len=N) for s in out]
+        return [summary_to_response(s, chunk_len=N) for s in out]
 
     batcher = Batcher(
         summarize, max_batch=settings.max_batch, max_queue=settings.max_queue, batch_wait=settings.batch_wait
@@ -134,7 +139,7 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
         "(Ling & Rush 2017). The page at `/` shows which chunks the model reads for each word.",
     )
     app.state.pipeline, app.state.batcher, app.state.settings = pipeline, batcher, settings
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.body_bytes)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(RequestValidationError)
@@ -156,13 +161,31 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
-    @app.get("/health", response_model=Health, summary="Liveness and model facts")
+    dc = cfg.decode
+    defaults = DecodeDefaults(  # what a request that leaves an option out gets: the model's decoding config
+        beam=min(dc.beam, settings.max_beam),
+        max_length=min(dc.max_len, settings.max_length),
+        min_length=min(FALLBACK_MIN_LEN if dc.min_len is None else dc.min_len, dc.max_len, settings.max_length),
+        block_trigrams=dc.block_trigrams,
+        replace_unk=dc.replace_unk,
+        read_chunks=dc.read_chunks if pipeline.model.capabilities.hard else None,
+    )
+
+    @app.get("/health", response_model=Health, summary="Liveness, model facts and the model's decoding defaults")
     async def health() -> dict:
         return {
             "status": "ok",
             "model": str(pipeline.path),
             "family": cfg.model.family,
             "grid": (M, N),
+            "chunk_len": N,
+            "hard": pipeline.model.capabilities.hard,
+            "defaults": defaults.model_dump(),
+            "limits": {
+                "max_chars": settings.max_chars,
+                "max_beam": settings.max_beam,
+                "max_length": settings.max_length,
+            },
             "waiting": batcher.waiting,
             "batches": batcher.batches,
             "documents": batcher.documents,
@@ -188,18 +211,16 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
             )
         if not req.text.strip():
             return error(422, "text: empty or only whitespace, nothing to summarize")
-        dc = cfg.decode
-        beam = dc.beam if req.beam is None else req.beam
-        max_len = min(dc.max_len, settings.max_length) if req.max_length is None else req.max_length
+        beam = defaults.beam if req.beam is None else req.beam
+        max_len = defaults.max_length if req.max_length is None else req.max_length
         if beam > settings.max_beam:
             return error(422, f"beam: {beam} is larger than this server allows ({settings.max_beam})")
         if max_len > settings.max_length:
             return error(422, f"max_length: {max_len} is larger than this server allows ({settings.max_length})")
-        default_min = FALLBACK_MIN_LEN if dc.min_len is None else dc.min_len  # a loaded model's is a number
-        min_len = min(default_min, max_len) if req.min_length is None else req.min_length
+        min_len = min(defaults.min_length, max_len) if req.min_length is None else req.min_length
         if min_len > max_len:
             return error(422, f"min_length: {min_len} is larger than max_length ({max_len})")
-        block = dc.block_trigrams if req.block_trigrams is None else req.block_trigrams
+        block = defaults.block_trigrams if req.block_trigrams is None else req.block_trigrams
         options = DecodeOptions(
             beam=beam,
             max_len=max_len,
