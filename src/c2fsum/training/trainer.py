@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import cast
 
 import torch
-from tqdm.auto import tqdm
 
 from c2fsum.config import Config
 from c2fsum.data.batching import bucketed_batches, collate, shard_batch
@@ -60,6 +59,7 @@ from c2fsum.training.objective import (
     soft_attention_for_batch,
 )
 from c2fsum.training.optim import Schedule, make_optimizer
+from c2fsum.training.progress import TrainingBar
 from c2fsum.training.splits import load_splits
 from c2fsum.utils.io import append_jsonl, atomic_write_text, existing_checkpoint_dir, write_json
 from c2fsum.utils.malloc import keep_freed_memory, largest_parameter_bytes
@@ -472,13 +472,12 @@ class Trainer:
         if tc.max_steps:
             total = min(total, tc.max_steps)
         start_time = time.monotonic() - self.pos.elapsed
-        bar = tqdm(
-            total=total,
-            initial=min(self.pos.step, total),
+        bar = TrainingBar(  # with a time budget the bar counts its seconds, not the epochs' steps
+            max_steps=total,
+            max_minutes=tc.max_minutes,
+            step=self.pos.step,
+            elapsed_s=self.pos.elapsed,
             disable=not self.progress,
-            desc="train",
-            unit="step",
-            dynamic_ncols=True,
         )
         self._set_lr()
         self.model.train()
@@ -513,7 +512,7 @@ class Trainer:
                 self.pos.tokens += tgt_tok + sum(len(self.train_ex[i].src) for i in indices)
                 window_nll += nll
                 window_tok += tgt_tok
-                bar.update(1)
+                bar.advance(self.pos.step, time.monotonic() - start_time)
                 if self.pos.step % max(1, tc.log_every) == 0 or self.pos.batch == len(batches):
                     dt = max(time.monotonic() - window_t0, 1e-9)
                     if self.dist.enabled:
