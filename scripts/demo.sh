@@ -3,7 +3,7 @@
 #   1. the main job: the shipped pubmed-model3 reads whole papers of the SumPubMed test split
 #      (PAPERS of them): readable summaries beside their abstracts; a table beside LEAD, ILP,
 #      BERKELEY and pubmed-model0 (MODEL 0 on the first 400 words) at the same length, with the
-#      seconds per paper and the share read at the word level; the picture of where it reads;
+#      seconds per paper and the share read at the word level; the pictures of where it reads;
 #   2. the news model cnndm-small, briefly: CNN/DailyMail test articles beside FIRST, LEAD-3, ILP;
 #   3. a short training run from scratch that shows training works (its bar counts the time budget).
 # MINUTES >= 30 (`make demo MINUTES=120`) instead trains a model like cnndm-small from scratch in
@@ -94,7 +94,11 @@ EOF
   DOC=$("$PY" -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['id'])" "$P/eval/pubmed-model3/predictions.jsonl")
   quiet pubmed-plot.log "$C2F" -q plot attention --model pubmed-model3 --data "$P/data" --doc "$DOC" --out "$WORK/pubmed-model3-reads.png"
   echo
-  echo "where pubmed-model3 reads $DOC (each summary word down, the paper's chunks across): $WORK/pubmed-model3-reads.png"
+  quiet pubmed-reading.log "$C2F" -q plot reading "$P/eval/pubmed-model3" --labels pubmed-model3 --out "$WORK/pubmed-model3-reading.png"
+  echo "where pubmed-model3 reads:"
+  echo "  $WORK/pubmed-model3-reading.png: over the $PAPERS papers, the position in the paper of the chunks it"
+  echo "    read at each step, and the share of each paper encoded at the word level"
+  echo "  $WORK/pubmed-model3-reads.png: in $DOC, each summary word down, the paper's chunks across"
   echo "the same on a page: c2fsum serve --model pubmed-model3 (docs/serving.md)"
 else
   echo "== 1. skipped: no SumPubMed test split at $PUBMED (set PUBMED=DIR, a folder with test.jsonl.gz)"
