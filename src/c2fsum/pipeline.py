@@ -80,6 +80,8 @@ class Summary:
     fine_fraction: float = 1.0
     """Share of the source words that went through the word-level encoder (below 1 only for a lazy
     MODEL 3, which encodes the chunks its hard attention picks)."""
+    fine_chunks: list[int] | None = None
+    """The chunks (rows of ``attention``) that went through the word-level encoder; None: all."""
 
     def to_json(self) -> dict:
         return {
@@ -193,6 +195,7 @@ class Pipeline:
                 coarse=d.hypothesis.coarse,
                 eos=d.hypothesis.eos,
                 fine_fraction=d.fine_fraction,
+                fine_chunks=d.fine_chunks,
             )
             for d in self.decode(examples, o, progress=progress)
         ]

@@ -81,7 +81,7 @@ def add_experiment_parser(subparsers) -> argparse.ArgumentParser:
         "experiment",
         help="train presets under one budget, evaluate, write a report",
         description="Train each preset under the same budget (resumable), evaluate each "
-        "and the FIRST / LEAD-3 / ILP baselines on the test split, and write "
+        "and the FIRST / LEAD-3 / ILP / BERKELEY baselines on the test split, and write "
         "report.html and report.md (thesis Tables 6.1-6.2, Figures 6.1-6.12).",
     )
     s.add_argument("--data", metavar="DATA_DIR", help="output of `c2fsum prepare`")

@@ -66,6 +66,6 @@ def add_export_parser(sub) -> None:
     s.add_argument(
         "--made-by",
         metavar="COMMAND",
-        help="the command that made the model, for the card (default: the registry's, e.g. `make model`)",
+        help="the command that made these weights, for the card (default: none; the card names the source run)",
     )
     s.set_defaults(func=cmd_export)

@@ -30,12 +30,14 @@ class Decoded:
 
     ``fine_fraction``: share of the document's words (of the grid the model read) that went
     through the word-level encoder: below 1 only for a lazy MODEL 3, which encodes the chunks its
-    hard attention picks."""
+    hard attention picks. ``fine_chunks``: the indices of the chunks so encoded (by any
+    hypothesis of the beam), None when all were."""
 
     example: Example
     hypothesis: Hypothesis
     words: list[str]
     fine_fraction: float = 1.0
+    fine_chunks: list[int] | None = None
 
     @property
     def text(self) -> str:
@@ -105,11 +107,13 @@ def decode_examples(
                 ]
             lazy = cast(ChunkCache | None, memory.lazy)
             fractions = lazy.fraction_per_document() if lazy is not None else [1.0] * len(chunk)
-            for i, ex, hyp, fraction in zip(where, chunk, hyps, fractions, strict=True):
+            encoded = lazy.encoded.tolist() if lazy is not None else [None] * len(chunk)  # (D, M) bool
+            for i, ex, hyp, fraction, enc in zip(where, chunk, hyps, fractions, encoded, strict=True):
                 words = ids_to_words(
                     hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=o.replace_unk
                 )
-                out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction)
+                fine = None if enc is None else [m for m, done in enumerate(enc) if done]
+                out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction, fine_chunks=fine)
             bar.update(len(chunk))
     bar.close()
     return [d for d in out if d is not None]

@@ -33,10 +33,9 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import torch
-from tqdm.auto import tqdm
 
 from c2fsum.config import Config
 from c2fsum.data.batching import bucketed_batches, collate, shard_batch
@@ -61,6 +60,7 @@ from c2fsum.training.objective import (
     soft_attention_for_batch,
 )
 from c2fsum.training.optim import Schedule, make_optimizer
+from c2fsum.training.progress import TrainingBar
 from c2fsum.training.splits import load_splits
 from c2fsum.utils.io import append_jsonl, existing_checkpoint_dir, write_json
 from c2fsum.utils.malloc import keep_freed_memory, largest_parameter_bytes
@@ -459,13 +459,12 @@ class Trainer:
         total = tc.epochs * math.ceil(len(self.train_ex) / tc.batch_size)
         if tc.max_steps:
             total = min(total, tc.max_steps)
-        bar = tqdm(
-            total=total,
-            initial=min(self.pos.step, total),
+        bar = TrainingBar(  # with a time budget the bar counts its seconds, not the epochs' steps
+            max_steps=total,
+            max_minutes=tc.max_minutes,
+            step=self.pos.step,
+            elapsed_s=self.pos.elapsed,
             disable=not self.progress,
-            desc="train",
-            unit="step",
-            dynamic_ncols=True,
         )
         self._set_lr()
         self.model.train()
@@ -516,7 +515,7 @@ class Trainer:
         self.pos.tokens += tgt_tok + sum(len(self.train_ex[i].src) for i in indices)
         run.window.nll += nll
         run.window.tokens += tgt_tok
-        run.bar.update(1)
+        run.bar.advance(self.pos.step, time.monotonic() - run.start_time)
         if self.pos.step % max(1, tc.log_every) == 0 or last_of_epoch:
             self._log_window(run)
         if tc.eval_every and self.pos.step % tc.eval_every == 0:
@@ -599,7 +598,7 @@ class _Run:
 
     start_time: float
     """``time.monotonic()`` at the start, less the time trained before a resume."""
-    bar: Any
+    bar: TrainingBar
     window: _Window
     last_row: dict | None = None
     """The last validation row."""
