@@ -59,6 +59,22 @@ def leading_words(text: str, n: int) -> str:
     return text[: len(text) - len(rest)].rstrip()
 
 
+def words_to_read(max_words: int = 0) -> int:
+    """The words of a raw text that :meth:`Pipeline.encode_texts` tokenizes: all of them up to
+    :data:`MAX_INPUT_WORDS`, or a prefix far longer than ``max_words`` when that is given."""
+    return max(10_000, 20 * max_words) if max_words else MAX_INPUT_WORDS
+
+
+def has_words(text: str, *, max_words: int = 0) -> bool:
+    """True when :meth:`Pipeline.summarize` finds words in ``text`` (else it refuses it as an
+    empty article): false for empty, blank or invisible-only text (zero-width spaces, BOMs,
+    control characters). Tokenizes the first 50 words, and the rest only when those hold none."""
+    head = leading_words(text, 50)
+    if preprocess_article(head):
+        return True
+    return len(head) < len(text) and bool(preprocess_article(leading_words(text, words_to_read(max_words))))
+
+
 @dataclass
 class Summary:
     """A generated summary with what the model attended to while writing it."""
@@ -131,7 +147,7 @@ class Pipeline:
         Only the first :data:`MAX_INPUT_WORDS` words (a bound on time and memory), or a prefix far
         longer than ``max_words``, are tokenized. ValueError for a text that is not a str or is empty.
         """
-        read_words = max(10_000, 20 * max_words) if max_words else MAX_INPUT_WORDS
+        read_words = words_to_read(max_words)
         docs = []
         for i, text in enumerate(tqdm(texts, desc="read", unit="doc", disable=not progress, dynamic_ncols=True)):
             if not isinstance(text, str):
