@@ -170,6 +170,12 @@ def test_bad_requests_get_a_clear_4xx(client, body, status, message):
     ("content", "ctype", "message"),
     [
         (b'{"text": "unclosed', "application/json", "the request body is not valid JSON"),
+        (  # not a 400 "There was an error parsing the body" (issue 27 campaign)
+            b'{"text": "The \xff bridge."}',
+            "application/json",
+            "the request body is not valid JSON: not UTF-8 text (invalid start byte at byte 14)",
+        ),
+        (b"[" * 10_000, "application/json", "the request body is not valid JSON: nested too deeply"),
         (b"[1, 2]", "application/json", 'the request body must be a JSON object like {"text": "..."}, got list'),
         (b"\xff\xfe\x00binary", "application/octet-stream", "the request body must be JSON"),
         (b"", "application/json", 'the request body is empty; send a JSON object like {"text": "..."}'),

@@ -4,7 +4,7 @@
     uvicorn.run(app, host="127.0.0.1", port=8000)  # what `c2fsum serve` does
 
 Status codes: 200 a summary; 413 a body or text over the limits; 422 a malformed request
-(not JSON, unknown or mistyped field, a value out of range, a text with no words); 503 the queue
+(not JSON or not UTF-8, unknown or mistyped field, a value out of range, a text with no words); 503 the queue
 is full; 504 the request took longer than the timeout; 500 a bug (its traceback is logged).
 Every error body is ``{"detail": "..."}`` naming the field or the limit.
 The docs pages use the Swagger UI / ReDoc files shipped in the ``fastapi-offline`` package,
@@ -22,10 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from c2fsum.decoding.options import DecodeOptions
 from c2fsum.errors import InputError, UserError
@@ -137,6 +139,22 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
     @app.exception_handler(RequestValidationError)
     async def _malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse(status_code=422, content={"detail": _validation_message(exc)})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _unparsable(request: Request, exc: StarletteHTTPException) -> Response:
+        """FastAPI answers a body that ``json.loads`` cannot decode for another reason than bad JSON
+        syntax (bytes that are not UTF-8, nesting deeper than Python's recursion limit) with 400
+        "There was an error parsing the body": make it the 422 of every other malformed body."""
+        cause = exc.__cause__
+        if exc.status_code != 400 or cause is None:
+            return await http_exception_handler(request, exc)
+        if isinstance(cause, UnicodeDecodeError):
+            why = f"not UTF-8 text ({cause.reason} at byte {cause.start})"
+        elif isinstance(cause, RecursionError):
+            why = "nested too deeply"
+        else:
+            why = type(cause).__name__
+        return JSONResponse(status_code=422, content={"detail": f"the request body is not valid JSON: {why}"})
 
     @app.exception_handler(Exception)
     async def _bug(request: Request, exc: Exception) -> JSONResponse:
