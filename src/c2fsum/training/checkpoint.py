@@ -136,12 +136,33 @@ def restore_training(
     return state
 
 
-def rewind_log(path: str | Path, step: int) -> None:
-    """Drop the rows of the JSONL log ``path`` written after ``step`` (and a line cut by a crash),
-    so that a resumed run's log reads as one run."""
+def truncate_log(path: str | Path, rows: int) -> None:
+    """Keep the first ``rows`` rows of the JSONL log ``path`` (those written before the checkpoint
+    that counted them; a line cut by a crash is not a row), so that a resumed run's log reads as
+    one run. Unlike :func:`rewind_log` it tells apart rows of the same step written before and
+    after the checkpoint (a validation at an epoch's last step, then the final one)."""
     path = Path(path)
     if not path.exists():
         return
+    keep: list[dict] = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if len(keep) == rows:
+            break
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict):
+            keep.append(row)
+    atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in keep))
+
+
+def rewind_log(path: str | Path, step: int) -> int:
+    """Drop the rows of the JSONL log ``path`` written after ``step`` (and a line cut by a crash),
+    so that a resumed run's log reads as one run; returns the rows kept."""
+    path = Path(path)
+    if not path.exists():
+        return 0
     keep = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
@@ -151,3 +172,4 @@ def rewind_log(path: str | Path, step: int) -> None:
         if isinstance(row, dict) and row.get("step", 0) <= step:
             keep.append(row)
     atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in keep))
+    return len(keep)

@@ -48,7 +48,7 @@ from c2fsum.losses.reinforce import MovingAverageBaseline
 from c2fsum.models import CoarseToFine, build_model
 from c2fsum.models.checkpoint import warm_start
 from c2fsum.training import rng
-from c2fsum.training.checkpoint import restore_training, rewind_log, save_checkpoint
+from c2fsum.training.checkpoint import restore_training, rewind_log, save_checkpoint, truncate_log
 from c2fsum.training.distributed import DistributedError, rank_seed, sync_return_sums
 from c2fsum.training.distributed import setup as setup_distributed
 from c2fsum.training.distributed import wrap as wrap_distributed
@@ -98,7 +98,10 @@ class Trainer:
     """Trains ``cfg`` on a prepared data directory into a run directory.
 
     Files in ``out``: ``config.json`` (resolved), ``metrics.jsonl`` (one row per log/validation
-    event), ``tb/`` (TensorBoard), ``last/`` and ``best/`` checkpoints.
+    event), ``tb/`` (TensorBoard), ``last/`` and ``best/`` checkpoints. Each checkpoint's
+    ``trainer.json`` holds the schedule, the position, the baseline and ``log``: the rows
+    ``metrics.jsonl`` held when it was written and the last validation row, so that a resumed run
+    cuts the log to those rows and never validates a step twice.
     """
 
     def __init__(
@@ -149,6 +152,10 @@ class Trainer:
         self._last_rewards: tuple[float, float] | None = None
         self._return_sums: list[tuple[torch.Tensor, torch.Tensor]] = []
         self._policy_used = False
+        self.log_rows = 0
+        """Rows written to ``metrics.jsonl`` (by this run and the ones it resumes); saved in each checkpoint."""
+        self.last_val: dict | None = None
+        """The last validation row; saved in each checkpoint, so a resumed run does not validate a step twice."""
         self.out.mkdir(parents=True, exist_ok=True)
         self.metrics_path = self.out / "metrics.jsonl"
         if resume:
@@ -195,8 +202,14 @@ class Trainer:
         self.baseline = MovingAverageBaseline(self.cfg.train.reinforce_beta, state.get("baseline"))
         if self.dist.rank > 0:
             self._restore_rank_rng(ckpt, state.get("rank_rng") or [])
+        written = state.get("log")  # checkpoints written before it was recorded: rows by step
+        if written is not None:
+            self.log_rows, self.last_val = written["rows"], written["last_val"]
         if self.dist.is_main:
-            rewind_log(self.metrics_path, self.pos.step)
+            if written is not None:
+                truncate_log(self.metrics_path, self.log_rows)
+            else:
+                self.log_rows = rewind_log(self.metrics_path, self.pos.step)
         log.info("resumed from %s at step %d (epoch %d, batch %d)", ckpt, self.pos.step, self.pos.epoch, self.pos.batch)
 
     def _restore_rank_rng(self, ckpt: Path, ranks: list) -> None:
@@ -226,6 +239,7 @@ class Trainer:
             "schedule": vars(self.schedule).copy(),
             "position": vars(self.pos).copy(),
             "baseline": self.baseline.state(),
+            "log": {"rows": self.log_rows, "last_val": self.last_val},
         }
 
     def _set_lr(self) -> None:
@@ -249,6 +263,7 @@ class Trainer:
             )
 
     def _log(self, row: dict) -> None:
+        self.log_rows += 1
         if not self.dist.is_main:
             return
         append_jsonl(self.metrics_path, row)
@@ -294,6 +309,7 @@ class Trainer:
             )
             row.update(self.dist.broadcast(scores))
         self._log(row)
+        self.last_val = row
         return row
 
     def _maybe_best(self, row: dict) -> None:
@@ -471,7 +487,7 @@ class Trainer:
         # with C2FSUM_MALLOC=keep: reuse the step's large blocks instead of page-faulting them anew
         # (utils/malloc.py; off by default, it costs 10-30% peak RSS)
         keep_freed_memory(largest_parameter_bytes(self.model))
-        return _Run(start_time=time.monotonic() - self.pos.elapsed, bar=bar, window=_Window())
+        return _Run(start_time=time.monotonic() - self.pos.elapsed, bar=bar, window=_Window(), last_row=self.last_val)
 
     def _epoch_batches(self) -> list[list[int]]:
         """The batches of the current epoch: a pure function of ``(seed, epoch)``, so a resumed run sees them again."""
@@ -547,9 +563,11 @@ class Trainer:
         run.window = _Window()
 
     def _end_epoch(self, run: _Run) -> None:
-        """End of an epoch: validate, adjust the learning rate (thesis 5.2), checkpoint."""
+        """End of an epoch: validate (unless ``eval_every`` just did at this step), adjust the
+        learning rate (thesis 5.2), checkpoint."""
         self.pos.elapsed = time.monotonic() - run.start_time
-        run.last_row = self.validate()
+        if run.last_row is None or run.last_row["step"] != self.pos.step:
+            run.last_row = self.validate()
         self.schedule.end_of_epoch(run.last_row["ppl"], self.cfg.train.lr_decay)
         self.pos.epoch += 1
         self.pos.batch = 0
