@@ -1,6 +1,7 @@
 # c2fsum: the two set-up commands work from nothing on a fresh machine.
-#   make demo   create .venv, install, prepare CNN/DailyMail, summarize its test split with the shipped
-#               model beside FIRST / LEAD-3 / ILP, a heatmap, a short training run (MINUTES=120: from scratch)
+#   make demo   create .venv, install; the shipped pubmed-model3 reads whole SumPubMed test papers beside
+#               LEAD / ILP / BERKELEY / pubmed-model0 with where it reads; the news model cnndm-small briefly;
+#               a short training run (MINUTES=120: a model like cnndm-small from scratch)
 #   make test   create .venv if needed, install (and a headless chromium), run the whole test suite
 #   make test-portability   the numerics-sensitive tests (PORTABLE_TESTS) under other instruction sets
 #               (AVX2, no vector extensions) and 1 and 2 threads: what a CPU unlike this one computes
@@ -11,6 +12,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data/cnndm
+PUBMED ?= ../shared/data/pubmed
 WORK   ?= work/demo
 MINUTES ?= 2
 NAME   ?= cnndm-small
@@ -30,7 +32,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	DATA="$(DATA)" WORK="$(WORK)" MINUTES="$(MINUTES)" BIN="$(BIN)" bash scripts/demo.sh
+	DATA="$(DATA)" PUBMED="$(PUBMED)" WORK="$(WORK)" MINUTES="$(MINUTES)" BIN="$(BIN)" bash scripts/demo.sh
 
 model: $(STAMP)
 	BIN="$(BIN)" MINUTES="$(MODEL_MINUTES)" bash scripts/train_shipped.sh "$(NAME)"

@@ -2,7 +2,7 @@
 """Words per second of article preprocessing (tokenization + sentence splitting), before and after.
 
 This is a benchmark, not a test. ``before`` is the tokenizer as it was up to issue 17
-(``bench/_tokenize_before.py``: NLTK over the whole text, pysbd for the sentences); ``after``
+(``bench/tokenize_before.py``, read from a pinned commit: NLTK over the whole text, pysbd for the sentences); ``after``
 is :mod:`c2fsum.data.tokenize`. Each row runs ``preprocess_article`` over every article of a
 corpus in a fresh process on one thread (so ``after`` starts with empty word caches: the
 figure includes filling them), and prints whitespace-separated article words per second of
@@ -77,7 +77,9 @@ def measure(impl: str, corpus: str, docs: int | None) -> dict:
 def child(impl: str, corpus: str, docs: int) -> None:
     if impl == "before":
         sys.path.insert(0, str(ROOT / "bench"))
-        import _tokenize_before as tok  # type: ignore[import-not-found]
+        from tokenize_before import load  # type: ignore[import-not-found]
+
+        tok = load()
     else:
         import c2fsum.data.tokenize as tok  # type: ignore[no-redef]
     texts = articles(corpus, docs or None)

@@ -13,7 +13,7 @@ The golden set (read in place from ../shared/data, never copied):
     longdocs  scisummnet_sample.jsonl.gz (300 ACL papers)
     pubmed    test.jsonl.gz, all 500 papers (a fixed, documented set: the whole test split)
 
-``--impl before`` runs the tokenizer as it was before issue 17 (bench/_tokenize_before.py:
+``--impl before`` runs the tokenizer as it was before issue 17 (bench/tokenize_before.py, read from a pinned commit:
 NLTK + pysbd), ``--impl package`` the package's :mod:`c2fsum.data.tokenize`. ``--full FILE``
 also writes every output in full (JSON lines, gzip) for diffing. ``--check`` compares with
 the committed golden file instead of writing it and lists the documents that differ.
@@ -85,7 +85,9 @@ def load_impl(name: str):
     if name == "package":
         return importlib.import_module("c2fsum.data.tokenize")
     sys.path.insert(0, str(ROOT / "bench"))
-    return importlib.import_module("_tokenize_before")
+    from tokenize_before import load  # type: ignore[import-not-found]
+
+    return load()
 
 
 def main() -> None:

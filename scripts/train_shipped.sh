@@ -137,7 +137,7 @@ export_to() {  # export_to DTYPE [more export flags]: the run's best checkpoint 
   local dtype=$1
   shift
   "$C2F" export --model "$RUN" --name "$NAME" --out "$OUT" --dtype "$dtype" --data "$PREPARED" --max-mb "$MAX_MB" \
-    ${NOTES:+--notes "$NOTES"} "$@"
+    --made-by "make model NAME=$NAME" ${NOTES:+--notes "$NOTES"} "$@"
 }
 if [ "$DTYPE" = auto ]; then  # float32 when it fits in MAX_MB, else float16
   echo "== [$NAME] export (float32 if it fits in $MAX_MB MB, else float16) -> $OUT"

@@ -11,14 +11,15 @@ rank  rooms                       what they are
 0     utils, config, pretrained   leaves: file helpers, typed configs, the shipped model folders
                                   (data; its __init__ is empty)
 1     data, metrics               text -> prepared documents -> grids and batches; ROUGE, entropy
-2     modules, losses             network parts and loss functions on plain tensors
+2     modules, losses, baselines  network parts and loss functions on plain tensors; the
+                                  summarizers that need no model (FIRST, LEAD, ILP, BERKELEY)
 3     models                      model families, and reading a checkpoint back into one
                                   (models/checkpoint.py, models/registry.py: names -> folders)
 4     decoding                    greedy, sampling, beam search over a model
 5     pipeline                    the one inference path: load, read (text or prepared
                                   documents), encode, decode
 6     __init__, evaluation        the package's face (``c2fsum.load``, ``__version__``);
-                                  perplexity, validation, ROUGE of predictions, baselines
+                                  perplexity, validation, ROUGE of predictions, scoring baselines
 7     training                    the step loop; it writes checkpoints and validates through
                                   evaluation
 8     reports, serving            tables and figures from files on disk; the HTTP API
@@ -44,6 +45,7 @@ RANK = {
     "metrics": 1,
     "modules": 2,
     "losses": 2,
+    "baselines": 2,
     "models": 3,
     "decoding": 4,
     "pipeline": 5,

@@ -70,9 +70,13 @@ class ModelConfig:
     """model0 (flat LSTM seq2seq), model1 (per-chunk LSTM, attention over all words),
     model2 (coarse-to-fine soft attention), model3 (hard coarse attention, REINFORCE)."""
     emb_dim: int = 300
+    """Size of the word embeddings (source and target)."""
     hidden: int = 500
+    """H: units of the encoder and decoder LSTMs (a bidirectional encoder: hidden//2 each way)."""
     enc_layers: int = 2
+    """Layers of the word-level encoder LSTM."""
     dec_layers: int = 2
+    """Layers of the decoder LSTM."""
     dropout: float = 0.3
     """Dropout between LSTM layers and before the generator."""
     init_range: float = 0.1
@@ -84,7 +88,9 @@ class ModelConfig:
     chunk_encoder: str = "cnn"
     """MODEL 2/3 chunk representation: ``cnn`` (Kim 2014) or ``bow`` (fixed embedding sum)."""
     chunk_filters: int = 600
+    """CNN chunk encoder: number of filters (the chunk vector's size, before +POS)."""
     chunk_width: int = 6
+    """CNN chunk encoder: filter width in words."""
     pos_dim: int = 0
     """+POS: size of the chunk-position embedding concatenated to the chunk vector (paper: 25)."""
     samples: int = 1
@@ -124,9 +130,12 @@ class ModelConfig:
 
 @dataclass
 class TrainConfig:
+    """The training recipe (thesis section 5.2) and where and how long it runs."""
+
     optimizer: str = "sgd"
     """sgd (the paper), adagrad or adam."""
     lr: float = 1.0
+    """Learning rate (the thesis: 1 with SGD); scaled by ``lr_decay`` as validation stalls."""
     lr_chunk_encoder: float = 0.1
     """Learning rate of a sentence/chunk encoder, when the model has one."""
     reinforce_gamma: float = 0.5
@@ -134,10 +143,10 @@ class TrainConfig:
     reinforce_beta: float = 0.1
     """MODEL 3: step of the moving-average baseline b_t."""
     reinforce_scale: float = 0.3
+    """MODEL 3: lambda, the weight of the REINFORCE term."""
     coarse_supervision: float = 0.0
     """MODEL 2/3: weight of the auxiliary loss that teaches the chunk attention which chunks hold
     the next (rare) target word (:mod:`c2fsum.losses.coarse`; c2fsum's addition, 0: off, the thesis)."""
-    """MODEL 3: lambda, the weight of the REINFORCE term."""
     alternate: float = 0.0
     """MODEL 3 +ALTERNATE: probability that a minibatch uses soft attention instead (paper: 0.5)."""
     soft_pretrain_epochs: int = 0
@@ -153,7 +162,9 @@ class TrainConfig:
     batch_size: int = 20
     """Documents per optimizer step (the global batch, shared out among torchrun processes)."""
     epochs: int = 20
+    """Passes over the training data (the thesis: 20)."""
     max_grad_norm: float = 5.0
+    """Gradients are rescaled to this norm when larger (0: no clipping)."""
     max_steps: int = 0
     """Stop after this many optimizer steps (0: no limit)."""
     max_minutes: float = 0.0
@@ -161,6 +172,7 @@ class TrainConfig:
     eval_every: int = 0
     """Also validate every K steps (0: once per epoch)."""
     log_every: int = 50
+    """Write a ``train`` row to ``metrics.jsonl`` every K steps (and at the end of each epoch)."""
     best_metric: str = "ppl"
     """Which validation figure picks the best checkpoint: ``ppl`` or ``rougeL``."""
     rouge_val_docs: int = 50
@@ -170,7 +182,9 @@ class TrainConfig:
     (``rouge1``/``rouge2``/``rougeL``, best highlight, and ``*_concat``, all highlights as one
     reference, in metrics.jsonl): a learning curve in ROUGE, whatever ``best_metric`` is."""
     seed: int = 1234
+    """Seed of every random generator; with it the batch order of an epoch is a function of (seed, epoch)."""
     device: str = "cpu"
+    """Where training runs: ``cpu`` or ``cuda``."""
     threads: int = 0
     """torch intra-op threads (0: leave torch's default)."""
     max_nonfinite_steps: int = 5
@@ -187,17 +201,24 @@ class TrainConfig:
 
 @dataclass
 class DecodeConfig:
+    """A model's default decoding settings, saved with it; callers override them per call."""
+
     beam: int = 5
+    """Beam size (1: greedy search)."""
     min_len: int | None = None
     """Fewest tokens before ``</s>`` is allowed. None: the model's own default, the 5th percentile of
     its training targets' lengths recorded in the checkpoint (``lengths.json``; 5 for a checkpoint
     without one); 0 allows the empty summary (:mod:`c2fsum.data.lengths`)."""
     max_len: int = 100
+    """Most summary tokens (without ``</s>``)."""
     length_norm: float = 0.0
     """Length penalty exponent: scores are divided by len**length_norm (0: raw log-prob)."""
     block_trigrams: bool = False
+    """Never repeat a trigram in a summary (Paulus et al. 2017)."""
     replace_unk: bool = False
+    """Write the most attended source word in place of ``<unk>``."""
     batch_size: int = 10
+    """Documents decoded together."""
     read_chunks: int = 1
     """MODEL 3: chunks read per decoder step, the k of highest coarse weight with their weights
     renormalized over them (1: the thesis's argmax; c2fsum's top-k reading, docs/results.md)."""
@@ -205,11 +226,18 @@ class DecodeConfig:
 
 @dataclass
 class Config:
+    """A whole run: four sections and a name; saved as ``config.json`` beside every checkpoint."""
+
     data: DataConfig = field(default_factory=DataConfig)
+    """How documents become grids."""
     model: ModelConfig = field(default_factory=ModelConfig)
+    """The network: family, sizes, switches."""
     train: TrainConfig = field(default_factory=TrainConfig)
+    """The training recipe."""
     decode: DecodeConfig = field(default_factory=DecodeConfig)
+    """How the model decodes by default (:class:`c2fsum.decoding.options.DecodeOptions` at load)."""
     name: str = ""
+    """The preset's name (its file's stem), shown in tables and reports."""
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -261,7 +289,35 @@ def resolve(base: dict[str, Any] | None = None, overrides: list[str] | None = No
         except OmegaConfBaseException as e:
             raise ConfigError(f"override {item!r}: {_short(e)}") from e
     cfg: Config = OmegaConf.to_object(merged)  # type: ignore[assignment]
+    check(cfg)
     return cfg
+
+
+CHOICES = {
+    "train.objective": ("ml", "mixed"),
+    "train.best_metric": ("ppl", "rougeL"),
+    "train.amp": ("off", "bf16"),
+}
+"""The fields that take one of a few words, and those words."""
+AT_LEAST_ONE = ("train.accumulate",)
+"""The integer fields that must be positive."""
+
+
+def check(cfg: Config) -> None:
+    """Refuse a config whose values no code path accepts, once, at load (:func:`resolve`):
+    :data:`CHOICES`, :data:`AT_LEAST_ONE`. Raises :class:`ConfigError` naming the field, the
+    value and what was expected."""
+
+    def value(key: str) -> Any:
+        section, name = key.split(".")
+        return getattr(getattr(cfg, section), name)
+
+    for key, allowed in CHOICES.items():
+        if value(key) not in allowed:
+            raise ConfigError(f"{key}: got {value(key)!r}, expected {' or '.join(allowed)}")
+    for key in AT_LEAST_ONE:
+        if value(key) < 1:
+            raise ConfigError(f"{key}: got {value(key)}, expected a positive integer")
 
 
 RETIRED = {"eval": {"limit"}}

@@ -23,6 +23,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -34,6 +35,7 @@ from c2fsum.data.grid import inference_grid
 from c2fsum.data.surface import surface_forms
 from c2fsum.data.tokenize import preprocess_article
 from c2fsum.decoding.documents import Decoded, decode_examples
+from c2fsum.decoding.options import DecodeOptions
 from c2fsum.errors import InputError
 from c2fsum.metrics.entropy import chunk_distribution
 from c2fsum.models.checkpoint import load_checkpoint
@@ -57,6 +59,22 @@ def leading_words(text: str, n: int) -> str:
     return text[: len(text) - len(rest)].rstrip()
 
 
+def words_to_read(max_words: int = 0) -> int:
+    """The words of a raw text that :meth:`Pipeline.encode_texts` tokenizes: all of them up to
+    :data:`MAX_INPUT_WORDS`, or a prefix far longer than ``max_words`` when that is given."""
+    return max(10_000, 20 * max_words) if max_words else MAX_INPUT_WORDS
+
+
+def has_words(text: str, *, max_words: int = 0) -> bool:
+    """True when :meth:`Pipeline.summarize` finds words in ``text`` (else it refuses it as an
+    empty article): false for empty, blank or invisible-only text (zero-width spaces, BOMs,
+    control characters). Tokenizes the first 50 words, and the rest only when those hold none."""
+    head = leading_words(text, 50)
+    if preprocess_article(head):
+        return True
+    return len(head) < len(text) and bool(preprocess_article(leading_words(text, words_to_read(max_words))))
+
+
 @dataclass
 class Summary:
     """A generated summary with what the model attended to while writing it."""
@@ -78,6 +96,8 @@ class Summary:
     fine_fraction: float = 1.0
     """Share of the source words that went through the word-level encoder (below 1 only for a lazy
     MODEL 3, which encodes the chunks its hard attention picks)."""
+    fine_chunks: list[int] | None = None
+    """The chunks (rows of ``attention``) that went through the word-level encoder; None: all."""
 
     def to_json(self) -> dict:
         return {
@@ -92,42 +112,48 @@ class Summary:
 
 
 MAX_INPUT_WORDS = 100_000
-"""Words of one input read by :meth:`Pipeline.summarize` when no ``max_words`` is given."""
+"""Words of one input read by :meth:`Pipeline.summarize` when ``max_words`` is 0 (whole texts)."""
 
 
 class Pipeline:
-    """A loaded model with its vocabulary, config and preprocessing."""
+    """A loaded model with its vocabulary, config, decoding options and preprocessing."""
 
     def __init__(self, run_dir: str | Path, *, device: str = "cpu"):
         loaded = load_checkpoint(run_dir, device=device)
         self.model, self.config, self.vocab, self.path = loaded.model, loaded.config, loaded.vocab, loaded.path
         self.device = device
+        self.defaults = DecodeOptions.from_config(self.config.decode)
+        """The model's own decoding options (its saved ``decode`` section, ``min_len`` resolved at load)."""
 
-    def reading(self, max_words: int | None = None) -> Config:
+    def options(self, base: DecodeOptions | None = None, **overrides: Any) -> DecodeOptions:
+        """The options of one call: ``base`` (default: :attr:`defaults`) with the caller's
+        ``overrides`` (:class:`DecodeOptions` fields; None keeps the value), checked once."""
+        return (base or self.defaults).override(**overrides)
+
+    def reading(self, max_words: int = 0) -> Config:
         """The config documents are read and decoded with: the trained grid without its chunk limit
         (whole documents, M grows with the document), cut to the first ``max_words`` words if asked
-        (:func:`c2fsum.data.grid.inference_grid`)."""
+        (0: whole documents; :func:`c2fsum.data.grid.inference_grid`)."""
         return replace(self.config, data=inference_grid(self.config.data, max_words))
 
-    def encode_documents(self, docs: Iterable[dict], *, max_words: int | None = None) -> list[Example]:
+    def encode_documents(self, docs: Iterable[dict], *, max_words: int = 0) -> list[Example]:
         """Prepared documents (``{"id", "src", "tgt", "refs"}``) on the reading grid, in order."""
         data = self.reading(max_words).data
         return [encode_document(d, self.vocab, data) for d in docs]
 
-    def encode_texts(self, texts: list[str], *, max_words: int | None = None, progress: bool = False) -> list[Example]:
+    def encode_texts(self, texts: list[str], *, max_words: int = 0, progress: bool = False) -> list[Example]:
         """Raw article texts, preprocessed exactly like the training data, on the reading grid.
 
         Only the first :data:`MAX_INPUT_WORDS` words (a bound on time and memory), or a prefix far
         longer than ``max_words``, are tokenized. ValueError for a text that is not a str or is empty.
         """
-        cut = self.reading(max_words).data.max_words
-        read_words = max(10_000, 20 * cut) if cut else MAX_INPUT_WORDS
+        read_words = words_to_read(max_words)
         docs = []
         for i, text in enumerate(tqdm(texts, desc="read", unit="doc", disable=not progress, dynamic_ncols=True)):
             if not isinstance(text, str):
                 raise InputError(f"text {i}: expected a str, got {type(text).__name__}")
             head = leading_words(text, read_words)
-            if len(head) < len(text) and not cut:
+            if len(head) < len(text) and not max_words:
                 log.warning("text %d: longer than %d words; only the first %d are read", i, read_words, read_words)
             sents = preprocess_article(head)
             if not sents:
@@ -137,79 +163,44 @@ class Pipeline:
         return self.encode_documents(docs, max_words=max_words)
 
     def decode(
-        self,
-        examples: list[Example],
-        *,
-        beam: int | None = None,
-        block_trigrams: bool | None = None,
-        replace_unk: bool | None = None,
-        max_len: int | None = None,
-        min_len: int | None = None,
-        read_chunks: int | None = None,
-        progress: bool = False,
+        self, examples: list[Example], options: DecodeOptions | None = None, *, progress: bool = False
     ) -> list[Decoded]:
-        """Greedy or beam search over encoded documents (:func:`c2fsum.decoding.documents.decode_examples`).
-
-        Options left None take the model's decoding config; ``min_len`` then is the model's
-        default minimum length, the 5th percentile of its training summaries' lengths
-        (:mod:`c2fsum.data.lengths`), so even a barely trained model writes something;
-        ``min_len=0`` allows the empty summary. ``read_chunks``: MODEL 3's chunks read per step.
-        InputError for a ``min_len`` above the maximum length (``max_len``, else the config's).
-        """
-        longest = max_len if max_len is not None else self.config.decode.max_len
-        if min_len is not None and min_len > longest:
-            raise InputError(
-                f"min_len: got {min_len}, above the maximum summary length {longest} "
-                f"({'max_len' if max_len is not None else 'the model config decode.max_len'}); expected <= {longest}"
-            )
+        """Greedy or beam search over encoded documents (:func:`c2fsum.decoding.documents.decode_examples`)
+        with ``options`` (default: the model's, :attr:`defaults`)."""
         with torch.no_grad():
             return decode_examples(
                 self.model,
                 self.vocab,
                 examples,
                 self.reading(),  # the batch layout: no chunk limit; the examples carry their own cut
+                options or self.defaults,
                 device=self.device,
-                beam=beam,
-                block_trigrams=block_trigrams,
-                replace_unk=replace_unk,
-                max_len=max_len,
-                min_len=min_len,
-                read_chunks=read_chunks,
                 progress=progress,
             )
 
     def summarize(
         self,
         texts: list[str] | str,
+        options: DecodeOptions | None = None,
         *,
-        beam: int | None = None,
-        block_trigrams: bool | None = None,
-        replace_unk: bool | None = None,
-        max_len: int | None = None,
-        min_len: int | None = None,
-        max_words: int | None = None,
-        read_chunks: int | None = None,
         progress: bool = False,
+        **overrides: Any,
     ) -> list[Summary]:
         """Summarize raw article texts (preprocessed exactly like the training data).
 
-        Texts are read whole (the grid gets as many chunks as they need) unless ``max_words``
-        cuts them to their first ``max_words`` words. Decoding options: :meth:`decode`.
-        ``progress``: bars on stderr while reading and decoding.
+        ``options`` (default: the model's) with ``overrides``, any :class:`DecodeOptions` field by
+        name: ``beam``, ``block_trigrams``, ``replace_unk``, ``max_len``, ``min_len`` (default: the
+        model's minimum, the 5th percentile of its training summaries' lengths,
+        :mod:`c2fsum.data.lengths`; 0 allows the empty summary), ``read_chunks`` (MODEL 3's chunks
+        read per step), ``max_words`` (read only the first W words; 0, the default: whole texts, the
+        grid gets as many chunks as they need), ... InputError for an unknown option, a value out of
+        range, or a ``min_len`` above the maximum length. ``progress``: bars on stderr while reading
+        and decoding.
         """
         if isinstance(texts, str):
             texts = [texts]
-        examples = self.encode_texts(texts, max_words=max_words, progress=progress)
-        decoded = self.decode(
-            examples,
-            beam=beam,
-            block_trigrams=block_trigrams,
-            replace_unk=replace_unk,
-            max_len=max_len,
-            min_len=min_len,
-            read_chunks=read_chunks,
-            progress=progress,
-        )
+        o = self.options(options, **overrides)
+        examples = self.encode_texts(texts, max_words=o.max_words, progress=progress)
         return [
             Summary(
                 text=d.readable,
@@ -220,8 +211,9 @@ class Pipeline:
                 coarse=d.hypothesis.coarse,
                 eos=d.hypothesis.eos,
                 fine_fraction=d.fine_fraction,
+                fine_chunks=d.fine_chunks,
             )
-            for d in decoded
+            for d in self.decode(examples, o, progress=progress)
         ]
 
 

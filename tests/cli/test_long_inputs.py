@@ -57,7 +57,7 @@ def test_evaluate_max_words_reproduces_the_trained_grid_and_default_reads_everyt
     docs = read_split(prepared_small, "test", limit=3)
     examples = model.encode_documents(docs, max_words=80)
     assert all(len(e.words) == 80 for e in examples)
-    bounded = model.decode(examples, beam=2)
+    bounded = model.decode(examples, model.options(beam=2))
     cut_preds = [json.loads(x)["candidate"] for x in (cut / "predictions.jsonl").read_text().splitlines()]
     assert cut_preds == [d.text for d in bounded]
     # without --max-words the model reads whole articles (the corpus articles are longer than 80 words)

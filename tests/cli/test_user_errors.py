@@ -84,3 +84,52 @@ def test_min_len_above_the_maximum_is_refused(tmp_path, capsys):
     assert _err(capsys) == [
         "c2fsum summarize: error: min_len: got 500, above the maximum summary length 40 (max_len); expected <= 40"
     ]
+
+
+def _summarize_lines(doc, capsys) -> list[str]:
+    assert main(["-q", "summarize", "--model", MODEL, "--lines", "--beam", "1", "--max-len", "8", str(doc)]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("\n")
+    return out[:-1].split("\n")
+
+
+def test_lines_a_line_that_is_not_utf8_gets_an_empty_line_and_is_named(tmp_path, capsys, caplog):
+    """One bad byte refuses its own line (named FILE:LINE), not the file (issue 27 campaign)."""
+    doc = tmp_path / "a.txt"
+    doc.write_bytes(ARTICLE.encode() + b"\nThe \xff bridge.\n" + ARTICLE.encode() + b"\n")
+    with caplog.at_level("WARNING", logger="c2fsum.cli.summarize"):
+        out = _summarize_lines(doc, capsys)
+    assert len(out) == 3 and out[0] and out[1] == "" and out[2] == out[0]
+    assert f"{doc}:2: not UTF-8 text (invalid start byte at byte 4 of the line)" in caplog.text
+
+
+def test_lines_an_invisible_only_line_gets_an_empty_line(tmp_path, capsys):
+    """Zero-width spaces, a BOM, blanks: no words, so an empty output line, not a refusal."""
+    doc = tmp_path / "a.txt"
+    doc.write_text(f"\u200b\u200b\n{ARTICLE}\n\ufeff \u200b\t\n", encoding="utf-8")
+    out = _summarize_lines(doc, capsys)
+    assert len(out) == 3 and out[0] == "" and out[1] and out[2] == ""
+
+
+def test_lines_are_split_on_newline_only(tmp_path, capsys):
+    """\\x0b \\x0c \\x1c-\\x1e \\x85 U+2028 U+2029 stay inside their line (str.splitlines would split
+    on them); \\r\\n ends a line like \\n; a BOM at the start is dropped."""
+    inside = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+    text = "\ufeff" + "\r\n".join(f"{ARTICLE}{sep}{ARTICLE}" for sep in inside) + "\r\n"
+    doc = tmp_path / "a.txt"
+    doc.write_text(text, encoding="utf-8", newline="")
+    out = _summarize_lines(doc, capsys)
+    assert len(out) == len(inside) and all(out)
+
+
+def test_whole_file_bom_and_invisible_text_is_refused_naming_the_file(tmp_path, capsys):
+    doc = tmp_path / "a.txt"
+    doc.write_bytes(b"\xef\xbb\xbf" + "\u200b \u200b\n".encode())
+    assert main(["-q", "summarize", "--model", MODEL, str(doc)]) == 2
+    assert _err(capsys) == [f"c2fsum summarize: error: {doc}: empty input, no words to summarize"]
+    doc.write_bytes(b"\xef\xbb\xbf" + ARTICLE.encode())  # a BOM before words: read like the words alone
+    assert main(["-q", "summarize", "--model", MODEL, "--beam", "1", "--max-len", "8", str(doc)]) == 0
+    with_bom = capsys.readouterr().out
+    doc.write_bytes(ARTICLE.encode())
+    assert main(["-q", "summarize", "--model", MODEL, "--beam", "1", "--max-len", "8", str(doc)]) == 0
+    assert capsys.readouterr().out == with_bom

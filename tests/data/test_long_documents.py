@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from c2fsum.data.batching import Example, bucketed_batches, collate, encode_example, grid_lengths
+from c2fsum.data.batching import Example, bucketed_batches, collate, encode_example
 from c2fsum.data.grid import PAD, grid_tensor, make_grid, pack_sentences
 from c2fsum.data.vocab import Vocab
 
@@ -62,7 +62,7 @@ def example(n_words: int, name: str = "x") -> Example:
 def test_bucketing_by_chunk_count_pads_each_batch_to_its_own_longest_document():
     sizes = [40, 4000, 80, 3960, 120, 4000, 40, 80]  # 1..100 chunks of 40 words
     exs = [example(n, str(i)) for i, n in enumerate(sizes)]
-    batches = bucketed_batches(len(exs), grid_lengths(exs), batch_size=2, bucket_size=4, seed=0, epoch=0)
+    batches = bucketed_batches(len(exs), [len(e.src) for e in exs], batch_size=2, bucket_size=4, seed=0, epoch=0)
     shapes = sorted(collate([exs[i] for i in b], chunks=0, chunk_len=40).src.shape[1] for b in batches)
     # sorted by length: {40, 40} {80, 80} {120, 3960} {4000, 4000}; short documents stay short
     assert shapes == [1, 2, 99, 100]

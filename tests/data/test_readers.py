@@ -233,11 +233,65 @@ def test_csv_with_multiline_fields_bom_and_bad_rows(tmp_path, caplog):
         ("d", ("H .",)),
     ]
     assert docs[1].article == 'Second, with "quotes"\nand a newline.'
-    # line numbers count physical lines: rows "a" and "b" span two lines each
-    assert [d.where for d in docs] == [f"{path}:2", f"{path}:4", f"{path}:8"]
+    # line numbers count physical lines: rows "a" and "b" span two lines each, and are named so
+    assert [d.where for d in docs] == [f"{path}:2-3", f"{path}:4-5", f"{path}:8"]
     assert skips.as_dict() == {"bad_csv": 1, "not_utf8": 1}
     assert f"{path}:6: skipped (bad_csv): 3 fields, header has 4" in caplog.text
     assert f"{path}:7: skipped (not_utf8)" in caplog.text
+
+
+def test_csv_quote_left_open_names_every_line_it_swallowed(tmp_path, caplog):
+    # hostile_campaign: the rows after an unbalanced quote became part of its field, and the
+    # refusal named only the row's first line, so the records on the lines after it were lost unnamed
+    path = tmp_path / "train.csv"
+    path.write_bytes(b'id,article,highlights\na,"Open quote.,H .\nb,Caf\xe9.,H .\nc,Three.,H .\n')
+    skips = SkipLog()
+    with caplog.at_level(logging.WARNING):
+        assert list(read_csv(path, skips)) == []
+    assert f"{path}:2-4: skipped (not_utf8)" in caplog.text
+
+
+def test_jsonl_too_deep_too_long_integers_and_bom_are_named_not_raised(tmp_path, caplog):
+    # hostile_campaign: json.loads raised RecursionError (100,000 nested brackets) and ValueError
+    # (an integer of 5,000 digits) out of prepare; a UTF-8 BOM made line 1 bad JSON
+    path = write_jsonl(
+        tmp_path / "train.jsonl",
+        [record(0), record(1)],
+        raw_lines={1: b"[" * 100_000 + b"]" * 100_000, 2: b'{"id": ' + b"7" * 5000 + b', "article": "x"}'},
+    )
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    skips = SkipLog()
+    with caplog.at_level(logging.WARNING):
+        assert [d.id for d in read_jsonl(path, skips)] == ["doc0", "doc1"]
+    assert skips.as_dict() == {"bad_json": 2}
+    assert f"{path}:2: skipped (bad_json): nested too deeply" in caplog.text
+    assert f"{path}:3: skipped (bad_json): Exceeds the limit (4300 digits)" in caplog.text
+    array = tmp_path / "val.json"
+    array.write_bytes(b"\xef\xbb\xbf" + b"[" * 100_000 + b"]" * 100_000)
+    assert list(read_jsonl(array, skips)) == []
+    assert f"{array}: skipped (unreadable_files): bad JSON: nested too deeply" in caplog.text
+    array.write_bytes(b"\xef\xbb\xbf" + json.dumps([record(5)]).encode())
+    assert [d.id for d in read_jsonl(array, skips)] == ["doc5"]
+
+
+def test_damaged_gzip_and_parquet_stop_with_a_named_skip(tmp_path, caplog):
+    # hostile_campaign: a cut gzip stream raised EOFError out of prepare; a damaged Parquet page
+    # raised pyarrow's error mid-file
+    from c2fsum.data.readers import read_table
+
+    path = write_jsonl(tmp_path / "train.jsonl.gz", [record(i) for i in range(200)])
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    skips = SkipLog()
+    with caplog.at_level(logging.WARNING):
+        docs = list(read_table(path, skips))
+    assert 0 < len(docs) < 200
+    assert skips.as_dict() == {"unreadable_files": 1}
+    assert f"{path}: skipped (unreadable_files): cannot read on after {len(docs)} document(s) (EOFError" in caplog.text
+    not_gz = tmp_path / "val.csv.gz"
+    not_gz.write_bytes(b"article,highlights\nA.,H\n")
+    assert list(read_table(not_gz, skips)) == []
+    assert f"{not_gz}: skipped (unreadable_files): cannot read on after 0 document(s) (BadGzipFile" in caplog.text
 
 
 def test_csv_missing_column_skips_the_file(tmp_path, caplog):

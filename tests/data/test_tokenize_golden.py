@@ -2,7 +2,7 @@
 
 ``tests/data/tokenize_golden.json.gz`` holds, for every document of CNN/DM (2,753 + 20 raw
 stories), the 300 long ACL papers and the 500 PubMed test papers, a hash of what the old
-tokenizer (NLTK over the whole text + pysbd; kept in ``bench/_tokenize_before.py``) made of
+tokenizer (NLTK over the whole text + pysbd; read from git by ``bench/tokenize_before.py``) made of
 its article, highlights and (PubMed) abstract. ``scripts/make_tokenize_golden.py`` wrote it
 and defines the document set. Every document still gives the same tokens.
 

@@ -9,6 +9,7 @@ from c2fsum.config import Config, DataConfig, DecodeConfig
 from c2fsum.data.batching import encode_document
 from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.documents import decode_examples
+from c2fsum.decoding.options import DecodeOptions
 from tiny import tiny_model
 
 WORDS = [f"w{i}" for i in range(20)]
@@ -47,6 +48,7 @@ def test_decoding_with_k_chunks_leaves_the_model_reading_as_before():
     data = DataConfig(chunks=0, chunk_len=5, max_tgt_len=10)
     cfg = Config(data=data, decode=DecodeConfig(beam=2, max_len=4, min_len=1))
     model = tiny_model("model3", len(vocab), seed=3, max_chunks=20)
-    (d,) = decode_examples(model, vocab, [encode_document(documents(1)[0], vocab, data)], cfg, read_chunks=2)
+    two = DecodeOptions.from_config(cfg.decode).override(read_chunks=2)
+    (d,) = decode_examples(model, vocab, [encode_document(documents(1)[0], vocab, data)], cfg, two)
     assert (d.hypothesis.attn.sum(-1) > 0).sum(-1).max() == 2  # two chunks read at a step
     assert model.read_chunks == 1

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from c2fsum.evaluation.scoring import first_sentence_baseline, lead_k, read_jsonl_with_errors, rouge_files
+from c2fsum.baselines.extractive import first_sentence_baseline, lead_k
+from c2fsum.evaluation.scoring import read_jsonl_with_errors, rouge_files
 from c2fsum.metrics.rouge import score_document
 
 

@@ -208,6 +208,7 @@ def test_top_chunks_golden_values():
 def test_read_chunks_is_refused_for_models_without_hard_attention():
     from c2fsum.config import Config
     from c2fsum.decoding.documents import decode_examples
+    from c2fsum.decoding.options import DecodeOptions
 
     with pytest.raises(ValueError, match="MODEL 3"):
-        decode_examples(tiny("model2"), None, [], Config(), read_chunks=2)
+        decode_examples(tiny("model2"), None, [], Config(), DecodeOptions(read_chunks=2))

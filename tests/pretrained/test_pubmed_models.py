@@ -79,7 +79,7 @@ def test_golden_summary_of_a_paper(name):
     assert 40 <= len(out.tokens) <= 100  # trained on the first 100 tokens of each abstract; minimum 40
     T, M, N = out.attention.shape
     if family == "model0":  # the first 400 words, every one through the word-level encoder
-        assert (M, N) == (10, 40) and out.fine_fraction == 1.0
+        assert (M, N) == (10, 40) and out.fine_fraction == 1.0 and out.fine_chunks is None
     else:  # the whole paper in 40-word chunks, 3 read per step
         assert (M, N) == (-(-len(out.source) // 40), 40) and M == 55
         assert model.config.decode.read_chunks == 3
@@ -92,3 +92,6 @@ def test_golden_summary_of_a_paper(name):
         per_chunk = words.view(M, N).sum(-1)  # (M,)
         own = float((per_chunk * read.any(0)).sum() / per_chunk.sum())
         assert own - 1e-6 <= out.fine_fraction <= 1.0  # 1e-6: two float32 divisions of counts < 2^24
+        # fine_chunks names them: those the summary read among them, and their words are fine_fraction
+        assert out.fine_chunks is not None and set(read.any(0).nonzero().squeeze(1).tolist()) <= set(out.fine_chunks)
+        assert float(per_chunk[out.fine_chunks].sum() / per_chunk.sum()) == pytest.approx(out.fine_fraction, abs=1e-6)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 
@@ -12,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from c2fsum.data.grid import flatten_sentences
 from c2fsum.data.tokenize import preprocess_article
+from c2fsum.errors import InputError
 from c2fsum.pipeline import Pipeline
 from c2fsum.serving import ServeSettings, create_app
 
@@ -42,6 +44,23 @@ def test_health_names_the_model_and_its_grid(client, served_run):
     h = r.json()
     assert h["status"] == "ok" and h["family"] == "model2" and h["grid"] == [4, 20]
     assert h["model"].startswith(str(served_run))
+    # what the page starts from: the model's own decoding config (conftest), within the server's limits
+    assert h["chunk_len"] == 20 and h["hard"] is False
+    assert h["defaults"] == {
+        "beam": 2,
+        "max_length": 14,
+        "min_length": 6,
+        "block_trigrams": True,
+        "replace_unk": False,
+        "read_chunks": None,
+    }
+    assert h["limits"] == {"max_chars": 6000, "max_beam": 4, "max_length": 30}
+
+
+def test_a_request_without_options_decodes_with_the_models_defaults(client, pipeline, articles):
+    out = post(client, {"text": articles[2]}).json()
+    ref = pipeline.summarize(articles[2])[0]
+    assert out["tokens"] == ref.tokens and out["score"] == pytest.approx(ref.score, abs=1e-4)
 
 
 def test_summary_chunks_and_attention_of_an_article(client, articles):
@@ -66,7 +85,10 @@ def test_summary_chunks_and_attention_of_an_article(client, articles):
     # so the mass read in a chunk is exactly its coarse weight
     assert out["coarse"] is not None
     assert torch.allclose(torch.tensor(att), torch.tensor(out["coarse"]), atol=2e-5)
-    assert out["grid"] == [4, 20] and isinstance(out["score"], float)
+    # the grid the document was read on (not the trained 4 x 20), all of it at the word level
+    assert out["grid"] == [len(expected), 20] and isinstance(out["score"], float)
+    assert out["words"] == len([w for w in words if w != "</s>"])
+    assert out["fine_chunks"] == list(range(len(expected))) and out["fine_fraction"] == 1.0
 
 
 def test_the_api_returns_what_the_pipeline_returns(client, pipeline, articles):
@@ -148,6 +170,12 @@ def test_bad_requests_get_a_clear_4xx(client, body, status, message):
     ("content", "ctype", "message"),
     [
         (b'{"text": "unclosed', "application/json", "the request body is not valid JSON"),
+        (  # not a 400 "There was an error parsing the body" (issue 27 campaign)
+            b'{"text": "The \xff bridge."}',
+            "application/json",
+            "the request body is not valid JSON: not UTF-8 text (invalid start byte at byte 14)",
+        ),
+        (b"[" * 10_000, "application/json", "the request body is not valid JSON: nested too deeply"),
         (b"[1, 2]", "application/json", 'the request body must be a JSON object like {"text": "..."}, got list'),
         (b"\xff\xfe\x00binary", "application/octet-stream", "the request body must be JSON"),
         (b"", "application/json", 'the request body is empty; send a JSON object like {"text": "..."}'),
@@ -178,6 +206,58 @@ def test_oversized_bodies_get_413_before_parsing(client):
 def test_wrong_method_and_path(client):
     assert client.get("/summarize").status_code == 405
     assert client.post("/nowhere", json={}).status_code == 404
+
+
+def test_the_cli_reading_options_reach_the_pipeline(client, pipeline, articles):
+    """`max_words`, `replace_unk` and `read_chunks` do what `c2fsum summarize` does with them."""
+    text = articles[0]
+    out = post(client, {"text": text, "beam": 2, "max_length": 10, "max_words": 20}).json()
+    ref = pipeline.summarize(text, beam=2, max_len=10, max_words=20)[0]
+    assert out["tokens"] == ref.tokens and len(out["chunks"]) == 1  # the first 20 words: one chunk
+    out = post(client, {"text": text, "beam": 2, "max_length": 10, "replace_unk": True}).json()
+    ref = pipeline.summarize(text, beam=2, max_len=10, replace_unk=True)[0]
+    assert out["tokens"] == ref.tokens and out["summary"] == ref.text
+    r = post(client, {"text": text, "read_chunks": 2})  # the served model is a MODEL 2
+    assert r.status_code == 422
+    assert r.json()["detail"] == "read_chunks=2: chunks per step are chosen by MODEL 3's hard attention only"
+    r = post(client, {"text": text, "read_chunks": 0})
+    assert r.status_code == 422 and r.json()["detail"].startswith(
+        "read_chunks: Input should be greater than or equal to 1"
+    )
+    whole = post(client, {"text": text, "beam": 2, "max_length": 10}).json()
+    assert post(client, {"text": text, "beam": 2, "max_length": 10, "max_words": 0}).json() == whole  # 0: all
+
+
+def test_the_request_options_are_passed_as_given(pipeline, monkeypatch):
+    seen = {}
+
+    def spy(texts, options):
+        seen.update(options.to_dict())
+        raise InputError("text 0: stop here")
+
+    monkeypatch.setattr(pipeline, "summarize", spy)
+    with TestClient(create_app(pipeline, settings=LIMITS)) as c:
+        body = {"text": "a b c", "beam": 1, "max_length": 5, "read_chunks": 3, "replace_unk": True, "max_words": 7}
+        r = post(c, body)
+    assert r.status_code == 422 and r.json()["detail"] == "text: stop here"
+    assert (seen["read_chunks"], seen["replace_unk"], seen["max_words"]) == (3, True, 7)
+
+
+def test_a_bug_is_a_500_with_its_traceback_logged(pipeline, monkeypatch, caplog):
+    """Only the project's user errors are the request's fault (422); a ValueError from a bug is not."""
+
+    def bug(texts, options):
+        raise ValueError("a bug deep in the decoder")
+
+    monkeypatch.setattr(pipeline, "summarize", bug)
+    with TestClient(create_app(pipeline, settings=LIMITS), raise_server_exceptions=False) as c:
+        with caplog.at_level(logging.ERROR, logger="c2fsum.serving.app"):
+            r = post(c, {"text": "The bridge will close.", "beam": 1, "max_length": 5})
+    assert r.status_code == 500
+    assert r.json()["detail"] == "internal error (ValueError); the server's log has its traceback"
+    (record,) = [rec for rec in caplog.records if rec.name == "c2fsum.serving.app"]
+    assert record.exc_info is not None and "a bug deep in the decoder" in caplog.text
+    assert "Traceback" in caplog.text and "in bug" in caplog.text
 
 
 def _slow(pipeline, monkeypatch, seconds):
@@ -240,3 +320,15 @@ def test_the_page_and_its_assets_are_served(client):
     js = client.get("/static/app.js")
     assert js.status_code == 200 and 'fetch("/summarize"' in js.text
     assert client.get("/static/style.css").status_code == 200
+
+
+def test_the_api_takes_every_option_the_cli_does(client, pipeline, articles):
+    """replace_unk, read_chunks and max_words as well as beam, lengths and trigram blocking."""
+    body = {"text": articles[0], "beam": 2, "max_length": 10, "replace_unk": True, "max_words": 30}
+    out = post(client, body).json()
+    ref = pipeline.summarize(articles[0], beam=2, max_len=10, min_len=6, replace_unk=True, max_words=30)[0]
+    assert out["tokens"] == ref.tokens and len(out["chunks"]) == 2  # 30 words: two chunks of 20
+    r = post(client, {"text": articles[0], "read_chunks": 2})  # MODEL 2 reads every chunk softly
+    assert r.status_code == 422 and "MODEL 3" in r.json()["detail"]
+    r = post(client, {"text": articles[0], "max_words": -1})
+    assert r.status_code == 422 and r.json()["detail"].startswith("max_words: Input should be greater than or equal")

@@ -7,6 +7,8 @@ tries to download anything.
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 import shutil
 
@@ -15,6 +17,7 @@ import pytest
 
 from c2fsum.serving import ServeSettings, create_app
 from c2fsum.serving.background import BackgroundServer
+from shared_data import DATA
 
 try:
     from selenium import webdriver
@@ -83,6 +86,13 @@ def test_page_summarizes_an_article_and_highlights_what_each_word_read(browser, 
     text = articles[0]
     browser.get(live.url + "/")
     WebDriverWait(browser, 15).until(lambda d: "model2" in d.find_element(By.ID, "model-info").text)
+    info = browser.find_element(By.ID, "model-info").text
+    assert info.endswith("model2 · reads whole documents in chunks of 20 words") and "grid 0" not in info
+    # the form starts at the model's own decoding config (conftest: beam 2, 6-14 tokens, blocking on)
+    fields = {i: browser.find_element(By.ID, i).get_attribute("value") for i in ("beam", "max-length", "min-length")}
+    assert fields == {"beam": "2", "max-length": "14", "min-length": "6"}
+    assert browser.find_element(By.ID, "block-trigrams").is_selected()
+    assert not browser.find_element(By.ID, "read-chunks-label").is_displayed()  # MODEL 3 only
     area = browser.find_element(By.ID, "article")
     area.send_keys(text[:120])  # typed like a person, then the whole article pasted at once
     browser.execute_script("arguments[0].value = arguments[1];", area, text)
@@ -93,18 +103,33 @@ def test_page_summarizes_an_article_and_highlights_what_each_word_read(browser, 
 
     # what the page shows is what the API answers for the same request
     api = httpx.post(
-        live.url + "/summarize", json={"text": text, "beam": 2, "max_length": 12, "block_trigrams": True}, timeout=60
+        live.url + "/summarize",
+        json={"text": text, "beam": 2, "max_length": 12, "min_length": 6, "block_trigrams": True},
+        timeout=60,
     ).json()
+    assert browser.find_element(By.ID, "summary-text").text == api["summary"]  # the readable text
     words = browser.find_elements(By.CSS_SELECTOR, "#summary .word")
     assert [w.text for w in words] == api["tokens"] and len(words) >= 6
     chunks = browser.find_elements(By.CSS_SELECTOR, "#chunks li")
     assert len(chunks) == len(api["chunks"]) > 4  # the whole article, more than the trained 4 x 20 grid
+    m = len(chunks)
+    assert browser.find_element(By.ID, "doc-info").text == (
+        f"the document: {m} chunks of 20 words ({api['words']} words) · read at the word level: {m} chunks (100%"
+        " of its words)"
+    )
+    # the overview: one cell per chunk; MODEL 2 reads every chunk at the word level, so none is marked
+    cells = browser.find_elements(By.CSS_SELECTOR, "#overview .cell")
+    assert len(cells) == m and not browser.find_elements(By.CSS_SELECTOR, "#overview .cell.fine")
     for li, chunk in zip(chunks, api["chunks"], strict=True):
-        assert li.text.endswith(chunk)
-    # the heatmap: a header row, then one row per summary word with one cell per chunk
+        assert li.get_attribute("textContent").endswith(chunk)
+    # the heatmap: a header row, then one row per summary word with one cell per chunk, or of a
+    # document of more than 40 chunks, per chunk among the 40 most read (in document order)
     rows = browser.find_elements(By.CSS_SELECTOR, "#heatmap tr")
     assert len(rows) == len(api["tokens"]) + 1
-    assert all(len(r.find_elements(By.TAG_NAME, "td")) == len(api["chunks"]) for r in rows[1:])
+    header = [int(th.text) for th in browser.find_elements(By.CSS_SELECTOR, "#heatmap th.col")]
+    total = [sum(row[i] for row in api["attention"]) for i in range(m)]
+    assert header == sorted(sorted(range(m), key=lambda i: -total[i])[:40]) and len(header) == min(m, 40)
+    assert all(len(r.find_elements(By.TAG_NAME, "td")) == len(header) for r in rows[1:])
     assert "Error" not in browser.find_element(By.ID, "status").text
 
     for t in (len(words) - 1, 1):  # hover: the chunks are shaded by that word's attention
@@ -135,3 +160,90 @@ def test_page_shows_the_servers_error(browser, live):
     WebDriverWait(browser, 30).until(lambda d: "Error" in status.text)
     assert status.text == "Error 422: beam: 9 is larger than this server allows (4)"
     assert "error" in status.get_attribute("class")
+
+
+PUBMED_TEST = DATA / "pubmed" / "test.jsonl.gz"
+LONG_PAPER = 25
+"""A 6,966-word paper of the shared PubMed test split: 203 chunks of 40 words."""
+
+
+@pytest.fixture(scope="module")
+def live_pubmed():
+    with BackgroundServer(create_app("pubmed-model3")) as server:
+        yield server
+
+
+@pytest.mark.real_data(PUBMED_TEST)
+def test_a_long_paper_shows_where_model3_read_on_the_first_screen(browser, live_pubmed):
+    """The issue-29 page on a whole paper: counts of the chunks read, an overview of the whole
+    document that leads to them, and the model's defaults; the first screen shows the chunks read."""
+    with gzip.open(PUBMED_TEST, "rt", encoding="utf-8") as f:
+        text = [json.loads(line)["article"] for _, line in zip(range(LONG_PAPER + 1), f, strict=False)][LONG_PAPER]
+    browser.get(live_pubmed.url + "/")
+    WebDriverWait(browser, 15).until(lambda d: "model3" in d.find_element(By.ID, "model-info").text)
+    assert browser.find_element(By.ID, "model-info").text == (
+        "pubmed-model3 · model3 · reads whole documents in chunks of 40 words, 3 chunks per step at the word level"
+    )
+    fields = {
+        i: browser.find_element(By.ID, i).get_attribute("value")
+        for i in ("beam", "max-length", "min-length", "read-chunks")
+    }
+    assert fields == {"beam": "4", "max-length": "100", "min-length": "40", "read-chunks": "3"}  # its config
+    browser.execute_script("arguments[0].value = arguments[1];", browser.find_element(By.ID, "article"), text)
+    browser.find_element(By.ID, "submit").click()
+    WebDriverWait(browser, 120).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#summary .word"))
+    api = httpx.post(live_pubmed.url + "/summarize", json={"text": text}, timeout=120).json()  # the defaults
+    assert browser.find_element(By.ID, "summary-text").text == api["summary"]
+
+    m, fine = len(api["chunks"]), api["fine_chunks"]
+    assert m == 203 and 0 < len(fine) < m / 2  # lazy MODEL 3 reads a few chunks at the word level
+    # fine_fraction counts the words of exactly these chunks (the chunks' text drops the </s> markers,
+    # about one word in 25 of a paper, hence the tolerance)
+    share = sum(len(api["chunks"][i].split()) for i in fine) / sum(len(c.split()) for c in api["chunks"])
+    assert share == pytest.approx(api["fine_fraction"], abs=0.02)
+    info = browser.find_element(By.ID, "doc-info").text
+    assert info.startswith(f"the document: {m} chunks of 40 words ({api['words']:,} words) · read at the word ")
+    assert f"level: {len(fine)} chunks ({round(100 * api['fine_fraction'])}% of its words)" in info
+    cells = browser.find_elements(By.CSS_SELECTOR, "#overview .cell")
+    marked = [int(c.get_attribute("data-i")) for c in browser.find_elements(By.CSS_SELECTOR, "#overview .cell.fine")]
+    assert len(cells) == m and marked == fine
+    # the heatmap of a long document: one column per chunk read, not 203 mostly empty ones
+    header = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#heatmap th.col")]
+    assert header == [str(i) for i in fine]
+
+    def on_first_screen(el) -> bool:  # inside the chunk list's scroll box and inside the window
+        return browser.execute_script(
+            "const r = arguments[0].getBoundingClientRect(), w = document.getElementById('chunks-wrap')"
+            ".getBoundingClientRect(); return r.top >= w.top - 1 && r.top < w.bottom && r.top < window.innerHeight;",
+            el,
+        )
+
+    # the first screen shows where the first summary word read, not chunks 0-13 at 0%
+    first = max(range(m), key=lambda i: api["attention"][0][i])
+    top = browser.find_element(By.ID, f"chunk-{first}")
+    assert "top" in top.get_attribute("class") and on_first_screen(top)
+    # a cell of the overview leads to its chunk; so does a "most read" link
+    far = max(fine, key=lambda i: abs(i - first))
+    assert abs(far - first) > 20 and not on_first_screen(browser.find_element(By.ID, f"chunk-{far}"))
+    cells[far].click()
+    WebDriverWait(browser, 5).until(lambda d: on_first_screen(d.find_element(By.ID, f"chunk-{far}")))
+    link = browser.find_elements(By.CSS_SELECTOR, "#most-read a")[0]
+    target = int(link.get_attribute("href").rsplit("-", 1)[1])
+    link.click()
+    WebDriverWait(browser, 5).until(lambda d: on_first_screen(d.find_element(By.ID, f"chunk-{target}")))
+
+
+def test_a_text_over_the_limit_names_the_setting_that_raises_it(browser, served_run):
+    with BackgroundServer(create_app(served_run, settings=ServeSettings(max_chars=50))) as server:
+        browser.get(server.url + "/")
+        WebDriverWait(browser, 15).until(lambda d: "model2" in d.find_element(By.ID, "model-info").text)
+        assert "up to 50 characters" in browser.find_element(By.ID, "defaults").text
+        area = browser.find_element(By.ID, "article")
+        browser.execute_script("arguments[0].value = arguments[1];", area, "The bridge will close. " * 4)
+        browser.find_element(By.ID, "submit").click()
+        status = browser.find_element(By.ID, "status")
+        WebDriverWait(browser, 30).until(lambda d: "50" in status.text)
+        assert status.text == (
+            "The article has 92 characters; this server accepts at most 50 "
+            "(start it with a larger `c2fsum serve --max-chars`)"
+        )

@@ -31,9 +31,11 @@ def test_pretrain_is_soft_for_its_epochs_then_hard(prepared_small, tmp_path):
     t = trainer(prepared_small, tmp_path / "r", "train.soft_pretrain_epochs=2")
     for epoch, soft in ((0, True), (1, True), (2, False), (5, False)):
         t.pos.epoch = epoch
-        t.choose_attention()
-        assert t.model.use_soft is soft, epoch
-        assert t.model.attention_mode() == ("soft" if soft else "sample")
+        chosen = t.choose_attention()
+        assert chosen is soft, epoch
+        with t.model.soft_attention(chosen):  # what train_step holds for one step
+            assert t.model.attention_mode() == ("soft" if soft else "sample")
+        assert t.model.attention_mode() == "sample"  # and after the step, hard again
 
 
 def test_alternate_draws_soft_batches_with_its_probability(prepared_small, tmp_path):
@@ -41,21 +43,18 @@ def test_alternate_draws_soft_batches_with_its_probability(prepared_small, tmp_p
     torch.manual_seed(0)
     draws = []
     for _ in range(2000):
-        t.choose_attention()
-        draws.append(t.model.use_soft)
+        draws.append(t.choose_attention())
     share = sum(draws) / len(draws)
     assert abs(share - 0.25) < 4 * math.sqrt(0.25 * 0.75 / 2000)  # ~4 standard deviations
     assert 0 < sum(a != b for a, b in zip(draws, draws[1:], strict=False))  # it changes from batch to batch
     # alternate 0 (and no pretraining): always hard
     t.cfg.train.alternate = 0.0
-    t.choose_attention()
-    assert t.model.use_soft is False
+    assert t.choose_attention() is False
 
 
 def test_choose_attention_leaves_a_soft_model_alone(prepared_small, tmp_path):
     t = trainer(prepared_small, tmp_path / "r", "model.family=model2", "train.soft_pretrain_epochs=3")
-    t.choose_attention()
-    assert t.model.use_soft is False and t.model.attention_mode() == "soft"
+    assert t.choose_attention() is None and t.model.attention_mode() == "soft"
 
 
 @pytest.mark.parametrize("option", ["train.soft_pretrain_epochs=5", "train.alternate=1.0"])

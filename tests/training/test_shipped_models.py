@@ -240,6 +240,21 @@ def test_export_refuses_a_folder_over_the_size_bound(run, tmp_path):
     assert not (tmp_path / "big").exists() and not list(tmp_path.glob(".big.*"))
 
 
+def test_the_card_claims_what_made_the_weights_only_when_told(run, tmp_path):
+    """Without --made-by the card names the source run and the registry's recipe, never claiming
+    that the recipe made these weights (the shipped PubMed weights came from staged runs)."""
+    export_model(run, tmp_path / "pubmed-model3", name="pubmed-model3")
+    card = (tmp_path / "pubmed-model3" / "README.md").read_text()
+    assert "Made from nothing" not in card
+    assert (
+        "`make model NAME=pubmed-model3` in a c2fsum source checkout trains a model by the documented recipe " in card
+    )
+    assert f"of the run `{load_checkpoint(run).path}`" in card
+    for name in ("pubmed-model3", "pubmed-model0"):  # the shipped cards say the same
+        shipped = (registry.PRETRAINED_DIR / name / "README.md").read_text()
+        assert "Made from nothing" not in shipped and f"`make model NAME={name}`" in shipped
+
+
 def test_export_command_end_to_end(run, tmp_path, capsys):
     out = tmp_path / "pretrained" / "mine"
     argv = ["-q", "export", "--model", str(run), "--out", str(out), "--dtype", "float16", "--made-by", "by hand"]

@@ -47,6 +47,76 @@ def test_resumed_training_equals_uninterrupted(prepared_small, tmp_path):
     assert train_rows(tmp_path / "full") == train_rows(tmp_path / "part")
 
 
+EVERY_EPOCH = ("train.batch_size=16", "train.eval_every=3")  # 3 batches an epoch: eval_every divides it
+
+
+def _rows(run) -> list[tuple]:
+    """metrics.jsonl without the timing column."""
+    return [
+        (r["split"], r["step"], round(r["ppl"], 6))
+        for r in map(json.loads, open(run / "metrics.jsonl", encoding="utf-8"))
+    ]
+
+
+def _same_params(a, b) -> None:
+    x, y = (load_file(str(p / "last" / "model.safetensors")) for p in (a, b))
+    assert x.keys() == y.keys() and all(torch.equal(x[k], y[k]) for k in x)
+
+
+def test_each_step_is_validated_once_and_resuming_a_finished_run_adds_no_row(prepared_small, tmp_path):
+    """eval_every dividing the epoch: one validation at the epoch's last step, not two; and a run
+    killed after its final checkpoint, resumed, does not validate that step again (issue 27)."""
+    cfg = tiny_cfg("train.max_steps=6", *EVERY_EPOCH)
+    Trainer(cfg, prepared_small, tmp_path / "full", progress=False).fit()
+    rows = _rows(tmp_path / "full")
+    assert [step for split, step, _ in rows if split == "val"] == [3, 6]
+    state = json.loads((tmp_path / "full" / "last" / "trainer.json").read_text())
+    assert state["log"]["rows"] == len(rows) and state["log"]["last_val"]["step"] == 6
+    summary = Trainer(cfg, prepared_small, tmp_path / "full", resume=True, progress=False).fit()
+    assert _rows(tmp_path / "full") == rows and summary["steps"] == 6
+
+
+def test_a_run_killed_between_two_rows_of_one_step_resumes_to_the_same_log(prepared_small, tmp_path, monkeypatch):
+    """Rows written after the last checkpoint with that checkpoint's step number (a validation at
+    an epoch's end) are dropped on resume: the log is truncated to the rows the checkpoint counted."""
+    cfg = tiny_cfg("train.max_steps=6", *EVERY_EPOCH)
+    Trainer(cfg, prepared_small, tmp_path / "full", progress=False).fit()
+
+    class Killed(Exception):
+        pass
+
+    def killed_after_a_row(self, run):  # a row of step 3 after the step-3 checkpoint, then the kill
+        self._log({"split": "val", "step": self.pos.step, "epoch": self.pos.epoch, "ppl": 1.0})
+        raise Killed
+
+    with monkeypatch.context() as m:
+        m.setattr(Trainer, "_end_epoch", killed_after_a_row)
+        with pytest.raises(Killed):
+            Trainer(cfg, prepared_small, tmp_path / "part", progress=False).fit()
+    Trainer(cfg, prepared_small, tmp_path / "part", resume=True, progress=False).fit()
+    assert _rows(tmp_path / "part") == _rows(tmp_path / "full")
+    _same_params(tmp_path / "full", tmp_path / "part")
+
+
+def test_a_checkpoint_without_the_log_count_still_resumes(prepared_small, tmp_path):
+    """trainer.json written before ``log`` was recorded: the log is rewound by step, as before."""
+    bs = "train.batch_size=16"
+    Trainer(tiny_cfg("train.max_steps=7", bs), prepared_small, tmp_path / "full", progress=False).fit()
+    Trainer(tiny_cfg("train.max_steps=4", bs), prepared_small, tmp_path / "part", progress=False).fit()
+    ckpt = tmp_path / "part" / "last"
+    state = json.loads((ckpt / "trainer.json").read_text())
+    del state["log"]
+    (ckpt / "trainer.json").write_text(json.dumps(state))
+    (ckpt / "manifest.json").unlink()  # an old checkpoint (its files are still read structurally)
+    Trainer(tiny_cfg("train.max_steps=7", bs), prepared_small, tmp_path / "part", resume=True, progress=False).fit()
+    _same_params(tmp_path / "full", tmp_path / "part")
+    assert [r for r in _rows(tmp_path / "part") if r[0] == "train"] == [
+        r for r in _rows(tmp_path / "full") if r[0] == "train"
+    ]
+    state = json.loads((tmp_path / "part" / "last" / "trainer.json").read_text())
+    assert state["log"]["rows"] == len(_rows(tmp_path / "part"))  # counted again from the rewound log
+
+
 def test_refuses_to_overwrite_a_run_and_resume_needs_one(prepared_small, tmp_path):
     Trainer(tiny_cfg("train.max_steps=1"), prepared_small, tmp_path / "r", progress=False).fit()
     with pytest.raises(TrainingError, match="--resume"):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from c2fsum.cli.options import add_device
 from c2fsum.config import PAPER_MAX_WORDS  # no torch: parsing arguments stays light
 from c2fsum.errors import InputError
 
@@ -80,7 +81,7 @@ def add_experiment_parser(subparsers) -> argparse.ArgumentParser:
         "experiment",
         help="train presets under one budget, evaluate, write a report",
         description="Train each preset under the same budget (resumable), evaluate each "
-        "and the FIRST / LEAD-3 / ILP baselines on the test split, and write "
+        "and the FIRST / LEAD-3 / ILP / BERKELEY baselines on the test split, and write "
         "report.html and report.md (thesis Tables 6.1-6.2, Figures 6.1-6.12).",
     )
     s.add_argument("--data", metavar="DATA_DIR", help="output of `c2fsum prepare`")
@@ -102,7 +103,7 @@ def add_experiment_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--split", default="test", help="evaluation split (test)")
     s.add_argument("--eval-limit", type=int, metavar="N", help="evaluate the first N documents only")
     s.add_argument("--beam", type=int, metavar="K", help="beam size (config default)")
-    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model runs (cpu)")
+    add_device(s)
     s.add_argument("--seed", type=int, help="random seed of every run")
     s.add_argument(
         "--max-words",

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from c2fsum.cli.options import add_model
+
 
 def cmd_export(a: argparse.Namespace) -> int:
     from c2fsum.reports.export import export_model
@@ -41,7 +43,7 @@ def add_export_parser(sub) -> None:
         "export",
         help="write a trained model for shipping: weights only (optionally float16), manifest, model card",
     )
-    s.add_argument("--model", required=True, metavar="MODEL", help="run directory, checkpoint, or model name")
+    add_model(s)
     s.add_argument("--out", required=True, metavar="DIR", help="folder to write, e.g. src/c2fsum/pretrained/NAME")
     s.add_argument("--name", help="the model's name on its card (default: the folder's name)")
     s.add_argument(
@@ -64,6 +66,6 @@ def add_export_parser(sub) -> None:
     s.add_argument(
         "--made-by",
         metavar="COMMAND",
-        help="the command that made the model, for the card (default: the registry's, e.g. `make model`)",
+        help="the command that made these weights, for the card (default: none; the card names the source run)",
     )
     s.set_defaults(func=cmd_export)

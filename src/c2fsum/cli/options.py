@@ -1,8 +1,14 @@
-"""Command-line options that several ``c2fsum`` subcommands share (one definition each)."""
+"""What several ``c2fsum`` subcommands share: their options (one definition each) and their error."""
 
 from __future__ import annotations
 
 import argparse
+
+from c2fsum.errors import UserError
+
+
+class CLIError(UserError):
+    """A one-line reason to stop; printed as ``c2fsum COMMAND: error: ...`` with exit status 2."""
 
 
 def non_negative_int(text: str) -> int:
@@ -19,26 +25,88 @@ def positive_int(text: str) -> int:
     return v
 
 
-def add_min_len(s: argparse.ArgumentParser) -> None:
-    """``--min-len N`` (summarize, evaluate)."""
-    s.add_argument(
-        "--min-len",
-        type=non_negative_int,
-        metavar="N",
-        help="fewest summary tokens before </s> (default: the model's, the 5th percentile of its training "
-        "summaries' lengths; 0 allows an empty summary)",
-    )
+MODEL_HELP = "shipped model name (e.g. cnndm-small), run or checkpoint directory, or hub repo id owner/name[@rev]"
+
+DECODE_FLAGS = ("beam", "block_trigrams", "replace_unk", "min_len", "max_len", "read_chunks", "max_words")
+"""The decoding options a command takes (:func:`add_decode_options`), by their
+:class:`c2fsum.decoding.options.DecodeOptions` names."""
 
 
-def add_read_chunks(s: argparse.ArgumentParser) -> None:
-    """``--read-chunks K`` (summarize, evaluate)."""
-    s.add_argument(
-        "--read-chunks",
-        type=positive_int,
-        metavar="K",
-        help="MODEL 3: chunks read per decoder step, the K of highest coarse weight (default: the "
-        "model's decode.read_chunks, 1 = the thesis's argmax)",
-    )
+def add_model(s: argparse.ArgumentParser) -> None:
+    """``--model MODEL`` (summarize, evaluate, plot attention, serve, export)."""
+    s.add_argument("--model", required=True, metavar="MODEL", help=MODEL_HELP)
+
+
+def add_data(s: argparse.ArgumentParser) -> None:
+    """``--data DATA_DIR``: a prepared data folder (train, pretext, evaluate, baseline, plot attention)."""
+    s.add_argument("--data", required=True, metavar="DATA_DIR", help="a prepared data folder (c2fsum prepare)")
+
+
+def add_device(s: argparse.ArgumentParser) -> None:
+    """``--device cpu|cuda``: where a loaded model runs (summarize, evaluate, plot attention, serve)."""
+    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model runs (cpu)")
+
+
+def add_decode_options(s: argparse.ArgumentParser, *, flags: tuple[str, ...] = DECODE_FLAGS) -> None:
+    """The decoding options of :data:`DECODE_FLAGS` (or those of ``flags``); each left out is
+    None, which keeps the model's own value (:func:`decode_overrides`)."""
+    if "beam" in flags:
+        s.add_argument(
+            "--beam",
+            type=positive_int,
+            metavar="K",
+            help="beam size (default: the model's, 5 for cnndm-small, 4 for the PubMed models; 1 = greedy)",
+        )
+    if "block_trigrams" in flags:
+        s.add_argument(
+            "--block-trigrams",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="never repeat a trigram (Paulus et al.); default: the model's (on for the shipped models)",
+        )
+    if "replace_unk" in flags:
+        s.add_argument(
+            "--replace-unk",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="write the source word attended most in place of <unk> (default: the model's, off)",
+        )
+    if "min_len" in flags:
+        s.add_argument(
+            "--min-len",
+            type=non_negative_int,
+            metavar="N",
+            help="fewest summary tokens before </s> (default: the model's, the 5th percentile of its training "
+            "summaries' lengths; 0 allows an empty summary)",
+        )
+    if "max_len" in flags:
+        s.add_argument(
+            "--max-len",
+            type=positive_int,
+            metavar="N",
+            help="most summary tokens (default: the model's, 40 for cnndm-small, 100 for the PubMed models)",
+        )
+    if "read_chunks" in flags:
+        s.add_argument(
+            "--read-chunks",
+            type=positive_int,
+            metavar="K",
+            help="MODEL 3: chunks read per decoder step, the K of highest coarse weight (default: the "
+            "model's decode.read_chunks, 1 = the thesis's argmax)",
+        )
+    if "max_words" in flags:
+        s.add_argument(
+            "--max-words",
+            type=non_negative_int,
+            metavar="W",
+            help="read only the first W words of each document (default and 0: the whole document; "
+            "400 with the 10x40 grid reproduces the paper)",
+        )
+
+
+def decode_overrides(a: argparse.Namespace) -> dict:
+    """The decoding options given on the command line, by name (those left out are None)."""
+    return {name: getattr(a, name, None) for name in DECODE_FLAGS}
 
 
 def add_rouge_clean(s: argparse.ArgumentParser) -> None:

@@ -13,17 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from c2fsum.cli.options import add_data, add_decode_options, add_device, add_model
 from c2fsum.errors import InputError
-
-
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
-    return v
 
 
 def _png(path: str) -> Path:
@@ -44,8 +35,9 @@ def cmd_plot_attention(a: argparse.Namespace) -> int:
         raise FileNotFoundError(f"--data {a.data}: no such directory")
     doc = find_document(a.data, a.split, a.doc)
     pipe = Pipeline(a.model, device=a.device)
-    (decoded,) = pipe.decode(pipe.encode_documents([doc], max_words=a.max_words), beam=a.beam)
-    cfg = pipe.reading(a.max_words)
+    o = pipe.options(beam=a.beam, max_words=a.max_words)
+    (decoded,) = pipe.decode(pipe.encode_documents([doc], max_words=o.max_words), o)
+    cfg = pipe.reading(o.max_words)
     path = attention_figure(chunk_attention(decoded, cfg.data.chunk_len, cfg.name or cfg.model.family), out)
     print(f"attention heatmap of document {a.doc} written to {path}")
     return 0
@@ -94,24 +86,13 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
         description="Decode one document with a trained model, as `c2fsum evaluate` does (the whole "
         "document unless --max-words), and draw, for every summary word, the attention on each source chunk.",
     )
-    s.add_argument(
-        "--model",
-        required=True,
-        metavar="MODEL",
-        help="run directory (its best checkpoint), checkpoint, shipped model name or hub repo id",
-    )
-    s.add_argument("--data", required=True, metavar="DATA_DIR", help="output of `c2fsum prepare`")
+    add_model(s)
+    add_data(s)
     s.add_argument("--doc", required=True, metavar="ID", help="id of the document in the split")
     s.add_argument("--out", required=True, metavar="FILE.png", help="the PNG to write")
     s.add_argument("--split", default="test", help="train, val or test (test)")
-    s.add_argument("--beam", type=_positive_int, help="beam size (config default; 1 = greedy)")
-    s.add_argument(
-        "--max-words",
-        type=_positive_int,
-        metavar="W",
-        help="read only the first W words, as `evaluate --max-words` (default: the whole document)",
-    )
-    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="device (cpu)")
+    add_decode_options(s, flags=("beam", "max_words"))
+    add_device(s)
     s.set_defaults(func=cmd_plot_attention)
 
     s = sub.add_parser(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from c2fsum.cli.options import add_device, add_model
+
 
 def cmd_serve(a: argparse.Namespace) -> int:
     import torch
@@ -19,7 +21,6 @@ def cmd_serve(a: argparse.Namespace) -> int:
         torch.set_num_threads(a.threads)
     settings = ServeSettings(
         max_chars=a.max_chars,
-        max_body_bytes=max(a.max_chars * 8, 65536) + 4096,
         max_batch=a.max_batch,
         max_queue=a.max_queue,
         timeout=a.timeout,
@@ -32,16 +33,16 @@ def cmd_serve(a: argparse.Namespace) -> int:
 
 def add_serve_parser(sub) -> None:
     s = sub.add_parser("serve", help="HTTP API and a web page showing where the model reads")
-    s.add_argument(
-        "--model",
-        required=True,
-        metavar="MODEL",
-        help="shipped model name, run or checkpoint directory, or hub repo id owner/name[@rev]",
-    )
+    add_model(s)
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     s.add_argument("--port", type=int, default=8000, help="port (8000)")
-    s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model runs (cpu)")
-    s.add_argument("--max-chars", type=int, default=100_000, help="longest article accepted, characters (100000)")
+    add_device(s)
+    s.add_argument(
+        "--max-chars",
+        type=int,
+        default=1_000_000,
+        help="longest article accepted, characters (1000000: the 100,000 words summarize reads)",
+    )
     s.add_argument("--max-batch", type=int, default=8, help="documents decoded together (8)")
     s.add_argument("--max-queue", type=int, default=64, help="requests waiting before 503 (64)")
     s.add_argument("--timeout", type=float, default=30.0, help="seconds per request before 504 (30)")

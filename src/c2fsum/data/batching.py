@@ -11,9 +11,10 @@ Batch layout (B documents, grid M x N, target length T)::
     tgt_mask (B, T)     True on real target positions
 
 ``M`` is the largest number of non-empty chunks in the batch (at most the configured M, or
-unbounded with ``chunks=0``). Documents are bucketed by their number of grid cells, i.e. by
-chunk count, so a batch is padded to its own longest document, not to the longest one of the
-data set (:func:`bucketed_batches` with :func:`grid_lengths`).
+unbounded with ``chunks=0``), so a batch is padded to its own longest document, not to the longest
+one of the data set. Training batches are drawn from pools of similar length
+(:func:`bucketed_batches`; the trainer's key is the target length, then the source length);
+decoding sorts documents by length (:func:`c2fsum.decoding.documents.decode_examples`).
 """
 
 from __future__ import annotations
@@ -235,11 +236,6 @@ def collate(
         n_ext=max(len(e.oovs) for e in examples),
         examples=list(examples),
     )
-
-
-def grid_lengths(examples: Sequence[Example]) -> list[int]:
-    """Bucketing key of each example: its number of grid cells (chunk count x N, last row partial)."""
-    return [len(e.src) for e in examples]
 
 
 def bucketed_batches(

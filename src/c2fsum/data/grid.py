@@ -141,15 +141,15 @@ def make_grid(
     return Grid(words=words, chunks=chunks, chunk_len=chunk_len)
 
 
-def inference_grid(data: DataConfig, max_words: int | None = None) -> DataConfig:
+def inference_grid(data: DataConfig, max_words: int = 0) -> DataConfig:
     """The grid used to summarize: the trained one without its chunk limit (M grows with the
-    document), cut to the first ``max_words`` words if asked (``--max-words``; None or 0: no cut).
+    document), cut to the first ``max_words`` words if asked (``--max-words``; 0: no cut).
 
     Returns a modified copy of ``data``.
     """
-    if max_words is not None and max_words < 0:
+    if max_words < 0:
         raise ValueError(f"--max-words: expected >= 0 (0: no cut), got {max_words}")
-    return replace(data, chunks=0, max_words=max_words or 0)
+    return replace(data, chunks=0, max_words=max_words)
 
 
 def grid_tensor(ids: list[int], chunks: int, chunk_len: int, pad_id: int = 0) -> tuple[Tensor, Tensor]:

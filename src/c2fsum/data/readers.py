@@ -26,6 +26,7 @@ import logging
 import math
 import re
 import threading
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -231,6 +232,17 @@ def _has_surrogates(values: Iterable[Any]) -> bool:
 
 
 # ------------------------------------------------------------------------------------ tables
+_UTF8_BOM = b"\xef\xbb\xbf"
+_TOO_DEEP = "nested too deeply to read (Python's recursion limit)"
+
+
+def _json_error(e: ValueError) -> str:
+    """One line for a record that ``json.loads`` refused."""
+    if isinstance(e, json.JSONDecodeError):
+        return f"{e.msg} at column {e.colno}"
+    return str(e).split(";")[0]  # "Exceeds the limit (4300 digits) for integer string conversion: ..."
+
+
 def _open_binary(path: Path):
     return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
 
@@ -242,7 +254,7 @@ def read_jsonl(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
     """
     path = Path(path)
     with _open_binary(path) as f:
-        head = f.read(4096).lstrip()
+        head = f.read(4096).removeprefix(_UTF8_BOM).lstrip()
     if path.name.lower().endswith((".json", ".json.gz")) and head.startswith(b"["):
         yield from _read_json_array(path, skips)
         return
@@ -251,6 +263,8 @@ def read_jsonl(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
             where = f"{path}:{lineno}"
             if not raw.strip():
                 continue
+            if lineno == 1 and raw.startswith(_UTF8_BOM):  # Notepad's UTF-8 files start with one
+                raw = raw[len(_UTF8_BOM) :]
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:
@@ -258,8 +272,11 @@ def read_jsonl(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
                 continue
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError as e:
-                skips.skip("bad_json", where, e.msg + f" at column {e.colno}")
+            except ValueError as e:  # JSONDecodeError, or an integer of more than 4,300 digits
+                skips.skip("bad_json", where, _json_error(e))
+                continue
+            except RecursionError:
+                skips.skip("bad_json", where, _TOO_DEEP)
                 continue
             doc = object_to_document(record, where, skips)
             if doc is not None:
@@ -268,7 +285,7 @@ def read_jsonl(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
 
 def _read_json_array(path: Path, skips: SkipLog) -> Iterator[RawDocument]:
     with _open_binary(path) as f:
-        data = f.read()
+        data = f.read().removeprefix(_UTF8_BOM)
     try:
         records = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as e:
@@ -278,6 +295,15 @@ def _read_json_array(path: Path, skips: SkipLog) -> Iterator[RawDocument]:
     except json.JSONDecodeError as e:
         skips.skip("unreadable_files", f"{path}:{e.lineno}", f"bad JSON: {e.msg}")
         return
+    except ValueError as e:  # an integer of more than 4,300 digits
+        skips.skip("unreadable_files", str(path), f"bad JSON: {_json_error(e)}")
+        return
+    except RecursionError:
+        skips.skip("unreadable_files", str(path), f"bad JSON: {_TOO_DEEP}")
+        return
+    if not isinstance(records, list):  # a .json file whose text starts with "[" after a BOM, say
+        skips.skip("unreadable_files", str(path), f"expected a JSON array, got {type(records).__name__}")
+        return
     for i, record in enumerate(records):
         doc = object_to_document(record, f"{path}[{i}]", skips)
         if doc is not None:
@@ -285,7 +311,9 @@ def _read_json_array(path: Path, skips: SkipLog) -> Iterator[RawDocument]:
 
 
 def read_csv(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
-    """Documents of a CSV file with a header row (``.gz`` allowed); fields may span lines."""
+    """Documents of a CSV file with a header row (``.gz`` allowed); fields may span lines.
+
+    A record is named ``path:line``, or ``path:first-last`` when its quoted fields span lines."""
     path = Path(path)
     csv.field_size_limit(2**31 - 1)
     with _open_binary(path) as fb:
@@ -315,7 +343,8 @@ def read_csv(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
                 skips.skip("bad_csv", f"{path}:{start}", str(e))
                 start = reader.line_num + 1
                 continue
-            where = f"{path}:{start}"
+            # a quoted field may span lines (and a quote left open swallows the rows after it): name them all
+            where = f"{path}:{start}" if reader.line_num <= start else f"{path}:{start}-{reader.line_num}"
             start = reader.line_num + 1
             if not row:
                 continue
@@ -347,7 +376,16 @@ def read_parquet(path: str | Path, skips: SkipLog, *, batch_size: int = 1024) ->
         return
     columns = [c for c in ("id", "article", "highlights") if c in names]
     row = 0
-    for batch in pf.iter_batches(batch_size=batch_size, columns=columns):
+    batches = pf.iter_batches(batch_size=batch_size, columns=columns)
+    while True:
+        try:
+            batch = next(batches, None)
+        except Exception as e:  # a damaged page: pyarrow raises OSError, ArrowInvalid, ...
+            detail = f"cannot read on after row {row} ({type(e).__name__}: {str(e)[:200]})"
+            skips.skip("unreadable_files", f"{path}:row {row + 1}", detail)
+            return
+        if batch is None:
+            return
         for record in batch.to_pylist():
             row += 1
             where = f"{path}:row {row}"
@@ -372,16 +410,29 @@ def _decode_binary_fields(record: dict[str, Any]) -> str | None:
 
 
 def read_table(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
-    """Dispatch on the file ending (see :data:`TABLE_SUFFIXES`)."""
+    """Dispatch on the file ending (see :data:`TABLE_SUFFIXES`).
+
+    A file that cannot be read on (a damaged or cut gzip stream, a read error) stops with an
+    ``unreadable_files`` skip naming it and the documents read so far, instead of an exception."""
     path = Path(path)
     _, suffix = strip_suffix(path.name)
     if suffix in (".jsonl", ".jsonl.gz", ".json", ".json.gz"):
-        return read_jsonl(path, skips)
+        return _read_on(path, read_jsonl(path, skips), skips)
     if suffix in (".csv", ".csv.gz"):
-        return read_csv(path, skips)
+        return _read_on(path, read_csv(path, skips), skips)
     if suffix == ".parquet":
         return read_parquet(path, skips)
     raise DataError(f"{path}: unsupported file type, expected one of {', '.join(TABLE_SUFFIXES)}")
+
+
+def _read_on(path: Path, docs: Iterator[RawDocument], skips: SkipLog) -> Iterator[RawDocument]:
+    n = 0
+    try:
+        for doc in docs:
+            n += 1
+            yield doc
+    except (OSError, EOFError, zlib.error) as e:  # gzip.BadGzipFile is an OSError
+        skips.skip("unreadable_files", str(path), f"cannot read on after {n} document(s) ({type(e).__name__}: {e})")
 
 
 # ----------------------------------------------------------------------------------- stories

@@ -38,7 +38,7 @@ per process (new words of a document in one NLTK call) and the sentence rules ru
 the text: 250,000-360,000 words/s on one core, in time linear in the text
 (``bench/preprocess.py``). The output is token for token the same as before on every
 document of the shared CNN/DM, long-document and PubMed test sets
-(``tests/data/test_tokenize_golden.py``; the old code is ``bench/_tokenize_before.py``).
+(``tests/data/test_tokenize_golden.py``; the old code is read from git by ``bench/tokenize_before.py``).
 """
 
 from __future__ import annotations

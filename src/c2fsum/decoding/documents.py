@@ -11,11 +11,11 @@ from tqdm.auto import tqdm
 
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, collate
-from c2fsum.data.lengths import FALLBACK_MIN_LEN
 from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.beam import beam_search
 from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.decoding.hypothesis import Hypothesis
+from c2fsum.decoding.options import DecodeOptions
 from c2fsum.decoding.postprocess import ids_to_words, words_to_text
 from c2fsum.decoding.render import render
 from c2fsum.errors import InputError
@@ -30,12 +30,14 @@ class Decoded:
 
     ``fine_fraction``: share of the document's words (of the grid the model read) that went
     through the word-level encoder: below 1 only for a lazy MODEL 3, which encodes the chunks its
-    hard attention picks."""
+    hard attention picks. ``fine_chunks``: the indices of the chunks so encoded (by any
+    hypothesis of the beam), None when all were."""
 
     example: Example
     hypothesis: Hypothesis
     words: list[str]
     fine_fraction: float = 1.0
+    fine_chunks: list[int] | None = None
 
     @property
     def text(self) -> str:
@@ -59,36 +61,21 @@ def decode_examples(
     vocab: Vocab,
     examples: list[Example],
     cfg: Config,
+    options: DecodeOptions | None = None,
     *,
     device: torch.device | str = "cpu",
-    beam: int | None = None,
-    block_trigrams: bool | None = None,
-    replace_unk: bool | None = None,
-    max_len: int | None = None,
-    min_len: int | None = None,
-    batch_size: int | None = None,
-    read_chunks: int | None = None,
     progress: bool = False,
 ) -> list[Decoded]:
-    """Beam search (greedy when ``beam`` is 1) over ``examples``, in their order.
+    """Beam search (greedy when ``options.beam`` is 1) over ``examples``, in their order.
 
-    ``min_len`` None: ``cfg.decode.min_len`` (a loaded checkpoint's config holds the model's
-    default, :mod:`c2fsum.data.lengths`), or :data:`~c2fsum.data.lengths.FALLBACK_MIN_LEN`
-    when that is None too. ``read_chunks`` (MODEL 3 only): chunks read per step,
-    ``cfg.decode.read_chunks`` when None.
+    ``cfg``: the grid the examples were laid out on (``cfg.data``). ``options``: how to decode,
+    made once by the caller (:class:`~c2fsum.decoding.options.DecodeOptions`; None: ``cfg.decode``'s).
+    InputError for ``read_chunks`` above 1 on a model without hard coarse attention (MODEL 3).
     """
-    dc = cfg.decode
-    beam = dc.beam if beam is None else beam
-    block = dc.block_trigrams if block_trigrams is None else block_trigrams
-    rep_unk = dc.replace_unk if replace_unk is None else replace_unk
-    max_len = dc.max_len if max_len is None else max_len
-    min_len = dc.min_len if min_len is None else min_len
-    min_len = FALLBACK_MIN_LEN if min_len is None else min_len
-    bs = batch_size or dc.batch_size
-    read = dc.read_chunks if read_chunks is None else read_chunks
-    if read != 1 and not model.capabilities.hard:
-        raise InputError(f"read_chunks={read}: chunks per step are chosen by MODEL 3's hard attention only")
-    reading = cast(CoarseToFine, model).reading_chunks(read) if model.capabilities.hard else nullcontext()
+    o = DecodeOptions.from_config(cfg.decode) if options is None else options
+    if o.read_chunks != 1 and not model.capabilities.hard:
+        raise InputError(f"read_chunks={o.read_chunks}: chunks per step are chosen by MODEL 3's hard attention only")
+    reading = cast(CoarseToFine, model).reading_chunks(o.read_chunks) if model.capabilities.hard else nullcontext()
     model.eval()
     # batches of documents of similar length (unbounded grids pad every document to the longest
     # of its batch); the results go back in the input order
@@ -96,33 +83,37 @@ def decode_examples(
     out: list[Decoded | None] = [None] * len(examples)
     bar = tqdm(total=len(examples), disable=not progress, desc="decode", unit="doc", dynamic_ncols=True)
     with reading:
-        for start in range(0, len(examples), bs):
-            where = order[start : start + bs]
+        for start in range(0, len(examples), o.batch_size):
+            where = order[start : start + o.batch_size]
             chunk = [examples[i] for i in where]
             batch = collate(chunk, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
             memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
-            if beam <= 1:
-                hyps = greedy_decode(model, memory, max_len=max_len, min_len=min_len, block_trigrams=block)
+            if o.beam <= 1:
+                hyps = greedy_decode(
+                    model, memory, max_len=o.max_len, min_len=o.min_len, block_trigrams=o.block_trigrams
+                )
             else:
                 hyps = [
                     h[0]
                     for h in beam_search(
                         model,
                         memory,
-                        beam=beam,
-                        max_len=max_len,
-                        min_len=min_len,
-                        length_norm=dc.length_norm,
-                        block_trigrams=block,
+                        beam=o.beam,
+                        max_len=o.max_len,
+                        min_len=o.min_len,
+                        length_norm=o.length_norm,
+                        block_trigrams=o.block_trigrams,
                     )
                 ]
             lazy = cast(ChunkCache | None, memory.lazy)
             fractions = lazy.fraction_per_document() if lazy is not None else [1.0] * len(chunk)
-            for i, ex, hyp, fraction in zip(where, chunk, hyps, fractions, strict=True):
+            encoded = lazy.encoded.tolist() if lazy is not None else [None] * len(chunk)  # (D, M) bool
+            for i, ex, hyp, fraction, enc in zip(where, chunk, hyps, fractions, encoded, strict=True):
                 words = ids_to_words(
-                    hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=rep_unk
+                    hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=o.replace_unk
                 )
-                out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction)
+                fine = None if enc is None else [m for m, done in enumerate(enc) if done]
+                out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction, fine_chunks=fine)
             bar.update(len(chunk))
     bar.close()
     return [d for d in out if d is not None]

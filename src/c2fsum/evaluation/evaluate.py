@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -33,6 +34,7 @@ from c2fsum.config import Config
 from c2fsum.data.batching import Example
 from c2fsum.data.prepare import read_split
 from c2fsum.decoding.documents import Decoded
+from c2fsum.decoding.options import DecodeOptions
 from c2fsum.evaluation.perplexity import perplexity
 from c2fsum.evaluation.reader import reader_measures
 from c2fsum.metrics.entropy import EntropyMeter
@@ -67,43 +69,34 @@ def evaluate(
     data_dir: str | Path,
     split: str,
     out_dir: str | Path,
+    options: DecodeOptions | None = None,
     *,
-    beam: int | None = None,
     limit: int = 0,
-    block_trigrams: bool | None = None,
-    replace_unk: bool | None = None,
     device: str = "cpu",
     official: bool = False,
     progress: bool = True,
-    max_words: int | None = None,
     rouge_clean: str = "none",
-    min_len: int | None = None,
-    read_chunks: int | None = None,
     attention_docs: int = ATTENTION_DOCS,
+    **overrides: Any,
 ) -> dict:
     """Score a run directory (its best checkpoint) on ``split``; returns the metrics dict.
 
-    Documents are read whole (as many chunks as they need) unless ``max_words`` cuts them. ROUGE
-    scores exactly the candidate and reference strings written to ``predictions.jsonl``;
-    ``rouge_clean``: see :func:`c2fsum.metrics.rouge.score_corpus`. ``min_len`` None: the model's
-    default (:mod:`c2fsum.data.lengths`); the value used is recorded as ``min_len``. The chunk
-    attention of the first ``attention_docs`` documents goes to ``attention.jsonl``.
+    Decoding: ``options`` (default: the model's) with ``overrides`` by name, as
+    :meth:`c2fsum.pipeline.Pipeline.summarize` takes them (``beam``, ``min_len``, ``max_words``,
+    ``read_chunks``, ...); the options used are recorded in the metrics. Documents are read whole
+    (as many chunks as they need) unless ``max_words`` cuts them. ROUGE scores exactly the
+    candidate and reference strings written to ``predictions.jsonl``; ``rouge_clean``: see
+    :func:`c2fsum.metrics.rouge.score_corpus`. The chunk attention of the first ``attention_docs``
+    documents goes to ``attention.jsonl``.
     """
     settings = rouge_settings(official=official, clean=rouge_clean)
     pipe = Pipeline(model_dir, device=device)
-    cfg, vocab = pipe.reading(max_words), pipe.vocab
-    examples = pipe.encode_documents(read_split(data_dir, split, limit=limit), max_words=max_words)
+    o = pipe.options(options, **overrides)
+    cfg, vocab = pipe.reading(o.max_words), pipe.vocab
+    examples = pipe.encode_documents(read_split(data_dir, split, limit=limit), max_words=o.max_words)
     ppl, _, _ = perplexity(pipe.model, examples, cfg, torch.device(device))
     started = time.perf_counter()
-    decoded = pipe.decode(
-        examples,
-        beam=beam,
-        block_trigrams=block_trigrams,
-        replace_unk=replace_unk,
-        min_len=min_len,
-        read_chunks=read_chunks,
-        progress=progress,
-    )
+    decoded = pipe.decode(examples, o, progress=progress)
     seconds = time.perf_counter() - started
     candidates = [d.text for d in decoded]
     references = [reference_texts(d.example) for d in decoded]
@@ -133,11 +126,11 @@ def evaluate(
         "model": cfg.name or cfg.model.family,
         "split": split,
         "n_docs": len(decoded),
-        "max_words": cfg.data.max_words,
-        "beam": beam if beam is not None else cfg.decode.beam,
-        "min_len": min_len if min_len is not None else cfg.decode.min_len,
-        "block_trigrams": bool(cfg.decode.block_trigrams if block_trigrams is None else block_trigrams),
-        "read_chunks": cfg.decode.read_chunks if read_chunks is None else read_chunks,
+        "max_words": o.max_words,
+        "beam": o.beam,
+        "min_len": o.min_len,
+        "block_trigrams": o.block_trigrams,
+        "read_chunks": o.read_chunks,
         "checkpoint": str(pipe.path),
     }
     out = Path(out_dir)

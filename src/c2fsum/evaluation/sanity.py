@@ -10,6 +10,7 @@ import torch
 from c2fsum.data.batching import collate, encode_document
 from c2fsum.data.prepare import read_split
 from c2fsum.decoding.documents import decode_examples
+from c2fsum.decoding.options import DecodeOptions
 from c2fsum.errors import InputError
 from c2fsum.models.checkpoint import load_checkpoint
 
@@ -42,7 +43,8 @@ def sanity_figures(run_dir: str | Path, data_dir: str | Path, split: str = "test
     on_cue = (coarse.argmax(-1) == cue[:, None]).float()  # (B, T)
     mass = coarse.gather(-1, cue[:, None, None].expand(-1, coarse.size(1), 1)).squeeze(-1)  # (B, T)
     entropy = -(coarse * coarse.clamp_min(1e-12).log()).sum(-1)  # (B, T)
-    decoded = decode_examples(model, vocab, examples, cfg, beam=1, min_len=0, max_len=dc.chunk_len + 2)
+    greedy = DecodeOptions.from_config(cfg.decode).override(beam=1, min_len=0, max_len=dc.chunk_len + 2)
+    decoded = decode_examples(model, vocab, examples, cfg, greedy)
     n_oov = copied = exact = 0
     for d, out in zip(docs, decoded, strict=True):
         words = [w for w in out.words if w != "</s>"]

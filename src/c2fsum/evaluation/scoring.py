@@ -1,4 +1,4 @@
-"""Predictions on disk -> ROUGE scores, and the extractive baselines FIRST and LEAD-k.
+"""Predictions on disk -> ROUGE scores (the baselines that write predictions: :mod:`c2fsum.baselines`).
 
 Files are JSON lines matched by ``id``:
 
@@ -16,18 +16,15 @@ from __future__ import annotations
 import gzip
 import json
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from c2fsum.errors import InputError
 from c2fsum.metrics.rouge import rouge_settings, score_corpus
 
-__all__ = ["JsonlRead", "first_sentence_baseline", "lead_k", "read_jsonl_with_errors", "rouge_files", "sentence_words"]
+__all__ = ["JsonlRead", "read_jsonl_with_errors", "rouge_files"]
 
 log = logging.getLogger(__name__)
-
-SENTENCE_MARKS = frozenset({"<s>", "</s>"})
 
 
 @dataclass
@@ -156,36 +153,3 @@ def rouge_files(
     )
     skipped = cand_read.errors + ref_read.errors
     return {**scores, **settings, "n_skipped": len(skipped), "skipped": skipped}
-
-
-# --------------------------------------------------------------------------- baselines
-
-
-def sentence_words(sentence: Sequence[str]) -> list[str]:
-    """Tokens of one source sentence, ``<s>``/``</s>`` removed."""
-    return [tok for tok in sentence if tok not in SENTENCE_MARKS]
-
-
-def _sentence_text(sentence: Sequence[str]) -> str:
-    """Tokens of one source sentence joined by spaces, ``<s>``/``</s>`` removed."""
-    return " ".join(sentence_words(sentence))
-
-
-def lead_k(src_sentences: Sequence[Sequence[str]], k: int = 3) -> str:
-    """LEAD-k: the first ``k`` non-empty sentences of a tokenized article, one per line.
-
-    ``src_sentences`` is the article as a list of sentences, each a list of tokens (possibly ending
-    in ``</s>``, which is removed).
-    """
-    if k < 1:
-        raise InputError(f"k: expected at least 1 sentence, got {k}")
-    texts = [t for t in map(_sentence_text, src_sentences) if t]
-    return "\n".join(texts[:k])
-
-
-def first_sentence_baseline(src_sentences: Sequence[Sequence[str]]) -> str:
-    """FIRST (Ling & Rush 2017, Table 2): the article's first sentence, ``</s>`` removed.
-
-    The first sentence that is non-empty once the marks are removed; ``""`` for an empty article.
-    """
-    return lead_k(src_sentences, 1)

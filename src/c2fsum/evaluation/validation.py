@@ -8,6 +8,7 @@ from c2fsum.config import Config
 from c2fsum.data.batching import Example
 from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.documents import decode_examples
+from c2fsum.decoding.options import DecodeOptions
 from c2fsum.metrics.rouge import score_corpus
 from c2fsum.models import Summarizer
 
@@ -16,13 +17,13 @@ def rouge_validation(cfg: Config, vocab: Vocab):
     """A function ``(model, examples) -> {"rougeL", "rouge1", "rouge2"}`` (best highlight) and the same
     with ``_concat`` (all highlights as one reference) decoding greedily (fast)."""
 
+    greedy = DecodeOptions.from_config(cfg.decode).override(beam=1, block_trigrams=False, replace_unk=False, min_len=0)
+
     @torch.no_grad()
     def run(model: Summarizer, examples: list[Example]) -> dict:
         was = model.training
         device = next(model.parameters()).device
-        decoded = decode_examples(
-            model, vocab, examples, cfg, device=device, beam=1, block_trigrams=False, replace_unk=False, min_len=0
-        )
+        decoded = decode_examples(model, vocab, examples, cfg, greedy, device=device)
         model.train(was)
         candidates = [d.text for d in decoded]
         s = score_corpus(candidates, [[" ".join(r) for r in d.example.refs] for d in decoded])

@@ -8,7 +8,7 @@ Layout of an experiment directory (``EXP_DIR``)::
     eval/PRESET/               predictions.jsonl, metrics.json (+ timing.json) on the test split, each
                                article cut to its first ``max_words`` words (400: the thesis's protocol)
     eval-whole/PRESET/         with ``whole_documents``: the same on whole articles (another setting)
-    eval/first, eval/lead3, eval/ilp   the extractive baselines on the same documents
+    eval/first, eval/lead3, eval/ilp, eval/berkeley   the baselines on the same documents
     report.md, report.html, figures/   built by :mod:`c2fsum.reports.experiment`
 
 Resuming: a run with ``finished.json`` is kept and skipped; a run with a ``last/`` checkpoint but
@@ -35,8 +35,9 @@ from c2fsum.utils.io import existing_checkpoint_dir, write_json
 
 log = logging.getLogger(__name__)
 
-BASELINE_NAMES = ("first", "lead3", "ilp")
-"""Baselines evaluated in every experiment (rows of the results table)."""
+BASELINE_NAMES = ("first", "lead3", "ilp", "berkeley")
+"""Baselines evaluated in every experiment: the thesis's Table 6.1 rows besides the models
+(BERKELEY with its shipped CNN/DM weights)."""
 
 PACKAGE_CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 SAVED_DEFAULTS = {"max_words": 0}
@@ -209,7 +210,7 @@ def evaluate_preset(
 
 
 def run_baselines(settings: ExperimentSettings, exp_dir: Path) -> dict[str, dict]:
-    """FIRST, LEAD-3 and ILP on the experiment's split (each kept once written)."""
+    """FIRST, LEAD-3, ILP and BERKELEY on the experiment's split (each kept once written)."""
     out = {}
     for name in BASELINE_NAMES:
         d = exp_dir / "eval" / name

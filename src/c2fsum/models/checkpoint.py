@@ -56,7 +56,7 @@ from c2fsum.config import Config, config_from_json
 from c2fsum.data.lengths import FALLBACK_MIN_LEN, LENGTHS_FILE
 from c2fsum.data.vocab import Vocab, VocabError
 from c2fsum.errors import CheckpointError
-from c2fsum.models import Summarizer, build_model
+from c2fsum.models import CoarseToFine, Summarizer, build_model
 from c2fsum.models.registry import resolve_model
 from c2fsum.utils.io import existing_checkpoint_dir
 
@@ -359,6 +359,33 @@ def _stored_dtype(path: Path) -> torch.dtype | None:
             f"{path / 'export.json'}: weights_dtype {name!r}, expected one of {', '.join(STORED_DTYPES)}"
         )
     return STORED_DTYPES[name]
+
+
+def warm_start(model: torch.nn.Module, path: str | Path) -> str:
+    """Copy the weights of another run or checkpoint (same architecture) into ``model``, e.g. an
+    ML-trained model to start RL (``train.init_from``); returns a line for the log.
+
+    A flat model (MODEL 0/1) may also start a hierarchical one of the same sizes (MODEL 2/3):
+    everything but the chunk encoder and the coarse attention map is copied, under the names
+    :meth:`CoarseToFine.weights_from_flat` gives (the word-attention map becomes the fine map), so
+    MODEL 3 starts reading with a trained encoder, decoder and generator and has only to learn
+    where to read. CheckpointError when the weights do not match the model.
+    """
+    ckpt = resolve_checkpoint(path)
+    verify_checkpoint(ckpt)
+    weights = read_tensors(ckpt / "model.safetensors")
+    own = model.state_dict()
+    fresh: list[str] = []
+    source = read_json(ckpt / "config.json").get("model", {}).get("family")
+    if isinstance(model, CoarseToFine) and source in ("model0", "model1"):
+        weights = CoarseToFine.weights_from_flat(weights)
+        fresh = [k for k in own if k not in weights and k.startswith(CoarseToFine.NEW_OVER_FLAT)]
+    bad = [k for k, v in weights.items() if k not in own or own[k].shape != v.shape]
+    missing = sorted(set(own) - set(weights) - set(fresh))
+    if bad or missing:
+        raise CheckpointError(f"{ckpt} does not match this model (e.g. {(bad or missing)[:3]})")
+    model.load_state_dict(weights, strict=not fresh)
+    return f"initialized from {ckpt}" + (f" ({source}; new: {', '.join(fresh)})" if fresh else "")
 
 
 def load_checkpoint(run_or_ckpt: str | Path, *, which: str = "best", device: str | torch.device = "cpu") -> Loaded:

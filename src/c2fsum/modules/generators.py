@@ -21,7 +21,6 @@ from torch.nn import functional as F
 from c2fsum.modules.kernels import (
     linear_log_softmax_pick,
     linear_log_softmax_pick_plain,
-    pack_linear_weight,
     packed_linear,
 )
 
@@ -73,8 +72,8 @@ class VocabGenerator(nn.Module):
     ) -> Tensor:
         """features ``(..., D)`` -> logits ``(..., V)``. ``weight``: W_out already computed (decoding
         step by step computes tanh(W_emb W_proj) once per batch, not once per step). ``packed``:
-        W_out from :meth:`pack` (a speed path, modules/kernels.py), used for ``(B, D)`` features
-        without gradients."""
+        W_out packed by :func:`c2fsum.modules.kernels.pack_linear_weight` (a speed path), used for
+        ``(B, D)`` features without gradients."""
         features = self.project(features)
         if packed is not None and features.dim() == 2 and not torch.is_grad_enabled():
             return packed_linear(features, packed, self.bias)
@@ -88,12 +87,6 @@ class VocabGenerator(nn.Module):
         composition (:func:`c2fsum.modules.kernels.linear_log_softmax_pick`); False: its plain twin."""
         pick = linear_log_softmax_pick if fused else linear_log_softmax_pick_plain
         return pick(self.project(features), self.output_matrix(emb_weight), self.bias, target)
-
-    @staticmethod
-    def pack(weight: Tensor) -> Tensor | None:
-        """W_out ``(V, D)`` packed for :meth:`forward` on CPU without gradients, or None where that
-        does not apply (:func:`c2fsum.modules.kernels.pack_linear_weight`)."""
-        return pack_linear_weight(weight)
 
 
 def pointer_mixture(vocab_logprobs: Tensor, p_copy: Tensor, attn: Tensor, src_ext: Tensor, n_ext: int) -> Tensor:

@@ -3,8 +3,8 @@
 ``build_report(EXP_DIR)`` writes ``report.md`` and ``report.html`` (images embedded, one file to
 share) and ``figures/*.png``:
 
-* the results table of the thesis's Table 6.1 (Model, PPL, ROUGE-1/2/L; FIRST, LEAD-3 and ILP as
-  rows), read from every ``eval/*/metrics.json``, with the input the models read (the first
+* the results table of the thesis's Table 6.1 (Model, PPL, ROUGE-1/2/L; FIRST, LEAD-3, ILP and
+  BERKELEY as rows), read from every ``eval/*/metrics.json``, with the input the models read (the first
   ``max_words`` words of each article: 400 is the thesis's protocol) taken from those files;
 * with ``whole_documents``, the same two tables for whole articles (``eval-whole/``), labelled;
 * the entropy table of Table 6.2 (coarse-attention entropy per generated word, ln M);
@@ -47,7 +47,7 @@ from c2fsum.utils.io import atomic_write_text
 log = logging.getLogger(__name__)
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-BASELINE_ORDER = ("first", "lead3", "ilp")
+BASELINE_ORDER = ("first", "lead3", "ilp", "berkeley")
 SOURCE_WORDS = 400
 """Words of the source shown beside the summaries when the models read whole articles."""
 
@@ -99,7 +99,7 @@ def collect(exp_dir: str | Path) -> tuple[dict, list[System], list[dict]]:
     for key in BASELINE_ORDER:
         s = System(
             key=key,
-            label={"first": "FIRST", "lead3": "LEAD-3", "ilp": "ILP"}[key],
+            label={"first": "FIRST", "lead3": "LEAD-3", "ilp": "ILP", "berkeley": "BERKELEY"}[key],
             kind="baseline",
             eval_dir=exp / "eval" / key,
         )
@@ -476,6 +476,7 @@ def build_report(
         "failures": failures,
         "problems": problems,
         "ilp_budget": next((cast(dict, s.metrics).get("ilp_budget") for s in evaluated if s.key == "ilp"), None),
+        "berkeley": next((cast(dict, s.metrics) for s in evaluated if s.key == "berkeley"), None),
     }
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),

@@ -258,7 +258,8 @@ def model_card(
     return env.get_template("model_card.md.j2").render(
         name=name,
         description=shipped.description if shipped else "",
-        command=command or (shipped.command if shipped else None),
+        command=command,  # what made these weights, only when the exporter says so (--made-by)
+        recipe=shipped.command if shipped else None,  # what makes a model like it from nothing
         cfg=config,
         vocab_size=vocab_size,
         meta=meta,

@@ -4,10 +4,11 @@
     uvicorn.run(app, host="127.0.0.1", port=8000)  # what `c2fsum serve` does
 
 Status codes: 200 a summary; 413 a body or text over the limits; 422 a malformed request
-(not JSON, unknown or mistyped field, a value out of range, a text with no words); 503 the queue
-is full; 504 the request took longer than the timeout. Every error body is ``{"detail": "..."}``
-naming the field or the limit. The docs pages use the Swagger UI / ReDoc files shipped in the
-``fastapi-offline`` package, so they work without internet.
+(not JSON or not UTF-8, unknown or mistyped field, a value out of range, a text with no words); 503 the queue
+is full; 504 the request took longer than the timeout; 500 a bug (its traceback is logged).
+Every error body is ``{"detail": "..."}`` naming the field or the limit.
+The docs pages use the Swagger UI / ReDoc files shipped in the ``fastapi-offline`` package,
+so they work without internet.
 """
 
 from __future__ import annotations
@@ -15,21 +16,25 @@ from __future__ import annotations
 import logging
 import re
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from c2fsum.data.lengths import FALLBACK_MIN_LEN
+from c2fsum.decoding.options import DecodeOptions
+from c2fsum.errors import InputError, UserError
 from c2fsum.pipeline import Pipeline, Summary
-from c2fsum.serving.batcher import Batcher, DecodeOptions, QueueFullError, RequestTimeoutError
+from c2fsum.serving.batcher import Batcher, QueueFullError, RequestTimeoutError
 from c2fsum.serving.limits import BodySizeLimit
-from c2fsum.serving.schemas import ErrorBody, Health, SummarizeRequest, SummarizeResponse
+from c2fsum.serving.schemas import DecodeDefaults, ErrorBody, Health, SummarizeRequest, SummarizeResponse
 from c2fsum.serving.settings import ServeSettings
 
 log = logging.getLogger(__name__)
@@ -45,17 +50,19 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def summary_to_response(s: Summary, *, chunks: int, chunk_len: int) -> dict:
+def summary_to_response(s: Summary, *, chunk_len: int) -> dict:
     """The JSON body for one :class:`~c2fsum.pipeline.Summary`.
 
     ``s.attention`` is ``(T, M, N)`` with ``T = len(tokens) + eos``; the ``</s>`` row is dropped and
     each remaining row is summed over the N words of each chunk: ``(len(tokens), M')`` for the
-    ``M'`` chunks that hold words. Weights are rounded to 5 decimals.
+    ``M'`` chunks that hold words. Weights are rounded to 5 decimals. ``grid`` is the grid the
+    document was read on, ``(M', N)``; ``fine_chunks`` the chunks encoded at the word level.
     """
     rows = [s.source[i : i + chunk_len] for i in range(0, len(s.source), chunk_len)]
     n_tok, n_rows = len(s.tokens), len(rows)
     per_chunk = s.attention[:n_tok].float().sum(-1)[:, :n_rows]  # (T', M')
     coarse = s.coarse[:n_tok, :n_rows].float() if s.coarse is not None else None  # (T', M')
+    fine = list(range(n_rows)) if s.fine_chunks is None else [m for m in s.fine_chunks if m < n_rows]
     return {
         "summary": s.text,
         "tokens": list(s.tokens),
@@ -64,7 +71,10 @@ def summary_to_response(s: Summary, *, chunks: int, chunk_len: int) -> dict:
         "coarse": None if coarse is None else [[round(float(x), 5) for x in r] for r in coarse.tolist()],
         "score": float(s.score),
         "eos": bool(s.eos),
-        "grid": (chunks, chunk_len),
+        "grid": (n_rows, chunk_len),
+        "words": sum(w != "</s>" for w in s.source),
+        "fine_chunks": fine,
+        "fine_fraction": round(float(s.fine_fraction), 5),
     }
 
 
@@ -99,12 +109,10 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
 
     def summarize(texts: list[str], o: DecodeOptions) -> list[dict]:
         try:
-            out = pipeline.summarize(
-                texts, beam=o.beam, block_trigrams=o.block_trigrams, max_len=o.max_len, min_len=o.min_len
-            )
-        except ValueError as e:  # "text 0: empty article ..." -> "text: empty article ..."
-            raise ValueError(re.sub(r"^text \d+: ", "text: ", str(e))) from e
-        return [summary_to_response(s, chunks=M, chunk_len=N) for s in out]
+            out = pipeline.summarize(texts, o)
+        except UserError as e:  # "text 0: empty article ..." -> "text: empty article ..."
+            raise InputError(re.sub(r"^text \d+: ", "text: ", str(e))) from e
+        return [summary_to_response(s, chunk_len=N) for s in out]
 
     batcher = Batcher(
         summarize, max_batch=settings.max_batch, max_queue=settings.max_queue, batch_wait=settings.batch_wait
@@ -125,12 +133,36 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
         "(Ling & Rush 2017). The page at `/` shows which chunks the model reads for each word.",
     )
     app.state.pipeline, app.state.batcher, app.state.settings = pipeline, batcher, settings
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.body_bytes)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(RequestValidationError)
     async def _malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse(status_code=422, content={"detail": _validation_message(exc)})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _unparsable(request: Request, exc: StarletteHTTPException) -> Response:
+        """FastAPI answers a body that ``json.loads`` cannot decode for another reason than bad JSON
+        syntax (bytes that are not UTF-8, nesting deeper than Python's recursion limit) with 400
+        "There was an error parsing the body": make it the 422 of every other malformed body."""
+        cause = exc.__cause__
+        if exc.status_code != 400 or cause is None:
+            return await http_exception_handler(request, exc)
+        if isinstance(cause, UnicodeDecodeError):
+            why = f"not UTF-8 text ({cause.reason} at byte {cause.start})"
+        elif isinstance(cause, RecursionError):
+            why = "nested too deeply"
+        else:
+            why = type(cause).__name__
+        return JSONResponse(status_code=422, content={"detail": f"the request body is not valid JSON: {why}"})
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> JSONResponse:
+        """A bug, not the request's fault (those are :class:`~c2fsum.errors.UserError`, 422): 500,
+        its traceback in the server's log."""
+        log.error("%s %s: internal error", request.method, request.url.path, exc_info=exc)
+        detail = f"internal error ({type(exc).__name__}); the server's log has its traceback"
+        return JSONResponse(status_code=500, content={"detail": detail})
 
     def error(status: int, detail: str, headers: dict | None = None) -> JSONResponse:
         return JSONResponse(status_code=status, content={"detail": detail}, headers=headers)
@@ -139,13 +171,31 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
-    @app.get("/health", response_model=Health, summary="Liveness and model facts")
+    served = served_defaults(pipeline.defaults, settings)
+    defaults = DecodeDefaults(  # what a request that leaves an option out gets: the model's decoding options
+        beam=served.beam,
+        max_length=served.max_len,
+        min_length=served.min_len,
+        block_trigrams=served.block_trigrams,
+        replace_unk=served.replace_unk,
+        read_chunks=served.read_chunks if pipeline.model.capabilities.hard else None,
+    )
+
+    @app.get("/health", response_model=Health, summary="Liveness, model facts and the model's decoding defaults")
     async def health() -> dict:
         return {
             "status": "ok",
             "model": str(pipeline.path),
             "family": cfg.model.family,
             "grid": (M, N),
+            "chunk_len": N,
+            "hard": pipeline.model.capabilities.hard,
+            "defaults": defaults.model_dump(),
+            "limits": {
+                "max_chars": settings.max_chars,
+                "max_beam": settings.max_beam,
+                "max_length": settings.max_length,
+            },
             "waiting": batcher.waiting,
             "batches": batcher.batches,
             "documents": batcher.documents,
@@ -171,29 +221,54 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
             )
         if not req.text.strip():
             return error(422, "text: empty or only whitespace, nothing to summarize")
-        dc = cfg.decode
-        beam = dc.beam if req.beam is None else req.beam
-        max_len = min(dc.max_len, settings.max_length) if req.max_length is None else req.max_length
-        if beam > settings.max_beam:
-            return error(422, f"beam: {beam} is larger than this server allows ({settings.max_beam})")
-        if max_len > settings.max_length:
-            return error(422, f"max_length: {max_len} is larger than this server allows ({settings.max_length})")
-        default_min = FALLBACK_MIN_LEN if dc.min_len is None else dc.min_len  # a loaded model's is a number
-        min_len = min(default_min, max_len) if req.min_length is None else req.min_length
-        if min_len > max_len:
-            return error(422, f"min_length: {min_len} is larger than max_length ({max_len})")
-        block = dc.block_trigrams if req.block_trigrams is None else req.block_trigrams
-        options = DecodeOptions(beam=beam, max_len=max_len, min_len=min_len, block_trigrams=block)
+        try:
+            options = request_options(pipeline.defaults, req, settings)
+        except InputError as e:
+            return error(422, str(e))
         try:
             return await batcher.submit(req.text, options, timeout=settings.timeout)
         except QueueFullError as e:
             return error(503, str(e), headers={"Retry-After": "1"})
         except RequestTimeoutError as e:
             return error(504, str(e))
-        except ValueError as e:
+        except UserError as e:  # what the request asked for; anything else is a bug: 500, traceback logged
             return error(422, str(e).splitlines()[0] if str(e) else "text: cannot be summarized")
 
     return app
+
+
+def served_defaults(defaults: DecodeOptions, settings: ServeSettings) -> DecodeOptions:
+    """What a request that leaves an option out gets: the model's ``defaults`` within the server's
+    limits (beam and maximum length capped, the minimum length capped at the maximum)."""
+    max_len = min(defaults.max_len, settings.max_length)
+    return replace(
+        defaults, beam=min(defaults.beam, settings.max_beam), max_len=max_len, min_len=min(defaults.min_len, max_len)
+    )
+
+
+def request_options(defaults: DecodeOptions, req: SummarizeRequest, settings: ServeSettings) -> DecodeOptions:
+    """A request's decoding options: the model's ``defaults`` within the server's limits
+    (:func:`served_defaults`) with the request's fields applied once. ``min_length`` left out:
+    the model's, capped at ``max_length``. InputError naming the field."""
+    served = served_defaults(defaults, settings)
+    beam = served.beam if req.beam is None else req.beam
+    max_len = served.max_len if req.max_length is None else req.max_length
+    if beam > settings.max_beam:
+        raise InputError(f"beam: {beam} is larger than this server allows ({settings.max_beam})")
+    if max_len > settings.max_length:
+        raise InputError(f"max_length: {max_len} is larger than this server allows ({settings.max_length})")
+    min_len = min(served.min_len, max_len) if req.min_length is None else req.min_length
+    if min_len > max_len:
+        raise InputError(f"min_length: {min_len} is larger than max_length ({max_len})")
+    return served.override(
+        beam=beam,
+        max_len=max_len,
+        min_len=min_len,
+        block_trigrams=req.block_trigrams,
+        replace_unk=req.replace_unk,
+        read_chunks=req.read_chunks,
+        max_words=req.max_words,
+    )
 
 
 def _unpaired_surrogate(text: str) -> int | None:

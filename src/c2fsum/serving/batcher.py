@@ -22,6 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from c2fsum.decoding.options import DecodeOptions  # requests with equal options share a batch
+
 log = logging.getLogger(__name__)
 
 
@@ -31,16 +33,6 @@ class QueueFullError(RuntimeError):
 
 class RequestTimeoutError(RuntimeError):
     """A request waited and decoded longer than the server's timeout (HTTP 504)."""
-
-
-@dataclass(frozen=True)
-class DecodeOptions:
-    """The decoding settings of a request; requests with equal options share a batch."""
-
-    beam: int
-    max_len: int
-    min_len: int
-    block_trigrams: bool
 
 
 SummarizeFn = Callable[[list[str], DecodeOptions], list[Any]]

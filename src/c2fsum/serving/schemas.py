@@ -33,6 +33,23 @@ class SummarizeRequest(BaseModel):
         "of its training summaries' lengths, capped at max_length); 0 allows an empty summary.",
     )
     block_trigrams: bool | None = Field(None, description="Never repeat a trigram (Paulus et al. 2017).")
+    replace_unk: bool | None = Field(
+        None,
+        description="Write the most attended source word in place of `<unk>` (`c2fsum summarize --replace-unk`); "
+        "default: the model's config.",
+    )
+    read_chunks: int | None = Field(
+        None,
+        ge=1,
+        description="MODEL 3 only: chunks read at the word level per step, the k of highest coarse weight "
+        "(`--read-chunks`; 1 = the thesis's argmax); default: the model's. Refused for other models.",
+    )
+    max_words: int | None = Field(
+        None,
+        ge=0,
+        description="Read only the first max_words words (`--max-words`; 400 = the paper's setting); "
+        "default and 0: the whole document.",
+    )
 
 
 class SummarizeResponse(BaseModel):
@@ -50,14 +67,41 @@ class SummarizeResponse(BaseModel):
     coarse: list[list[float]] | None = Field(description="len(tokens) x len(chunks) coarse attention, or null.")
     score: float = Field(description="Sum of the log-probabilities of the generated tokens.")
     eos: bool = Field(description="False when the summary was cut at max_length.")
-    grid: tuple[int, int] = Field(description="The model's grid: chunks M x words per chunk N.")
+    grid: tuple[int, int] = Field(description="The grid the document was read on: chunks M x words per chunk N.")
+    words: int = Field(description="Words (tokens) of the document read.")
+    fine_chunks: list[int] = Field(
+        description="Indices of the chunks encoded at the word level: all of them, except for MODEL 3 "
+        "reading lazily (only the chunks its hard attention picked)."
+    )
+    fine_fraction: float = Field(description="Share of the document's words encoded at the word level.")
+
+
+class DecodeDefaults(BaseModel):
+    """What a request that leaves an option out gets: the model's own decoding config."""
+
+    beam: int
+    max_length: int
+    min_length: int
+    block_trigrams: bool
+    replace_unk: bool
+    read_chunks: int | None = Field(description="MODEL 3's chunks read per step; null for other models.")
+
+
+class Limits(BaseModel):
+    max_chars: int = Field(description="Longest text accepted (`c2fsum serve --max-chars`).")
+    max_beam: int
+    max_length: int
 
 
 class Health(BaseModel):
     status: str
     model: str
     family: str
-    grid: tuple[int, int]
+    grid: tuple[int, int] = Field(description="The trained grid, chunks M (0: unbounded) x words per chunk N.")
+    chunk_len: int = Field(description="Words per chunk N.")
+    hard: bool = Field(description="True for MODEL 3: a hard attention picks the chunks read at the word level.")
+    defaults: DecodeDefaults
+    limits: Limits
     waiting: int = Field(description="Requests waiting for the decoding thread.")
     batches: int = Field(description="Model calls so far.")
     documents: int = Field(description="Documents summarized so far.")

@@ -1,4 +1,4 @@
-"""Writing checkpoints, and restoring the training state they hold (optimizer, random generators).
+"""Writing training checkpoints, and resuming from one (weights, optimizer, random generators, log).
 
 The layout of a checkpoint directory, its manifest, how its model files are written and how it is
 read back into a model: :mod:`c2fsum.models.checkpoint` (the one module that writes the format).
@@ -19,9 +19,17 @@ from safetensors import SafetensorError
 from c2fsum.config import Config
 from c2fsum.data.vocab import Vocab
 from c2fsum.errors import CheckpointError
-from c2fsum.models.checkpoint import read_tensors, write_manifest, write_model_files, write_tensors
+from c2fsum.models.checkpoint import (
+    load_weights,
+    read_json,
+    read_tensors,
+    verify_checkpoint,
+    write_manifest,
+    write_model_files,
+    write_tensors,
+)
 from c2fsum.training import rng
-from c2fsum.utils.io import atomic_directory
+from c2fsum.utils.io import atomic_directory, atomic_write_text
 
 
 def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], dict]:
@@ -111,3 +119,57 @@ def restore_optimizer(path: str | Path, optimizer: torch.optim.Optimizer, state:
     for pid, sc in meta["scalars"].items():
         per_param.setdefault(int(pid), {}).update(sc)
     optimizer.load_state_dict({"state": per_param, "param_groups": meta["param_groups"]})
+
+
+def restore_training(
+    ckpt: str | Path, *, model: torch.nn.Module, optimizer: torch.optim.Optimizer, vocab_size: int
+) -> dict:
+    """Resume from the training checkpoint ``ckpt``: verify it, load the model's weights, the
+    optimizer's state and this process's random generators; returns ``trainer.json`` (schedule,
+    position, baseline; ``rank_rng`` of the other processes, :func:`c2fsum.training.rng.restore`)."""
+    ckpt = Path(ckpt)
+    verify_checkpoint(ckpt)
+    load_weights(model, ckpt / "model.safetensors", vocab_size=vocab_size)
+    state = read_json(ckpt / "trainer.json")
+    restore_optimizer(ckpt, optimizer, state)
+    rng.load(ckpt)
+    return state
+
+
+def truncate_log(path: str | Path, rows: int) -> None:
+    """Keep the first ``rows`` rows of the JSONL log ``path`` (those written before the checkpoint
+    that counted them; a line cut by a crash is not a row), so that a resumed run's log reads as
+    one run. Unlike :func:`rewind_log` it tells apart rows of the same step written before and
+    after the checkpoint (a validation at an epoch's last step, then the final one)."""
+    path = Path(path)
+    if not path.exists():
+        return
+    keep: list[dict] = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if len(keep) == rows:
+            break
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict):
+            keep.append(row)
+    atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in keep))
+
+
+def rewind_log(path: str | Path, step: int) -> int:
+    """Drop the rows of the JSONL log ``path`` written after ``step`` (and a line cut by a crash),
+    so that a resumed run's log reads as one run; returns the rows kept."""
+    path = Path(path)
+    if not path.exists():
+        return 0
+    keep = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict) and row.get("step", 0) <= step:
+            keep.append(row)
+    atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in keep))
+    return len(keep)

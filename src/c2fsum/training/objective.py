@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from c2fsum.config import Config, DataConfig, TrainConfig
+from c2fsum.config import CHOICES, Config, DataConfig, TrainConfig
 from c2fsum.data.batching import Batch, Example
 from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.decoding.postprocess import ids_to_words, words_to_text
@@ -53,7 +53,7 @@ from c2fsum.models.base import ForwardOutput
 Reward = Callable[[list[int], Example], float]
 """r(summary ids in V', example) -> a float, e.g. ROUGE-L F against the reference."""
 
-OBJECTIVES = ("ml", "mixed")
+OBJECTIVES = CHOICES["train.objective"]
 COARSE_MIN_ID = 100
 """Coarse supervision skips target words among the vocabulary's 100 most frequent (and the special
 tokens): they are in nearly every chunk."""

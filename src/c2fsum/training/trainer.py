@@ -4,8 +4,11 @@ Where the parts live: the loss of a batch (NLL, REINFORCE and its baseline, self
 MODEL 3 soft/hard schedule) in :mod:`c2fsum.training.objective`; the optimizer and its
 schedule in :mod:`c2fsum.training.optim`; the training and validation examples in
 :mod:`c2fsum.training.splits`; perplexity in :mod:`c2fsum.evaluation.perplexity`; random
-generator states in :mod:`c2fsum.training.rng`; processes in :mod:`c2fsum.training.distributed`.
-This module keeps the loop, micro-batches, the NaN/Inf guard, resume, checkpoints and logging.
+generator states in :mod:`c2fsum.training.rng`; processes in :mod:`c2fsum.training.distributed`;
+resuming from a checkpoint in :mod:`c2fsum.training.checkpoint`, and starting from another run's
+weights (``train.init_from``) in :mod:`c2fsum.models.checkpoint`; the config's values are checked
+when it is loaded (:func:`c2fsum.config.check`). This module keeps the loop (:meth:`Trainer.fit`
+and the named steps it calls), micro-batches, the NaN/Inf guard and logging.
 
 Recipe (thesis section 5.2): SGD, batch 20, 20 epochs, gradients renormalized to norm 5,
 learning rate 1 (0.1 for a chunk encoder), halved every epoch once validation perplexity
@@ -24,7 +27,6 @@ processes reach the parameters of one (up to float error). Only rank 0 logs and 
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import time
@@ -34,25 +36,23 @@ from pathlib import Path
 from typing import cast
 
 import torch
-from tqdm.auto import tqdm
 
 from c2fsum.config import Config
 from c2fsum.data.batching import bucketed_batches, collate, shard_batch
 from c2fsum.data.lengths import target_length_facts
 from c2fsum.data.vocab import Vocab
-from c2fsum.errors import TrainingError
+from c2fsum.errors import CheckpointError, TrainingError
 from c2fsum.evaluation.perplexity import perplexity
 from c2fsum.losses.checks import NonFiniteError, require_finite
 from c2fsum.losses.reinforce import MovingAverageBaseline
 from c2fsum.models import CoarseToFine, build_model
-from c2fsum.models.checkpoint import load_weights, read_json, read_tensors, resolve_checkpoint, verify_checkpoint
+from c2fsum.models.checkpoint import warm_start
 from c2fsum.training import rng
-from c2fsum.training.checkpoint import restore_optimizer, save_checkpoint
+from c2fsum.training.checkpoint import restore_training, rewind_log, save_checkpoint, truncate_log
 from c2fsum.training.distributed import DistributedError, rank_seed, sync_return_sums
 from c2fsum.training.distributed import setup as setup_distributed
 from c2fsum.training.distributed import wrap as wrap_distributed
 from c2fsum.training.objective import (
-    OBJECTIVES,
     Objective,
     add_return_sums,
     batch_loss,
@@ -60,8 +60,9 @@ from c2fsum.training.objective import (
     soft_attention_for_batch,
 )
 from c2fsum.training.optim import Schedule, make_optimizer
+from c2fsum.training.progress import TrainingBar
 from c2fsum.training.splits import load_splits
-from c2fsum.utils.io import append_jsonl, atomic_write_text, existing_checkpoint_dir, write_json
+from c2fsum.utils.io import append_jsonl, existing_checkpoint_dir, write_json
 from c2fsum.utils.malloc import keep_freed_memory, largest_parameter_bytes
 
 log = logging.getLogger(__name__)
@@ -81,11 +82,26 @@ class Position:
     nonfinite_in_a_row: int = 0
 
 
+def read_vocab(data_dir: Path, vocab_size: int = 0) -> Vocab:
+    """A prepared data folder's ``vocab.txt``: the specials and its ``vocab_size`` most frequent words
+    (``data.vocab_size``; 0: all of it)."""
+    path = data_dir / "vocab.txt"
+    if not path.exists():
+        raise TrainingError(f"{data_dir}: no vocab.txt (run `c2fsum prepare` first)")
+    vocab = Vocab.load(path)
+    if vocab_size and len(vocab) > vocab_size + 4:  # keep the specials and the n most frequent
+        vocab = Vocab(vocab.itos[: vocab_size + 4], vocab.counts[: vocab_size + 4])
+    return vocab
+
+
 class Trainer:
     """Trains ``cfg`` on a prepared data directory into a run directory.
 
     Files in ``out``: ``config.json`` (resolved), ``metrics.jsonl`` (one row per log/validation
-    event), ``tb/`` (TensorBoard), ``last/`` and ``best/`` checkpoints.
+    event), ``tb/`` (TensorBoard), ``last/`` and ``best/`` checkpoints. Each checkpoint's
+    ``trainer.json`` holds the schedule, the position, the baseline and ``log``: the rows
+    ``metrics.jsonl`` held when it was written and the last validation row, so that a resumed run
+    cuts the log to those rows and never validates a step twice.
     """
 
     def __init__(
@@ -103,19 +119,9 @@ class Trainer:
         self.out = Path(out)
         self.progress = progress
         self.validate_fn = validate_fn
-        vocab_path = self.data_dir / "vocab.txt"
-        if not vocab_path.exists():
-            raise TrainingError(f"{self.data_dir}: no vocab.txt (run `c2fsum prepare` first)")
-        self.vocab = Vocab.load(vocab_path)
-        n_words = cfg.data.vocab_size
-        if n_words and len(self.vocab) > n_words + 4:  # keep the specials and the n most frequent
-            self.vocab = Vocab(self.vocab.itos[: n_words + 4], self.vocab.counts[: n_words + 4])
+        self.vocab = read_vocab(self.data_dir, cfg.data.vocab_size)
         if torch.device(cfg.train.device).type == "cuda" and not torch.cuda.is_available():
             raise TrainingError("--device cuda asked for, but torch sees no CUDA device")
-        if cfg.train.amp not in ("off", "bf16"):
-            raise TrainingError(f"train.amp: got {cfg.train.amp!r}, expected off or bf16")
-        if cfg.train.accumulate < 1:
-            raise TrainingError(f"train.accumulate: got {cfg.train.accumulate}, expected a positive integer")
         try:
             self.dist = setup_distributed(cfg.train.device, cfg.train.dist_backend)  # no-op outside torchrun
         except DistributedError as e:
@@ -124,10 +130,6 @@ class Trainer:
         self.progress = progress and self.dist.is_main
         if cfg.train.threads > 0:
             torch.set_num_threads(cfg.train.threads)
-        if cfg.train.best_metric not in ("ppl", "rougeL"):
-            raise TrainingError(f"train.best_metric: got {cfg.train.best_metric!r}, expected ppl or rougeL")
-        if cfg.train.objective not in OBJECTIVES:
-            raise TrainingError(f"train.objective: got {cfg.train.objective!r}, expected ml or mixed")
         self.objective = Objective.from_config(cfg)
         self.train_ex, self.val_ex = load_splits(self.data_dir, self.vocab, cfg)
         # recorded in every checkpoint: the model's default decode.min_len comes from these
@@ -141,16 +143,7 @@ class Trainer:
         if self.dist.rank > 0:  # same weights everywhere, own sampling noise per rank
             torch.manual_seed(rank_seed(cfg.train.seed, self.dist.rank))
         if cfg.model.pretrained_emb:
-            from c2fsum.data.vectors import read_vectors
-            from c2fsum.modules.embeddings import load_pretrained
-
-            vectors = read_vectors(cfg.model.pretrained_emb, binary=cfg.model.pretrained_binary)  # read once
-            tables = [self.model.src_emb, self.model.tgt_emb]
-            chunk_encoder = getattr(self.model, "chunk_encoder", None)
-            if chunk_encoder is not None and chunk_encoder.kind == "bow":  # the thesis's fixed word vectors
-                tables.append(chunk_encoder.body.emb)
-            for emb in dict.fromkeys(tables):  # one when shared
-                load_pretrained(cast(torch.nn.Embedding, emb), self.vocab.itos, vectors)
+            self._load_vectors()
         self.optimizer = make_optimizer(self.model, cfg)
         self.schedule = Schedule()
         self.pos = Position()
@@ -159,6 +152,10 @@ class Trainer:
         self._last_rewards: tuple[float, float] | None = None
         self._return_sums: list[tuple[torch.Tensor, torch.Tensor]] = []
         self._policy_used = False
+        self.log_rows = 0
+        """Rows written to ``metrics.jsonl`` (by this run and the ones it resumes); saved in each checkpoint."""
+        self.last_val: dict | None = None
+        """The last validation row; saved in each checkpoint, so a resumed run does not validate a step twice."""
         self.out.mkdir(parents=True, exist_ok=True)
         self.metrics_path = self.out / "metrics.jsonl"
         if resume:
@@ -178,77 +175,71 @@ class Trainer:
         # several processes: DDP averages gradients over ranks (rank 0's weights are broadcast first)
         self._ddp = wrap_distributed(self.model, self.batch_loss, self.dist) if self.dist.enabled else None
 
+    def _load_vectors(self) -> None:
+        """``model.pretrained_emb``: the vectors (read once) start the source and target embeddings
+        and a BOW chunk encoder's fixed table (each table once when shared)."""
+        from c2fsum.data.vectors import read_vectors
+        from c2fsum.modules.embeddings import load_pretrained
+
+        mc = self.cfg.model
+        vectors = read_vectors(mc.pretrained_emb, binary=mc.pretrained_binary)
+        tables = [self.model.src_emb, self.model.tgt_emb]
+        chunk_encoder = getattr(self.model, "chunk_encoder", None)
+        if chunk_encoder is not None and chunk_encoder.kind == "bow":  # the thesis's fixed word vectors
+            tables.append(chunk_encoder.body.emb)
+        for emb in dict.fromkeys(tables):  # one when shared
+            load_pretrained(cast(torch.nn.Embedding, emb), self.vocab.itos, vectors)
+
     # -- state ---------------------------------------------------------------------------
     def _resume(self) -> None:
+        """Continue from ``last/`` (:func:`c2fsum.training.checkpoint.restore_training`)."""
         ckpt = existing_checkpoint_dir(self.out / "last")
         if ckpt is None:
             raise TrainingError(f"--resume: {self.out}/last does not exist")
-        verify_checkpoint(ckpt)
-        load_weights(self.model, ckpt / "model.safetensors", vocab_size=len(self.vocab))
-        state = read_json(ckpt / "trainer.json")
-        restore_optimizer(ckpt, self.optimizer, state)
+        state = restore_training(ckpt, model=self.model, optimizer=self.optimizer, vocab_size=len(self.vocab))
         self.schedule = Schedule(**state["schedule"])
-        p = state["position"]
-        self.pos = Position(**p)
+        self.pos = Position(**state["position"])
         self.baseline = MovingAverageBaseline(self.cfg.train.reinforce_beta, state.get("baseline"))
-        rng.load(ckpt)
         if self.dist.rank > 0:
-            ranks = state.get("rank_rng") or []
-            if len(ranks) == self.dist.world - 1:
-                rng.restore(ranks[self.dist.rank - 1])
+            self._restore_rank_rng(ckpt, state.get("rank_rng") or [])
+        written = state.get("log")  # checkpoints written before it was recorded: rows by step
+        if written is not None:
+            self.log_rows, self.last_val = written["rows"], written["last_val"]
+        if self.dist.is_main:
+            if written is not None:
+                truncate_log(self.metrics_path, self.log_rows)
             else:
-                log.warning(
-                    "%s was written by %d process(es), this run has %d: rank %d draws new random numbers",
-                    ckpt,
-                    len(ranks) + 1,
-                    self.dist.world,
-                    self.dist.rank,
-                )
-                torch.manual_seed(rank_seed(self.cfg.train.seed + self.pos.step, self.dist.rank))
-        # drop log rows written after the checkpoint (and a line cut by a crash), so the log reads as one run
-        if self.dist.is_main and self.metrics_path.exists():
-            keep = []
-            for x in self.metrics_path.read_text(encoding="utf-8", errors="replace").splitlines():
-                try:
-                    r = json.loads(x)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(r, dict) and r.get("step", 0) <= self.pos.step:
-                    keep.append(r)
-            atomic_write_text(self.metrics_path, "".join(json.dumps(r) + "\n" for r in keep))
+                self.log_rows = rewind_log(self.metrics_path, self.pos.step)
         log.info("resumed from %s at step %d (epoch %d, batch %d)", ckpt, self.pos.step, self.pos.epoch, self.pos.batch)
 
-    def _init_from(self, path: str) -> None:
-        """Copy the weights of another run (same architecture), e.g. an ML-trained model for RL.
+    def _restore_rank_rng(self, ckpt: Path, ranks: list) -> None:
+        """This process's (rank > 0) random generators as the checkpoint saved them; new ones
+        when the checkpoint was written by another number of processes."""
+        if len(ranks) == self.dist.world - 1:
+            rng.restore(ranks[self.dist.rank - 1])
+            return
+        log.warning(
+            "%s was written by %d process(es), this run has %d: rank %d draws new random numbers",
+            ckpt,
+            len(ranks) + 1,
+            self.dist.world,
+            self.dist.rank,
+        )
+        torch.manual_seed(rank_seed(self.cfg.train.seed + self.pos.step, self.dist.rank))
 
-        A flat model (MODEL 0/1) may also start a hierarchical one of the same sizes (MODEL 2/3):
-        everything but the chunk encoder and the coarse attention map is copied
-        (:meth:`CoarseToFine.weights_from_flat`), so MODEL 3 starts reading with a trained
-        encoder, decoder and generator and has only to learn where to read."""
-        ckpt = resolve_checkpoint(path)
-        verify_checkpoint(ckpt)
-        weights = read_tensors(ckpt / "model.safetensors")
-        own = self.model.state_dict()
-        fresh: list[str] = []
-        source = read_json(ckpt / "config.json").get("model", {}).get("family")
-        if isinstance(self.model, CoarseToFine) and source in ("model0", "model1"):
-            # a flat model warm-starts a hierarchical one: all but the chunk encoder and W_s
-            weights = CoarseToFine.weights_from_flat(weights)
-            fresh = [k for k in own if k not in weights and k.startswith(CoarseToFine.NEW_OVER_FLAT)]
-        bad = [k for k, v in weights.items() if k not in own or own[k].shape != v.shape]
-        if bad or set(own) - set(weights) - set(fresh):
-            raise TrainingError(
-                f"train.init_from={path}: {ckpt} does not match this model "
-                f"(e.g. {(bad or sorted(set(own) - set(weights) - set(fresh)))[:3]})"
-            )
-        self.model.load_state_dict(weights, strict=not fresh)
-        log.info("initialized from %s%s", ckpt, f" ({source}; new: {', '.join(fresh)})" if fresh else "")
+    def _init_from(self, path: str) -> None:
+        """Start from another run's weights (:func:`c2fsum.models.checkpoint.warm_start`)."""
+        try:
+            log.info(warm_start(self.model, path))
+        except CheckpointError as e:
+            raise TrainingError(f"train.init_from={path}: {e}") from e
 
     def _trainer_state(self) -> dict:
         return {
             "schedule": vars(self.schedule).copy(),
             "position": vars(self.pos).copy(),
             "baseline": self.baseline.state(),
+            "log": {"rows": self.log_rows, "last_val": self.last_val},
         }
 
     def _set_lr(self) -> None:
@@ -272,6 +263,7 @@ class Trainer:
             )
 
     def _log(self, row: dict) -> None:
+        self.log_rows += 1
         if not self.dist.is_main:
             return
         append_jsonl(self.metrics_path, row)
@@ -317,6 +309,7 @@ class Trainer:
             )
             row.update(self.dist.broadcast(scores))
         self._log(row)
+        self.last_val = row
         return row
 
     def _maybe_best(self, row: dict) -> None:
@@ -328,21 +321,20 @@ class Trainer:
             self.schedule.best_step = self.pos.step
             self._save("best")
 
-    def choose_attention(self) -> None:
-        """MODEL 3: +PRETRAIN and +ALTERNATE switch a whole (global) minibatch to soft attention
-        (:func:`~c2fsum.training.objective.soft_attention_for_batch`); with several processes
-        rank 0 draws and every rank follows. The switch lasts for one training step
-        (:meth:`train_step` clears it) and acts in training mode only, so validation and
+    def choose_attention(self) -> bool | None:
+        """MODEL 3: whether this training step attends softly, +PRETRAIN and +ALTERNATE switching a
+        whole (global) minibatch (:func:`~c2fsum.training.objective.soft_attention_for_batch`);
+        with several processes rank 0 draws and every rank follows. None for a model without hard
+        attention. :meth:`train_step` holds the switch for one step
+        (:meth:`CoarseToFine.soft_attention`), and it acts in training mode only, so validation and
         evaluation always read the hard model (argmax)."""
         tc = self.cfg.train
         soft = soft_attention_for_batch(
             self.model, epoch=self.pos.epoch, soft_pretrain_epochs=tc.soft_pretrain_epochs, alternate=tc.alternate
         )
-        if soft is not None:
-            # use_soft exists on CoarseToFine only; mypy types nn.Module attributes as Tensor | Module
-            self.model.use_soft = (
-                self.dist.broadcast(soft) if self.dist.enabled and tc.alternate > 0 else soft  # type: ignore[assignment]
-            )
+        if soft is not None and self.dist.enabled and tc.alternate > 0:
+            soft = self.dist.broadcast(soft)
+        return soft
 
     def batch_loss(self, batch, docs: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Loss to minimize (per document) and the summed token NLL of one training batch
@@ -369,12 +361,9 @@ class Trainer:
         A rank whose shard is empty (a batch smaller than the number of processes) runs one
         document with weight 0, because every rank must take part in the gradient average.
         """
-        self.choose_attention()
-        try:
+        soft = self.choose_attention()
+        with nullcontext() if soft is None else cast(CoarseToFine, self.model).soft_attention(soft):
             return self._train_step(indices)
-        finally:
-            if getattr(self.model, "use_soft", False):
-                self.model.use_soft = False  # type: ignore[assignment]  # the soft switch lasts one step
 
     def _train_step(self, indices: list[int]) -> float:
         cfg, tc = self.cfg, self.cfg.train
@@ -465,95 +454,132 @@ class Trainer:
 
     # -- the loop ------------------------------------------------------------------------
     def fit(self) -> dict:
-        cfg, tc = self.cfg, self.cfg.train
-        lengths = [len(e.tgt) * 1000 + len(e.src) for e in self.train_ex]
-        n_batches = math.ceil(len(self.train_ex) / tc.batch_size)
-        total = tc.epochs * n_batches
+        """Train until the epochs, ``train.max_steps`` or ``train.max_minutes`` run out; returns a summary.
+
+        Each epoch (:meth:`_train_epoch`) runs its batches, a step each (:meth:`_step`), until a
+        limit stops it (:meth:`_stop_reason`); a finished epoch validates, adjusts the learning rate
+        and checkpoints (:meth:`_end_epoch`); :meth:`_finish` validates the last step and writes ``last/``.
+        """
+        run = self._start()
+        stop = "epochs"
+        while self.pos.epoch < self.cfg.train.epochs:
+            reason = self._train_epoch(run)
+            if reason is not None:
+                stop = reason
+                break
+            self._end_epoch(run)
+        return self._finish(run, stop)
+
+    def _start(self) -> _Run:
+        tc = self.cfg.train
+        total = tc.epochs * math.ceil(len(self.train_ex) / tc.batch_size)
         if tc.max_steps:
             total = min(total, tc.max_steps)
-        start_time = time.monotonic() - self.pos.elapsed
-        bar = tqdm(
-            total=total,
-            initial=min(self.pos.step, total),
+        bar = TrainingBar(  # with a time budget the bar counts its seconds, not the epochs' steps
+            max_steps=total,
+            max_minutes=tc.max_minutes,
+            step=self.pos.step,
+            elapsed_s=self.pos.elapsed,
             disable=not self.progress,
-            desc="train",
-            unit="step",
-            dynamic_ncols=True,
         )
         self._set_lr()
         self.model.train()
-        stop_reason = "epochs"
-        window_nll, window_tok, window_t0 = 0.0, 0, time.monotonic()
         # with C2FSUM_MALLOC=keep: reuse the step's large blocks instead of page-faulting them anew
         # (utils/malloc.py; off by default, it costs 10-30% peak RSS)
         keep_freed_memory(largest_parameter_bytes(self.model))
-        last_row: dict | None = None
-        while self.pos.epoch < tc.epochs:
-            batches = bucketed_batches(
-                len(self.train_ex),
-                lengths,
-                batch_size=tc.batch_size,
-                bucket_size=cfg.data.bucket_size,
-                seed=tc.seed,
-                epoch=self.pos.epoch,
-            )
-            while self.pos.batch < len(batches):
-                if tc.max_steps and self.pos.step >= tc.max_steps:
-                    stop_reason = "max_steps"
-                    break
-                if tc.max_minutes and self.dist.any((time.monotonic() - start_time) >= tc.max_minutes * 60):
-                    stop_reason = "max_minutes"
-                    break
-                indices = batches[self.pos.batch]
-                nll = self.train_step(indices)
-                self.pos.step += 1
-                self.pos.batch += 1
-                # tokens of the global batch (every rank holds every example): target incl. </s>, source
-                tgt_tok = sum(len(self.train_ex[i].tgt) + 1 for i in indices)
-                self.pos.tokens += tgt_tok + sum(len(self.train_ex[i].src) for i in indices)
-                window_nll += nll
-                window_tok += tgt_tok
-                bar.update(1)
-                if self.pos.step % max(1, tc.log_every) == 0 or self.pos.batch == len(batches):
-                    dt = max(time.monotonic() - window_t0, 1e-9)
-                    if self.dist.enabled:
-                        (window_nll,) = self.dist.all_sum([window_nll])
-                    row = {
-                        "split": "train",
-                        "step": self.pos.step,
-                        "epoch": self.pos.epoch,
-                        "ppl": math.exp(min(window_nll / max(window_tok, 1), 50.0)),
-                        "lr": self.optimizer.param_groups[0]["lr"],
-                        "tgt_tokens_per_s": window_tok / dt,
-                    }
-                    if self._last_rewards is not None:
-                        row["reward_sample"], row["reward_greedy"] = self._last_rewards
-                    self._log(row)
-                    bar.set_postfix(
-                        loss=f"{window_nll / max(window_tok, 1):.3f}",
-                        ppl=f"{row['ppl']:.1f}",
-                        tok_s=f"{window_tok / dt:.0f}",
-                    )
-                    window_nll, window_tok, window_t0 = 0.0, 0, time.monotonic()
-                if tc.eval_every and self.pos.step % tc.eval_every == 0:
-                    self.pos.elapsed = time.monotonic() - start_time
-                    last_row = self.validate()
-                    self._maybe_best(last_row)
-                    self._save("last")
-            else:
-                # end of epoch: validate, adjust the learning rate, checkpoint
-                self.pos.elapsed = time.monotonic() - start_time
-                last_row = self.validate()
-                self.schedule.end_of_epoch(last_row["ppl"], tc.lr_decay)
-                self.pos.epoch += 1
-                self.pos.batch = 0
-                self._maybe_best(last_row)
-                self._set_lr()
-                self._save("last")
-                continue
-            break
-        self.pos.elapsed = time.monotonic() - start_time
-        bar.close()
+        return _Run(start_time=time.monotonic() - self.pos.elapsed, bar=bar, window=_Window(), last_row=self.last_val)
+
+    def _epoch_batches(self) -> list[list[int]]:
+        """The batches of the current epoch: a pure function of ``(seed, epoch)``, so a resumed run sees them again."""
+        tc = self.cfg.train
+        return bucketed_batches(
+            len(self.train_ex),
+            [len(e.tgt) * 1000 + len(e.src) for e in self.train_ex],
+            batch_size=tc.batch_size,
+            bucket_size=self.cfg.data.bucket_size,
+            seed=tc.seed,
+            epoch=self.pos.epoch,
+        )
+
+    def _train_epoch(self, run: _Run) -> str | None:
+        """The rest of the current epoch's batches; the reason to stop when a limit comes first, else None."""
+        batches = self._epoch_batches()
+        while self.pos.batch < len(batches):
+            reason = self._stop_reason(run)
+            if reason is not None:
+                return reason
+            self._step(run, batches[self.pos.batch], last_of_epoch=self.pos.batch + 1 == len(batches))
+        return None
+
+    def _stop_reason(self, run: _Run) -> str | None:
+        """``max_steps`` or ``max_minutes`` when that limit is reached (the time decided alike on every rank)."""
+        tc = self.cfg.train
+        if tc.max_steps and self.pos.step >= tc.max_steps:
+            return "max_steps"
+        if tc.max_minutes and self.dist.any((time.monotonic() - run.start_time) >= tc.max_minutes * 60):
+            return "max_minutes"
+        return None
+
+    def _step(self, run: _Run, indices: list[int], *, last_of_epoch: bool) -> None:
+        """One optimizer step on ``indices``, then the log row and the ``eval_every`` validation it is due."""
+        tc = self.cfg.train
+        nll = self.train_step(indices)
+        self.pos.step += 1
+        self.pos.batch += 1
+        # tokens of the global batch (every rank holds every example): target incl. </s>, source
+        tgt_tok = sum(len(self.train_ex[i].tgt) + 1 for i in indices)
+        self.pos.tokens += tgt_tok + sum(len(self.train_ex[i].src) for i in indices)
+        run.window.nll += nll
+        run.window.tokens += tgt_tok
+        run.bar.advance(self.pos.step, time.monotonic() - run.start_time)
+        if self.pos.step % max(1, tc.log_every) == 0 or last_of_epoch:
+            self._log_window(run)
+        if tc.eval_every and self.pos.step % tc.eval_every == 0:
+            self.pos.elapsed = time.monotonic() - run.start_time
+            run.last_row = self.validate()
+            self._maybe_best(run.last_row)
+            self._save("last")
+
+    def _log_window(self, run: _Run) -> None:
+        """A ``train`` row of the steps since the last one: perplexity, learning rate, target tokens/s."""
+        w = run.window
+        dt = max(time.monotonic() - w.t0, 1e-9)
+        if self.dist.enabled:
+            (w.nll,) = self.dist.all_sum([w.nll])
+        row = {
+            "split": "train",
+            "step": self.pos.step,
+            "epoch": self.pos.epoch,
+            "ppl": math.exp(min(w.nll / max(w.tokens, 1), 50.0)),
+            "lr": self.optimizer.param_groups[0]["lr"],
+            "tgt_tokens_per_s": w.tokens / dt,
+        }
+        if self._last_rewards is not None:
+            row["reward_sample"], row["reward_greedy"] = self._last_rewards
+        self._log(row)
+        run.bar.set_postfix(
+            loss=f"{w.nll / max(w.tokens, 1):.3f}", ppl=f"{row['ppl']:.1f}", tok_s=f"{w.tokens / dt:.0f}"
+        )
+        run.window = _Window()
+
+    def _end_epoch(self, run: _Run) -> None:
+        """End of an epoch: validate (unless ``eval_every`` just did at this step), adjust the
+        learning rate (thesis 5.2), checkpoint."""
+        self.pos.elapsed = time.monotonic() - run.start_time
+        if run.last_row is None or run.last_row["step"] != self.pos.step:
+            run.last_row = self.validate()
+        self.schedule.end_of_epoch(run.last_row["ppl"], self.cfg.train.lr_decay)
+        self.pos.epoch += 1
+        self.pos.batch = 0
+        self._maybe_best(run.last_row)
+        self._set_lr()
+        self._save("last")
+
+    def _finish(self, run: _Run, stop_reason: str) -> dict:
+        """Validate the last step (unless just done), write ``last/``, close the logs; the run's summary."""
+        self.pos.elapsed = time.monotonic() - run.start_time
+        run.bar.close()
+        last_row = run.last_row
         if last_row is None or last_row["step"] != self.pos.step:
             last_row = self.validate()
             self._maybe_best(last_row)
@@ -573,3 +599,24 @@ class Trainer:
         }
         log.info("training stopped (%s) at step %d: val ppl %.2f", stop_reason, self.pos.step, last_row["ppl"])
         return summary
+
+
+@dataclass
+class _Window:
+    """Training NLL and target tokens since the last ``train`` log row, and when it began."""
+
+    nll: float = 0.0
+    tokens: int = 0
+    t0: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class _Run:
+    """What one call of :meth:`Trainer.fit` carries from step to step (not saved: a resumed run starts anew)."""
+
+    start_time: float
+    """``time.monotonic()`` at the start, less the time trained before a resume."""
+    bar: TrainingBar
+    window: _Window
+    last_row: dict | None = None
+    """The last validation row."""

@@ -1,21 +1,46 @@
-// c2fsum page: submit an article, show the summary, and shade the chunks each summary word read.
+// c2fsum page: submit an article, show the summary, an overview of the whole document with the
+// chunks the model read, and shade the chunks each summary word read.
 // Plain JS, no build step. Data from the API is inserted with textContent only.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+const HEATMAP_COLUMNS = 40;  // a longer document's heatmap shows only the chunks read
+let health = null;   // the /health response: the model, its decoding defaults, the server's limits
 let result = null;   // the last /summarize response
 let pinned = null;   // index of the pinned summary word, or null
 
 function shade(w) { return `rgba(220, 38, 38, ${Math.min(1, w).toFixed(3)})`; }
+function pct(x) { return `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`; }
+function plural(n, word) { return `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`; }
 
 async function loadHealth() {
   try {
     const r = await fetch("/health");
-    const h = await r.json();
-    $("model-info").textContent = `model ${h.family} · grid ${h.grid[0]} chunks × ${h.grid[1]} words · ${h.model}`;
+    health = await r.json();
   } catch (e) {
     $("model-info").textContent = "server unreachable";
+    return;
   }
+  const h = health, d = h.defaults;
+  const name = h.model.split("/").filter((p) => p && p !== "best" && p !== "last").pop() || h.model;
+  const reads = h.hard
+    ? `reads whole documents in chunks of ${h.chunk_len} words, ${plural(d.read_chunks, "chunk")} per step at the word level`
+    : `reads whole documents in chunks of ${h.chunk_len} words`;
+  $("model-info").textContent = `${name} · ${h.family} · ${reads}`;
+  $("model-info").title = h.model;
+  // the form starts at the model's own decoding defaults, within the server's limits
+  $("beam").value = d.beam;
+  $("beam").max = h.limits.max_beam;
+  $("max-length").value = d.max_length;
+  $("max-length").max = h.limits.max_length;
+  $("min-length").value = d.min_length;
+  $("min-length").max = h.limits.max_length;
+  $("block-trigrams").checked = d.block_trigrams;
+  $("read-chunks-label").hidden = !h.hard;
+  if (h.hard) $("read-chunks").value = d.read_chunks;
+  $("defaults").textContent = `the model's defaults: beam ${d.beam}, ${d.min_length}-${d.max_length} tokens` +
+    (h.hard ? `, ${plural(d.read_chunks, "chunk")} read per step` : "") +
+    ` · this server accepts up to ${h.limits.max_chars.toLocaleString("en")} characters`;
 }
 
 function setStatus(text, isError) {
@@ -23,15 +48,27 @@ function setStatus(text, isError) {
   $("status").className = isError ? "error" : "";
 }
 
+function intField(id) {
+  const v = parseInt($(id).value, 10);
+  return Number.isNaN(v) ? undefined : v;
+}
+
 async function summarize() {
   const text = $("article").value;
   if (!text.trim()) { setStatus("Paste or upload an article first.", true); return; }
+  if (health && text.length > health.limits.max_chars) {
+    setStatus(`The article has ${text.length.toLocaleString("en")} characters; this server accepts at most ` +
+      `${health.limits.max_chars.toLocaleString("en")} (start it with a larger \`c2fsum serve --max-chars\`)`, true);
+    return;
+  }
   const body = {
     text,
-    beam: parseInt($("beam").value, 10) || 1,
-    max_length: parseInt($("max-length").value, 10) || 60,
+    beam: intField("beam"),
+    max_length: intField("max-length"),
+    min_length: intField("min-length"),
     block_trigrams: $("block-trigrams").checked,
   };
+  if (health && health.hard) body.read_chunks = intField("read-chunks");
   $("submit").disabled = true;
   setStatus("summarizing…", false);
   const t0 = performance.now();
@@ -44,7 +81,8 @@ async function summarize() {
     result = data;
     pinned = null;
     render();
-    setStatus(`${data.tokens.length} words in ${((performance.now() - t0) / 1000).toFixed(2)} s`, false);
+    $("result").scrollIntoView({block: "start"});  // the first screen: the summary and where it read
+    setStatus(`${data.tokens.length} tokens in ${((performance.now() - t0) / 1000).toFixed(2)} s`, false);
   } catch (e) {
     setStatus(`Request failed: ${e}`, true);
   } finally {
@@ -52,11 +90,32 @@ async function summarize() {
   }
 }
 
+// Total attention the summary put on each chunk, (M,), and the chunks in order of it.
+function totals() {
+  const m = result.chunks.length;
+  const total = new Array(m).fill(0);
+  result.attention.forEach((row) => row.forEach((w, i) => { total[i] += w; }));
+  const n = Math.max(result.attention.length, 1);
+  return total.map((w) => w / n);
+}
+
 function render() {
-  const {tokens, chunks, attention} = result;
+  const {tokens, chunks, attention, grid, fine_chunks: fine} = result;
+  const m = chunks.length;
+  const fineSet = new Set(fine);
+  const total = totals();
   $("result").hidden = false;
+  $("doc-info").textContent = `the document: ${plural(m, "chunk")} of ${grid[1]} words ` +
+    `(${plural(result.words, "word")}) · read at the word level: ${plural(fine.length, "chunk")} ` +
+    `(${pct(result.fine_fraction)} of its words)`;
+  $("summary-text").textContent = result.summary || "(the model produced an empty summary)";
+
   const summary = $("summary");
   summary.replaceChildren();
+  const label = document.createElement("span");
+  label.className = "muted label";
+  label.textContent = "the model's tokens (hover one to see where it read; click to pin it):";
+  summary.append(label, " ");
   tokens.forEach((tok, t) => {
     const span = document.createElement("span");
     span.className = "word";
@@ -66,15 +125,39 @@ function render() {
     span.addEventListener("mouseleave", () => select(pinned));
     span.addEventListener("click", () => { pinned = pinned === t ? null : t; select(pinned === null ? t : pinned); });
     summary.append(span, " ");
-    if (tok === "." || tok === "!" || tok === "?") summary.append(document.createElement("br"));
   });
-  if (!tokens.length) summary.textContent = "(the model produced an empty summary)";
+
+  // the overview: every chunk of the document, shaded by the summary's attention, read ones marked
+  const top = Math.max(...total, 1e-9);
+  const overview = $("overview");
+  overview.replaceChildren();
+  overview.style.gridTemplateColumns = `repeat(${m}, minmax(0, 1fr))`;
+  total.forEach((w, i) => {
+    const cell = document.createElement("div");
+    cell.className = "cell" + (fineSet.has(i) && fine.length < m ? " fine" : "");
+    cell.dataset.i = String(i);
+    cell.style.backgroundColor = shade(0.05 + 0.95 * w / top);
+    cell.title = `chunk ${i}: ${pct(w)} of the summary's attention` + (fineSet.has(i) ? ", read at the word level" : "");
+    cell.addEventListener("click", () => goTo(i));
+    overview.append(cell);
+  });
+  const ranked = [...total.keys()].sort((a, b) => total[b] - total[a]).slice(0, 8);
+  const most = $("most-read");
+  most.replaceChildren("most read: ");
+  ranked.forEach((i) => {
+    const a = document.createElement("a");
+    a.href = `#chunk-${i}`;
+    a.textContent = `chunk ${i} (${pct(total[i])})`;
+    a.addEventListener("click", (ev) => { ev.preventDefault(); goTo(i); });
+    most.append(a, " ");
+  });
 
   const list = $("chunks");
   list.replaceChildren();
   chunks.forEach((text, i) => {
     const li = document.createElement("li");
-    li.className = "chunk";
+    li.className = "chunk" + (fineSet.has(i) ? "" : " coarse-only");
+    li.id = `chunk-${i}`;
     li.dataset.i = String(i);
     li.dataset.weight = "0";
     const w = document.createElement("span");
@@ -84,13 +167,30 @@ function render() {
     li.append(w, body);
     list.append(li);
   });
-  $("chunk-caption").textContent = `${chunks.length} chunks of ${result.grid[1]} words, as the model reads them`;
+  $("chunk-caption").textContent = `${plural(m, "chunk")} of ${grid[1]} words, as the model reads them` +
+    (fine.length < m ? "; grey: not read at the word level" : "");
 
+  // the heatmap: every chunk of a short document; of a long one, the chunks read
+  let columns = [...Array(m).keys()];
+  if (m > HEATMAP_COLUMNS) {
+    columns = fine.length <= HEATMAP_COLUMNS
+      ? [...fine] : [...total.keys()].sort((a, b) => total[b] - total[a]).slice(0, HEATMAP_COLUMNS);
+    columns.sort((a, b) => a - b);
+  }
+  $("heatmap-caption").textContent = columns.length === m
+    ? "summary words × chunks"
+    : `summary words × the ${columns.length} chunks ${fine.length <= HEATMAP_COLUMNS ? "read at the word level" : "most read"} (of ${m})`;
   const table = $("heatmap");
   table.replaceChildren();
   const head = document.createElement("tr");
   head.append(document.createElement("th"));
-  chunks.forEach((_, i) => { const th = document.createElement("th"); th.textContent = String(i); head.append(th); });
+  columns.forEach((i) => {
+    const th = document.createElement("th");
+    th.textContent = String(i);
+    th.className = "col";
+    th.addEventListener("click", () => goTo(i));
+    head.append(th);
+  });
   table.append(head);
   attention.forEach((row, t) => {
     const tr = document.createElement("tr");
@@ -101,18 +201,33 @@ function render() {
     th.addEventListener("mouseenter", () => select(t));
     th.addEventListener("click", () => { pinned = pinned === t ? null : t; select(pinned === null ? t : pinned); });
     tr.append(th);
-    row.forEach((w, i) => {
+    columns.forEach((i) => {
       const td = document.createElement("td");
-      td.style.backgroundColor = shade(w);
-      td.title = `${tokens[t]} → chunk ${i}: ${(100 * w).toFixed(1)}%`;
+      td.style.backgroundColor = shade(row[i]);
+      td.title = `${tokens[t]} → chunk ${i}: ${(100 * row[i]).toFixed(1)}%`;
       tr.append(td);
     });
     table.append(tr);
   });
   select(tokens.length ? 0 : null);
+  if (!tokens.length && ranked.length) goTo(ranked[0]);
 }
 
-// Shade each chunk by the attention word t put on it (relative to the largest, so faint reads show).
+// Scroll the chunk list (not the page) so chunk i shows, and flash it.
+function goTo(i, flash = true) {
+  const wrap = $("chunks-wrap");
+  const li = $(`chunk-${i}`);
+  if (!li) return;
+  wrap.scrollTop = li.offsetTop - 8;  // #chunks-wrap is the list's offset parent
+  if (flash) {
+    li.classList.remove("flash");
+    void li.offsetWidth;  // restart the animation
+    li.classList.add("flash");
+  }
+}
+
+// Shade each chunk by the attention word t put on it (relative to the largest, so faint reads
+// show), mark its most-read chunk in the overview, and bring that chunk into the list's view.
 function select(t) {
   document.querySelectorAll("#summary .word").forEach((el) => {
     el.classList.toggle("active", Number(el.dataset.t) === t);
@@ -129,6 +244,8 @@ function select(t) {
     li.classList.toggle("top", i === best);
     li.querySelector(".weight").textContent = row ? `${(100 * w).toFixed(1)}%` : "";
   });
+  document.querySelectorAll("#overview .cell").forEach((el, i) => el.classList.toggle("current", i === best));
+  if (best >= 0) goTo(best, false);
 }
 
 $("upload").addEventListener("change", async (ev) => {

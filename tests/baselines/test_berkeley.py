@@ -8,12 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from c2fsum.cli.main import main
-from c2fsum.data.prepare import prepare, read_prepared
-from c2fsum.evaluation.berkeley import analyze, load_weights, render, solve
-from c2fsum.evaluation.berkeley.coref import resolve
-from c2fsum.evaluation.berkeley.learn import fit_ridge, unit_targets
-from c2fsum.evaluation.berkeley.model import (
+from c2fsum.baselines.berkeley import analyze, load_weights, render, solve
+from c2fsum.baselines.berkeley.coref import resolve
+from c2fsum.baselines.berkeley.learn import fit_ridge, unit_targets
+from c2fsum.baselines.berkeley.model import (
     FEATURES,
     Selection,
     dangling,
@@ -22,7 +20,9 @@ from c2fsum.evaluation.berkeley.model import (
     pronoun_units,
     summarize,
 )
-from c2fsum.evaluation.berkeley.units import realize, sentence_units
+from c2fsum.baselines.berkeley.units import realize, sentence_units
+from c2fsum.cli.main import main
+from c2fsum.data.prepare import prepare, read_prepared
 from shared_data import read_raw
 
 

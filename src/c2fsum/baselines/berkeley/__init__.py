@@ -5,8 +5,8 @@ cross-sentence pronouns), :mod:`.model` (features, the ILP with length and anaph
 constraints, solved by HiGHS), :mod:`.learn` (the unit weights, fitted against ROUGE).
 """
 
-from c2fsum.evaluation.berkeley.learn import SHIPPED, fit, load_weights, save_weights
-from c2fsum.evaluation.berkeley.model import analyze, berkeley_summary, compression, render, solve, unit_scores
+from c2fsum.baselines.berkeley.learn import SHIPPED, fit, load_weights, save_weights
+from c2fsum.baselines.berkeley.model import analyze, berkeley_summary, compression, render, solve, unit_scores
 
 __all__ = [
     "SHIPPED",

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from c2fsum.evaluation.berkeley.units import OPEN, TIME_WORDS, SentenceUnits
+from c2fsum.baselines.berkeley.units import OPEN, TIME_WORDS, SentenceUnits
 
 MALE = frozenset({"he", "him", "his", "himself"})
 FEMALE = frozenset({"she", "her", "hers", "herself"})

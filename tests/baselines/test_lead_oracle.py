@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from c2fsum.baselines.extractive import lead_words, oracle_summary
 from c2fsum.cli.main import main
 from c2fsum.data.prepare import read_prepared
-from c2fsum.evaluation.baselines import lead_words, oracle_summary
 from c2fsum.metrics.rouge import score_pair
 
 
@@ -87,3 +87,10 @@ def test_budgeted_baselines_through_the_cli(prepared_small, tmp_path, capsys, na
         assert main(["-q", "baseline", "lead", *common, "--out", str(tmp_path / "lead")]) == 0
         lead = json.loads((tmp_path / "lead" / "metrics.json").read_text())
         assert metrics["rouge2"] > lead["rouge2"]
+
+
+def test_the_cli_lists_every_baseline():
+    from c2fsum.baselines.extractive import BASELINES
+    from c2fsum.cli.baseline import BASELINES as CLI_BASELINES
+
+    assert CLI_BASELINES == BASELINES

@@ -16,7 +16,7 @@ ILP, over binaries ``x_u`` (unit kept) and ``r_p`` (pronoun ``p`` rewritten as i
 
 ``unit(p)`` is the unit holding the pronoun, ``unit(ante(p))`` the one holding its antecedent
 mention (the mention's sentence head, or the deletable part it lies in). Solved exactly by HiGHS
-through ``scipy.optimize.milp`` (relative gap 1e-9), as :mod:`c2fsum.evaluation.ilp`. Lengths are
+through ``scipy.optimize.milp`` (relative gap 1e-9), as :mod:`c2fsum.baselines.ilp`. Lengths are
 tokens, punctuation included, sentence marks excluded, as the ILP baseline counts them; commas
 dropped around deleted parts make the written summary at most that long.
 """
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from c2fsum.evaluation.berkeley.coref import PRONOUNS, Pronoun, resolve
-from c2fsum.evaluation.berkeley.units import KINDS, SentenceUnits, realize, sentence_units
-from c2fsum.evaluation.ilp import STOPWORDS
+from c2fsum.baselines.berkeley.coref import PRONOUNS, Pronoun, resolve
+from c2fsum.baselines.berkeley.units import KINDS, SentenceUnits, realize, sentence_units
+from c2fsum.baselines.ilp import STOPWORDS
 
 REWRITE_EPS = 1e-4
 """``eps``: a rewrite that costs no words is still only made when it is needed."""

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from c2fsum.baselines.berkeley.model import FEATURES, Document, analyze, berkeley_summary, features
 from c2fsum.errors import InputError
-from c2fsum.evaluation.berkeley.model import FEATURES, Document, analyze, berkeley_summary, features
 from c2fsum.metrics.rouge import Rouge155Tokenizer, ngram_counts, score_corpus
 
 SHIPPED = Path(__file__).with_name("cnndm-weights.json")

@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
+from c2fsum.baselines.ilp import build_problem, ilp_summary, objective, sentence_concepts, solve
 from c2fsum.cli.main import main
 from c2fsum.data.prepare import read_prepared
 from c2fsum.evaluation.baselines import run_baseline
-from c2fsum.evaluation.ilp import build_problem, ilp_summary, objective, sentence_concepts, solve
 
 
 def toks(text: str) -> list[str]:

@@ -1,0 +1,31 @@
+"""``c2fsum rouge``: rOUGE of any system's predictions against references."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from c2fsum.cli.options import CLIError, add_rouge_clean
+
+
+def cmd_rouge(a: argparse.Namespace) -> int:
+    from c2fsum.evaluation.scoring import rouge_files
+
+    for p in (a.candidates, a.references):
+        if not Path(p).exists():
+            raise CLIError(f"{p}: no such file")
+    scores = rouge_files(a.candidates, a.references, official=a.official, clean=a.rouge_clean)
+    print(json.dumps({k: v for k, v in scores.items() if k != "per_doc"}, indent=2))
+    return 0
+
+
+def add_rouge_parser(subparsers) -> argparse.ArgumentParser:
+    """Add ``rouge`` to the ``c2fsum`` subcommands; returns its parser."""
+    s = subparsers.add_parser("rouge", help="score any system's output against references")
+    s.add_argument("--candidates", required=True, metavar="C.jsonl", help='lines {"id", "candidate"}')
+    s.add_argument("--references", required=True, metavar="R.jsonl", help='lines {"id", "references": [..]}')
+    s.add_argument("--official", action="store_true", help="run the ROUGE-1.5.5 Perl script")
+    add_rouge_clean(s)
+    s.set_defaults(func=cmd_rouge)
+    return s
