@@ -37,8 +37,17 @@ ARTICLE = (
 
 def test_detokenized_and_cased_as_the_document() -> None:
     words, surface = document(ARTICLE)
-    tokens = "-lrb- cnn -rrb- sofia vergara 's ex-fiance paid $ #.# million in #### .".split()
-    assert render(tokens, source=words, surface=surface) == "(CNN) Sofia Vergara's ex-fiance paid $1.5 million in 2015."
+    tokens = "sofia vergara 's ex-fiance paid $ #.# million in #### .".split()
+    expected = "Sofia Vergara's ex-fiance paid $1.5 million in 2015."
+    assert render(tokens, source=words, surface=surface) == expected
+
+
+def test_the_agency_dateline_opening_a_summary_is_left_out() -> None:
+    words, surface = document(ARTICLE)
+    tokens = "-lrb- cnn -rrb- -- sofia vergara 's ex-fiance paid $ #.# million .".split()
+    assert render(tokens, source=words, surface=surface) == "Sofia Vergara's ex-fiance paid $1.5 million."
+    tokens = "-lrb- cnn -rrb- .".split()  # nothing else: kept
+    assert render(tokens, source=words, surface=surface) == "(CNN)."
 
 
 def test_a_word_that_opens_a_source_sentence_is_written_as_elsewhere() -> None:

@@ -21,8 +21,9 @@ GOLDEN = (
     "-lrb- cnn -rrb- -- the u.s. space agency said on monday it will send a new rover to mars in #### , "
     "two years later than planned , because of budget cuts ."
 )
-TEXT = (  # the same summary as a reader gets it (Summary.text, the CLI): c2fsum.decoding.render
-    "(CNN) — The U.S. space agency said on Monday it will send a new rover to Mars in 2030, two years later "
+TEXT = (  # the same summary as a reader gets it (Summary.text, the CLI): c2fsum.decoding.render; the
+    # agency's dateline that opens it is left out
+    "The U.S. space agency said on Monday it will send a new rover to Mars in 2030, two years later "
     "than planned, because of budget cuts."
 )
 

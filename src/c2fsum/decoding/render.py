@@ -287,7 +287,29 @@ def render(
     att = attention.flatten(1).float() if attention is not None and attention.dim() > 2 else attention
     spelled = restore(tokens, source, surface, att)
     pairs: list[tuple[str, str | None]] = [(t, s) for t, s in _placeholders(tokens, spelled) if s is not None]
-    return detokenize(whole_sentences(pairs))
+    return detokenize(whole_sentences(_without_dateline(pairs)))
+
+
+DATELINE_WORDS = 4
+"""A bracketed group of at most this many tokens opening a summary, ``(CNN)``, ``(AP)`` or
+``(CNN Student News)``, optionally followed by ``--``, is the news agency's dateline."""
+
+
+def _without_dateline(pairs: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+    """``pairs`` without the agency dateline they open with, when other words follow it: the
+    reader meets the summary's first sentence, not ``(CNN) --`` (the model's tokens keep it)."""
+    if not pairs or _BRACKETS.get(pairs[0][0]) != "(":
+        return pairs
+    close = next((i for i, (t, _) in enumerate(pairs[: DATELINE_WORDS + 2]) if _BRACKETS.get(t) == ")"), None)
+    if close is None or close < 2:
+        return pairs
+    inside = [s or t for t, s in pairs[1:close]]
+    if not all(w[:1].isupper() for w in inside):  # an agency's name, as the document writes it
+        return pairs
+    rest = close + 1
+    while rest < len(pairs) and pairs[rest][0] in ("--", "-", ":"):
+        rest += 1
+    return pairs[rest:] if any(_is_word(t) for t, _ in pairs[rest:]) else pairs
 
 
 def _with_end(pairs: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
