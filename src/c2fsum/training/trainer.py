@@ -94,6 +94,24 @@ def read_vocab(data_dir: Path, vocab_size: int = 0) -> Vocab:
     return vocab
 
 
+def cpu_bf16_lstm_available() -> bool:
+    """Whether an LSTM runs under bf16 autocast on this CPU: oneDNN builds its bf16 LSTM primitive
+    only where the instruction set has bf16 (AVX-512 BF16, AMX), and raises a RuntimeError
+    elsewhere (seen with ``ONEDNN_MAX_CPU_ISA=AVX2``). Probed once on a 1x1x2 LSTM."""
+    global _BF16_LSTM
+    if _BF16_LSTM is None:
+        try:
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                torch.nn.LSTM(2, 2, batch_first=True)(torch.zeros(1, 1, 2))
+            _BF16_LSTM = True
+        except RuntimeError:
+            _BF16_LSTM = False
+    return _BF16_LSTM
+
+
+_BF16_LSTM: bool | None = None
+
+
 class Trainer:
     """Trains ``cfg`` on a prepared data directory into a run directory.
 
@@ -127,6 +145,11 @@ class Trainer:
         except DistributedError as e:
             raise TrainingError(str(e)) from e
         self.device = self.dist.device
+        if cfg.train.amp == "bf16" and self.device.type == "cpu" and not cpu_bf16_lstm_available():
+            raise TrainingError(
+                "train.amp=bf16: this CPU's oneDNN has no bfloat16 LSTM (it needs AVX-512 BF16 or AMX; "
+                "an AVX2 CPU refuses the primitive); train with train.amp=off here, or on a GPU"
+            )
         self.progress = progress and self.dist.is_main
         if cfg.train.threads > 0:
             torch.set_num_threads(cfg.train.threads)
