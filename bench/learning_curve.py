@@ -5,9 +5,10 @@ reference, ``train.val_rouge``) against training minutes, one line per run (issu
     PYTHONPATH=src .venv/bin/python bench/learning_curve.py RUN_DIR[=LABEL] ... --out curve.png
 
 Reads each run's ``metrics.jsonl`` (validation rows) and ``last/trainer.json``. Minutes at a
-validation row are the run's own: ``position.elapsed`` of the last checkpoint spread evenly over
-its steps (a run's pace is steady; a run resumed from another, ``train.init_from``, counts from
-its own start, and ``--offset RUN_DIR=MINUTES`` adds the minutes of the run it started from).
+validation row are the run's own, linear between the steps whose minutes are known (its
+``best/`` and ``last/`` checkpoints, ``--anchor RUN_DIR=CHECKPOINT_DIR`` for more); a run started
+from another (``train.init_from``) counts from its own start, and ``--offset RUN_DIR=MINUTES``
+adds the minutes of the run it started from.
 Prints one table row per validation and writes the figure (matplotlib).
 """
 
@@ -18,15 +19,37 @@ import json
 from pathlib import Path
 
 
-def curve(run: Path) -> list[dict]:
-    """The validation rows of ``run`` with ``minutes`` added."""
-    state = json.loads((run / "last" / "trainer.json").read_text())["position"]
-    per_step = state["elapsed"] / 60 / max(state["step"], 1)
+def anchors(run: Path, extra: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """Known (step, minutes) points of ``run``: its start, its ``best/`` and ``last/`` checkpoints
+    (``position.elapsed``) and ``extra`` (e.g. a copy of an earlier checkpoint), sorted by step."""
+    points = {0: 0.0}
+    for ckpt in ("best", "last"):
+        f = run / ckpt / "trainer.json"
+        if f.exists():
+            pos = json.loads(f.read_text())["position"]
+            points[pos["step"]] = pos["elapsed"] / 60
+    points.update(dict(extra))
+    return sorted(points.items())
+
+
+def minutes_at(step: int, known: list[tuple[int, float]]) -> float:
+    """Minutes at ``step``, linear between the known points around it (the pace of a run shared
+    with other work changes, so one mean pace would misplace the early validations)."""
+    for (s0, m0), (s1, m1) in zip(known, known[1:], strict=False):
+        if s0 <= step <= s1:
+            return m0 + (m1 - m0) * (step - s0) / max(s1 - s0, 1)
+    s0, m0 = known[-1]
+    return m0 if len(known) < 2 else m0 + (step - s0) * (m0 - known[-2][1]) / max(s0 - known[-2][0], 1)
+
+
+def curve(run: Path, extra: list[tuple[int, float]] | None = None) -> list[dict]:
+    """The validation rows of ``run`` with ``minutes`` added (:func:`minutes_at`)."""
+    known = anchors(run, extra or [])
     rows = []
     for line in (run / "metrics.jsonl").read_text().splitlines():
         r = json.loads(line)
         if r.get("split") == "val":
-            rows.append({**r, "minutes": r["step"] * per_step})
+            rows.append({**r, "minutes": minutes_at(r["step"], known)})
     return rows
 
 
@@ -34,9 +57,17 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="+", help="RUN_DIR or RUN_DIR=LABEL")
     p.add_argument("--offset", action="append", default=[], help="RUN_DIR=MINUTES trained before this run started")
+    p.add_argument(
+        "--anchor", action="append", default=[], help="RUN_DIR=CHECKPOINT_DIR: one more known (step, minutes) point"
+    )
     p.add_argument("--out", required=True, help="the figure (.png)")
     a = p.parse_args()
     offsets = {Path(k).resolve(): float(v) for k, v in (o.split("=", 1) for o in a.offset)}
+    extra: dict[Path, list[tuple[int, float]]] = {}
+    for spec in a.anchor:
+        run_dir, ckpt = spec.split("=", 1)
+        pos = json.loads((Path(ckpt) / "trainer.json").read_text())["position"]
+        extra.setdefault(Path(run_dir).resolve(), []).append((pos["step"], pos["elapsed"] / 60))
     import matplotlib
 
     matplotlib.use("Agg")
@@ -48,7 +79,7 @@ def main() -> None:
     for spec in a.runs:
         path, _, label = spec.partition("=")
         run = Path(path)
-        rows = curve(run)
+        rows = curve(run, extra.get(run.resolve()))
         off = offsets.get(run.resolve(), 0.0)
         label = label or run.name
         for r in rows:
