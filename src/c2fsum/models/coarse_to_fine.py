@@ -260,67 +260,46 @@ class CoarseToFine(Model0):
     def attend_source(self, top: Tensor, memory: Memory, past: Tensor | None) -> SourceAttention:
         """Coarse-to-fine attention for decoder output ``top`` ``(B, H)``; ``past`` is unused (no
         intra-temporal attention here)."""
-        cache = cast(HierarchicalCache, memory.cache)
-        attention = cast(CoarseToFineAttention, self.attention)
-        if memory.lazy is not None:
-            chunks, doc = cast(ChunkCache, memory.lazy), memory.doc
-            assert doc is not None  # encode_lazy() sets doc together with lazy
-            o = attention.forward_lazy(
-                top,
-                cache.chunk_keys_t,
-                memory.chunk_mask,
-                memory.word_mask,
-                lambda choice: chunks.read(doc, choice),
-                mode=self.attention_mode(),
-                samples=self.samples,
-                read=self.read_chunks,
-                sparse=chunks.sparse_attn,
-            )
-        else:
-            o = attention(
-                top,
-                memory.words.flatten(1, 2),  # (B, S, H), a view
-                cast(Tensor, cache.keys_t),  # set by the eager encode
-                cache.chunk_keys_t,
-                memory.word_mask,
-                memory.chunk_mask,
-                mode=self.attention_mode(),
-                samples=self.samples,
-                read=self.read_chunks,
-            )
-        return SourceAttention(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
+        return self._coarse_to_fine(top, memory)
 
     def attend_source_steps(self, top: Tensor, memory: Memory) -> SourceAttention:
         """Coarse-to-fine attention of every teacher-forced step at once, decoder outputs ``top``
         ``(B, T, H)`` -> context ``(B, T, H)``, attention ``(B, T, M, N)``, coarse ``(B, T, M)``
         and, hard in training, the policy ``(B, T)``. On the lazy path the chunks of every step
         are drawn first and their union is encoded in one call."""
+        return self._coarse_to_fine(top, memory)
+
+    def _coarse_to_fine(self, top: Tensor, memory: Memory) -> SourceAttention:
+        """One step (``top`` ``(B, H)``) or every step (``(B, T, H)``), lazy or eager: the attention
+        module's method for that case, given the memory's tensors and this model's reading mode."""
+        steps = top.dim() == 3
         cache = cast(HierarchicalCache, memory.cache)
         attention = cast(CoarseToFineAttention, self.attention)
+        mode, k, read = self.attention_mode(), self.samples, self.read_chunks
         if memory.lazy is not None:
             chunks, doc = cast(ChunkCache, memory.lazy), memory.doc
             assert doc is not None  # encode_lazy() sets doc together with lazy
-            rows = doc.repeat_interleave(top.size(1))  # (B*T,) the document of row b*T + t
-            o = attention.forward_lazy_steps(
-                top,
-                cache.chunk_keys_t,
-                memory.chunk_mask,
-                memory.word_mask,
-                lambda choice: chunks.read(rows, choice),
-                mode=self.attention_mode(),
-                samples=self.samples,
-                read=self.read_chunks,
-            )
+            rows = doc.repeat_interleave(top.size(1)) if steps else doc  # the document of each query row
+
+            def fetch(choice: Tensor) -> Tensor:
+                return chunks.read(rows, choice)
+
+            lazy = (top, cache.chunk_keys_t, memory.chunk_mask, memory.word_mask, fetch)
+            if steps:
+                o = attention.forward_lazy_steps(*lazy, mode=mode, samples=k, read=read)
+            else:
+                o = attention.forward_lazy(*lazy, mode=mode, samples=k, read=read, sparse=chunks.sparse_attn)
         else:
-            o = attention.forward_steps(
+            eager = (
                 top,
                 memory.words.flatten(1, 2),  # (B, S, H), a view
                 cast(Tensor, cache.keys_t),  # set by the eager encode
                 cache.chunk_keys_t,
                 memory.word_mask,
                 memory.chunk_mask,
-                mode=self.attention_mode(),
-                samples=self.samples,
-                read=self.read_chunks,
             )
+            if steps:
+                o = attention.forward_steps(*eager, mode=mode, samples=k, read=read)
+            else:
+                o = attention(*eager, mode=mode, samples=k, read=read)
         return SourceAttention(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
