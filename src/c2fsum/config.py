@@ -215,6 +215,9 @@ class DecodeConfig:
     """Length penalty exponent: scores are divided by len**length_norm (0: raw log-prob)."""
     block_trigrams: bool = False
     """Never repeat a trigram in a summary (Paulus et al. 2017)."""
+    block_repeats: bool = False
+    """Never a word or word pair right after itself (``expression expression``, ``to be to be``):
+    c2fsum's addition to trigram blocking, which lets the first such repeat through."""
     replace_unk: bool = False
     """Write the most attended source word in place of ``<unk>``."""
     batch_size: int = 10
@@ -222,6 +225,9 @@ class DecodeConfig:
     read_chunks: int = 1
     """MODEL 3: chunks read per decoder step, the k of highest coarse weight with their weights
     renormalized over them (1: the thesis's argmax; c2fsum's top-k reading, docs/results.md)."""
+    read_budget: float = 1.0
+    """MODEL 3: once this share of a document's words went through the word-level encoder, steps
+    choose only among the chunks already read (1: no limit; c2fsum's addition)."""
 
 
 @dataclass

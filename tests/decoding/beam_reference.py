@@ -16,8 +16,8 @@ from torch import Tensor
 from c2fsum.decoding.beam import _Finished, _next_beams, _read_back
 from c2fsum.decoding.hypothesis import (
     Hypothesis,
+    RepeatBlocker,
     StepConstraints,
-    TrigramBlocker,
 )
 from c2fsum.models.base import Memory, Summarizer
 
@@ -32,6 +32,7 @@ def beam_search_reference(
     min_len: int = 0,
     length_norm: float = 0.0,
     block_trigrams: bool = False,
+    block_repeats: bool = False,
     n_best: int = 1,
 ) -> list[list[Hypothesis]]:
     """:func:`c2fsum.decoding.beam.beam_search`'s arguments and result, the plain way (the tests
@@ -41,7 +42,11 @@ def beam_search_reference(
     n_docs = memory.words.size(0)
     eos_id = model.eos_id
     constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=eos_id, min_len=min_len)
-    blocker = TrigramBlocker(n_docs * k) if block_trigrams else None
+    blocker = (
+        RepeatBlocker(n_docs * k, trigrams=block_trigrams, back_to_back=block_repeats)
+        if block_trigrams or block_repeats
+        else None
+    )
 
     state = model.init_state(memory)
     if k > 1:

@@ -278,3 +278,46 @@ def test_bad_arguments_are_named(kwargs, message):
     _, _, memory = random_batch(model)
     with pytest.raises(ValueError, match=message):
         beam_search(model, memory, **kwargs)
+
+
+def back_to_back(tokens: list[int]) -> int:
+    """Words right after themselves plus word pairs right after themselves (``a a``, ``a b a b``)."""
+    words = sum(a == b for a, b in zip(tokens, tokens[1:], strict=False))
+    pairs = sum(tokens[i : i + 2] == tokens[i + 2 : i + 4] for i in range(len(tokens) - 3))
+    return words + pairs
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    beam=st.integers(1, 4),
+    min_len=st.integers(0, 12),
+    trigrams=st.booleans(),
+    scale=st.floats(0.5, 8.0),
+)
+def test_repeat_blocking_never_writes_a_word_or_pair_twice_in_a_row(seed, beam, min_len, trigrams, scale):
+    model = ToyRNN(seed=seed, vocab_size=7, scale=scale)
+    _, _, memory = random_batch(model, seed=seed, n_ext=1)
+    kw = dict(beam=beam, max_len=15, min_len=min_len, block_trigrams=trigrams, block_repeats=True, n_best=beam)
+    for hyps in beam_search(model, memory, **kw):
+        for h in hyps:
+            assert back_to_back(h.tokens) == 0, h.tokens
+            if trigrams:
+                assert not has_repeated_trigram(h.tokens + [EOS] * h.eos)
+
+
+def test_repeat_blocking_changes_what_a_stuttering_toy_writes():
+    """A toy whose best next word is the word itself: plain search stutters (``a a a``), blocked
+    search does not, and the blocked summary is no shorter than a forbidden word would make it."""
+    trans = torch.full((8, 12), -4.0)  # (V, V + MAX_EXT)
+    trans[BOS, 4] = 12.0
+    for w in range(4, 8):
+        trans[w, w] = 12.0  # stutter
+        trans[w, 4 + (w - 3) % 4] = 6.0  # then the next word
+    trans[:, EOS] = -6.0
+    model = ToyRNN(vocab_size=8, trans=trans).eval()
+    _, _, memory = random_batch(model, seed=0)
+    plain = beam_search(model, memory, beam=3, max_len=10)
+    blocked = beam_search(model, memory, beam=3, max_len=10, block_repeats=True)
+    assert all(back_to_back(hs[0].tokens) > 0 for hs in plain)
+    assert all(back_to_back(hs[0].tokens) == 0 and len(hs[0].tokens) == 10 for hs in blocked)

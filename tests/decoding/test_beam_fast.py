@@ -35,6 +35,7 @@ def _model(kind: str, seed: int):
         dict(beam=5, max_len=7),
         dict(beam=3, max_len=9, min_len=4, n_best=3),
         dict(beam=4, max_len=8, length_norm=1.0, block_trigrams=True),
+        dict(beam=3, max_len=9, block_repeats=True, block_trigrams=True),
         dict(beam=1, max_len=6),
     ],
 )

@@ -10,6 +10,7 @@ from c2fsum.data.batching import encode_document
 from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.documents import decode_examples
 from c2fsum.decoding.options import DecodeOptions
+from c2fsum.errors import InputError
 from tiny import tiny_model
 
 WORDS = [f"w{i}" for i in range(20)]
@@ -52,3 +53,38 @@ def test_decoding_with_k_chunks_leaves_the_model_reading_as_before():
     (d,) = decode_examples(model, vocab, [encode_document(documents(1)[0], vocab, data)], cfg, two)
     assert (d.hypothesis.attn.sum(-1) > 0).sum(-1).max() == 2  # two chunks read at a step
     assert model.read_chunks == 1
+
+
+def test_a_reading_budget_bounds_the_words_read():
+    """With ``read_budget`` b, a document stops taking new chunks once b of its words were read:
+    it ends below b plus what one step of the beam can add (beam x read_chunks chunks, each at most
+    N words); without one the same model reads more. Also: the model reads as before afterwards."""
+    vocab = Vocab.build({w: 20 - i for i, w in enumerate(WORDS[:15])}, size=30)
+    data = DataConfig(chunks=0, chunk_len=5, max_tgt_len=10)
+    cfg = Config(data=data, decode=DecodeConfig(beam=2, max_len=40, min_len=40, read_chunks=2))
+    model = tiny_model("model3", len(vocab), seed=4, max_chunks=80)  # reads 9-11% of each document
+    rng = random.Random(0)
+    long_docs = [
+        {"id": str(d), "src": [[rng.choice(WORDS) for _ in range(6)] + ["</s>"] for _ in range(40)], "tgt": ["w1"]}
+        for d in range(4)
+    ]  # 280 words, 56 chunks each
+    examples = [encode_document(d, vocab, data) for d in long_docs]
+    free = decode_examples(model, vocab, examples, cfg)
+    opts = DecodeOptions.from_config(cfg.decode).override(read_budget=0.03)
+    bounded = decode_examples(model, vocab, examples, cfg, opts)
+    assert model.read_budget == 1.0
+    for f, b, ex in zip(free, bounded, examples, strict=True):
+        step_max = 2 * 2 * data.chunk_len / len(ex.words)  # beam x read_chunks chunks of <= N words
+        assert b.fine_fraction < 0.03 + step_max + 1e-6
+        assert b.fine_fraction <= f.fine_fraction
+    assert sum(b.fine_fraction for b in bounded) < sum(f.fine_fraction for f in free)
+
+
+def test_a_reading_budget_is_refused_for_models_that_read_everything():
+    vocab = Vocab.build({w: 20 - i for i, w in enumerate(WORDS[:15])}, size=30)
+    data = DataConfig(chunks=0, chunk_len=5, max_tgt_len=10)
+    cfg = Config(data=data, decode=DecodeConfig(beam=2, max_len=4))
+    model = tiny_model("model0", len(vocab), seed=3)
+    opts = DecodeOptions.from_config(cfg.decode).override(read_budget=0.5)
+    with pytest.raises(InputError, match="read_budget=0.5"):
+        decode_examples(model, vocab, [encode_document(documents(1)[0], vocab, data)], cfg, opts)

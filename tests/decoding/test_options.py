@@ -55,11 +55,14 @@ def test_the_cli_and_the_server_take_every_decoding_option():
     add_decode_options(p)
     assert decode_overrides(p.parse_args([])) == dict.fromkeys(DECODE_FLAGS)
     a = p.parse_args(
-        "--beam 2 --no-block-trigrams --replace-unk --min-len 0 --max-len 9 --read-chunks 3 --max-words 0".split()
+        "--beam 2 --no-block-trigrams --block-repeats --replace-unk --min-len 0 --max-len 9 --read-chunks 3 "
+        "--read-budget 0.3 --max-words 0".split()
     )
     assert decode_overrides(a) == {
         "beam": 2,
         "block_trigrams": False,
+        "block_repeats": True,
+        "read_budget": 0.3,
         "replace_unk": True,
         "min_len": 0,
         "max_len": 9,

@@ -11,6 +11,8 @@ from c2fsum.config import ModelConfig
 from c2fsum.decoding.beam import beam_search
 from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.models import build_model
+from c2fsum.models.chunk_cache import ChunkCache
+from c2fsum.models.coarse_to_fine import within_budget
 from grids import grid
 
 LENGTHS = [70, 23, 41]  # 3 documents over a 9 x 8 grid: 9, 3 and 6 chunks (last ones partial)
@@ -174,3 +176,23 @@ def test_cache_reads_rows_from_their_blocks_with_the_gradients_of_one_store():
     with torch.no_grad():  # decoding: one store, rebuilt once
         again = torch.cat([cache.read(d, c).flatten(0, 1) for d, c in reads])
     assert torch.equal(again, want) and cache._store is not None
+
+
+def test_within_budget_allows_every_chunk_until_the_budget_then_only_those_read():
+    """Hand-made cache: document 0 (3 chunks of 4, 4 and 2 words) has chunk 0 encoded (4 of 10
+    words, 0.4); document 1 (2 chunks of 4 words) has none. Budget 0.4: document 0 is spent (0.4 >=
+    0.4) and may read only chunk 0; document 1 may read both of its chunks. Rows 0 and 2 are
+    beams of document 0, row 1 of document 1."""
+    src = torch.ones(2, 3, 4, dtype=torch.long)
+    mask = torch.tensor([[[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 0, 0]], [[1, 1, 1, 1], [1, 1, 1, 1], [0, 0, 0, 0]]]).bool()
+
+    def encode_rows(docs, rows):
+        return torch.zeros(len(docs), 4, 2), (torch.zeros(1, len(docs), 2), torch.zeros(1, len(docs), 2))
+
+    cache = ChunkCache(encode_rows, src, mask)
+    cache.encode(torch.tensor([0]), torch.tensor([0]))
+    doc = torch.tensor([0, 1, 0])
+    chunk_mask = mask.any(-1)[doc]  # (3, M)
+    allowed = within_budget(cache, doc, chunk_mask, 0.4)
+    assert allowed.tolist() == [[True, False, False], [True, True, False], [True, False, False]]
+    assert within_budget(cache, doc, chunk_mask, 0.41).tolist() == chunk_mask.tolist()

@@ -51,8 +51,10 @@ def test_health_names_the_model_and_its_grid(client, served_run):
         "max_length": 14,
         "min_length": 6,
         "block_trigrams": True,
+        "block_repeats": False,
         "replace_unk": False,
         "read_chunks": None,
+        "read_budget": None,
     }
     assert h["limits"] == {"max_chars": 6000, "max_beam": 4, "max_length": 30}
 

@@ -18,6 +18,13 @@ def non_negative_int(text: str) -> int:
     return v
 
 
+def unit_share(text: str) -> float:
+    v = float(text)
+    if not 0 < v <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share in (0, 1], got {text}")
+    return v
+
+
 def positive_int(text: str) -> int:
     v = int(text)
     if v < 1:
@@ -27,7 +34,17 @@ def positive_int(text: str) -> int:
 
 MODEL_HELP = "shipped model name (e.g. cnndm-small), run or checkpoint directory, or hub repo id owner/name[@rev]"
 
-DECODE_FLAGS = ("beam", "block_trigrams", "replace_unk", "min_len", "max_len", "read_chunks", "max_words")
+DECODE_FLAGS = (
+    "beam",
+    "block_trigrams",
+    "block_repeats",
+    "read_budget",
+    "replace_unk",
+    "min_len",
+    "max_len",
+    "read_chunks",
+    "max_words",
+)
 """The decoding options a command takes (:func:`add_decode_options`), by their
 :class:`c2fsum.decoding.options.DecodeOptions` names."""
 
@@ -64,6 +81,14 @@ def add_decode_options(s: argparse.ArgumentParser, *, flags: tuple[str, ...] = D
             default=None,
             help="never repeat a trigram (Paulus et al.); default: the model's (on for the shipped models)",
         )
+    if "block_repeats" in flags:
+        s.add_argument(
+            "--block-repeats",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="never write a word or word pair right after itself ('gene gene', 'to be to be'); "
+            "default: the model's (on for the PubMed recipes)",
+        )
     if "replace_unk" in flags:
         s.add_argument(
             "--replace-unk",
@@ -93,6 +118,14 @@ def add_decode_options(s: argparse.ArgumentParser, *, flags: tuple[str, ...] = D
             metavar="K",
             help="MODEL 3: chunks read per decoder step, the K of highest coarse weight (default: the "
             "model's decode.read_chunks, 1 = the thesis's argmax)",
+        )
+    if "read_budget" in flags:
+        s.add_argument(
+            "--read-budget",
+            type=unit_share,
+            metavar="SHARE",
+            help="MODEL 3: once this share of a document's words was read at the word level, read "
+            "again only chunks already read (default: the model's decode.read_budget, 1 = no limit)",
         )
     if "max_words" in flags:
         s.add_argument(

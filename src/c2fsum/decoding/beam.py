@@ -38,8 +38,8 @@ from torch import Tensor
 from c2fsum.decoding.greedy import gather_history
 from c2fsum.decoding.hypothesis import (
     Hypothesis,
+    RepeatBlocker,
     StepConstraints,
-    TrigramBlocker,
     check_lengths,
 )
 from c2fsum.models.base import Memory, Summarizer
@@ -146,6 +146,7 @@ def beam_search(
     min_len: int = 0,
     length_norm: float = 0.0,
     block_trigrams: bool = False,
+    block_repeats: bool = False,
     n_best: int = 1,
 ) -> list[list[Hypothesis]]:
     """Beam search over a batch of documents.
@@ -160,6 +161,7 @@ def beam_search(
         min_len: ``</s>`` is forbidden until this many tokens were produced.
         length_norm: rank final hypotheses by ``score / T**length_norm`` (T counts ``</s>``).
         block_trigrams: never produce a trigram twice within a hypothesis (Paulus et al. 2017).
+        block_repeats: never a word or word pair right after itself (:class:`RepeatBlocker`).
         n_best: hypotheses returned per document (at most ``beam``).
     Returns:
         for each of the B documents, its best hypotheses (at most ``n_best``), best first.
@@ -174,7 +176,11 @@ def beam_search(
     n_docs = memory.words.size(0)
     eos_id = model.eos_id
     constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=eos_id, min_len=min_len)
-    blocker = TrigramBlocker(n_docs) if block_trigrams else None
+    blocker = (
+        RepeatBlocker(n_docs, trigrams=block_trigrams, back_to_back=block_repeats)
+        if block_trigrams or block_repeats
+        else None
+    )
 
     # Speed-ups over tests/decoding/beam_reference.py, same hypotheses: (1) the first step runs one row per
     # document (all K beams would be the same row; the first select expands the state to K);

@@ -70,12 +70,16 @@ def decode_examples(
 
     ``cfg``: the grid the examples were laid out on (``cfg.data``). ``options``: how to decode,
     made once by the caller (:class:`~c2fsum.decoding.options.DecodeOptions`; None: ``cfg.decode``'s).
-    InputError for ``read_chunks`` above 1 on a model without hard coarse attention (MODEL 3).
+    InputError for ``read_chunks`` above 1 or ``read_budget`` below 1 on a model without hard coarse
+    attention (MODEL 3).
     """
     o = DecodeOptions.from_config(cfg.decode) if options is None else options
     if o.read_chunks != 1 and not model.capabilities.hard:
         raise InputError(f"read_chunks={o.read_chunks}: chunks per step are chosen by MODEL 3's hard attention only")
-    reading = cast(CoarseToFine, model).reading_chunks(o.read_chunks) if model.capabilities.hard else nullcontext()
+    if o.read_budget != 1 and not model.capabilities.hard:
+        raise InputError(f"read_budget={o.read_budget}: a reading budget needs MODEL 3's hard attention")
+    hard = cast(CoarseToFine, model)
+    reading = hard.reading_chunks(o.read_chunks, o.read_budget) if model.capabilities.hard else nullcontext()
     model.eval()
     # batches of documents of similar length (unbounded grids pad every document to the longest
     # of its batch); the results go back in the input order
@@ -90,7 +94,12 @@ def decode_examples(
             memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
             if o.beam <= 1:
                 hyps = greedy_decode(
-                    model, memory, max_len=o.max_len, min_len=o.min_len, block_trigrams=o.block_trigrams
+                    model,
+                    memory,
+                    max_len=o.max_len,
+                    min_len=o.min_len,
+                    block_trigrams=o.block_trigrams,
+                    block_repeats=o.block_repeats,
                 )
             else:
                 hyps = [
@@ -103,6 +112,7 @@ def decode_examples(
                         min_len=o.min_len,
                         length_norm=o.length_norm,
                         block_trigrams=o.block_trigrams,
+                        block_repeats=o.block_repeats,
                     )
                 ]
             lazy = cast(ChunkCache | None, memory.lazy)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from c2fsum.decoding.hypothesis import Hypothesis, StepConstraints, TrigramBlocker, check_lengths
+from c2fsum.decoding.hypothesis import Hypothesis, RepeatBlocker, StepConstraints, check_lengths
 from c2fsum.models.base import Memory, Summarizer
 
 
@@ -40,7 +40,13 @@ def gather_history(steps: list[tuple[Tensor, Tensor]], n_rows: int, n_steps: int
 
 @torch.no_grad()
 def greedy_decode(
-    model: Summarizer, memory: Memory, *, max_len: int, min_len: int = 0, block_trigrams: bool = False
+    model: Summarizer,
+    memory: Memory,
+    *,
+    max_len: int,
+    min_len: int = 0,
+    block_trigrams: bool = False,
+    block_repeats: bool = False,
 ) -> list[Hypothesis]:
     """Decode every document of ``memory`` greedily.
 
@@ -53,6 +59,7 @@ def greedy_decode(
         max_len: at most this many steps (``</s>`` included); longer summaries are cut.
         min_len: ``</s>`` is forbidden until this many tokens were produced.
         block_trigrams: never produce a trigram twice (Paulus et al. 2017).
+        block_repeats: never a word or word pair right after itself (:class:`RepeatBlocker`).
     Returns:
         B hypotheses, in batch order; ``norm_score == score``.
     """
@@ -60,7 +67,11 @@ def greedy_decode(
     device = memory.words.device
     n_docs = memory.words.size(0)
     constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=model.eos_id, min_len=min_len)
-    blocker = TrigramBlocker(n_docs) if block_trigrams else None
+    blocker = (
+        RepeatBlocker(n_docs, trigrams=block_trigrams, back_to_back=block_repeats)
+        if block_trigrams or block_repeats
+        else None
+    )
 
     state = model.init_state(memory)
     active = torch.arange(n_docs, device=device)  # (R,) document of each row

@@ -53,11 +53,12 @@ class StepConstraints:
 
     * ``<pad>`` and ``<s>`` are never produced.
     * ``</s>`` is forbidden while fewer than ``min_len`` tokens were produced.
-    * With a :class:`TrigramBlocker`, words that would repeat a trigram are forbidden.
+    * With a :class:`RepeatBlocker`, words that would repeat a trigram (or a word or word pair
+      back to back) are forbidden.
 
-    If these rules forbid every word of a row (only possible with trigram blocking, a tiny
+    If these rules forbid every word of a row (only possible with repeat blocking, a tiny
     vocabulary and ``min_len``), ``</s>`` is allowed again for that row: ending early is
-    preferred over repeating a trigram.
+    preferred over repeating.
     """
 
     def __init__(self, *, pad_id: int, bos_id: int, eos_id: int, min_len: int):
@@ -75,7 +76,7 @@ class StepConstraints:
             self._bias[key] = b
         return self._bias[key]
 
-    def __call__(self, logprobs: Tensor, *, step: int, blocker: TrigramBlocker | None = None) -> Tensor:
+    def __call__(self, logprobs: Tensor, *, step: int, blocker: RepeatBlocker | None = None) -> Tensor:
         """Constrained float32 copy of ``logprobs`` ``(B, V')`` at 0-based ``step``.
 
         The result is a new tensor (the model's output is never modified in place), and it
@@ -95,26 +96,39 @@ class StepConstraints:
         return out
 
 
-class TrigramBlocker:
-    """Per-row sets of produced trigrams (Paulus et al. 2017, sec. 2.5: "we do not allow the
-    decoder to output the same trigram twice").
+class RepeatBlocker:
+    """Per-row memory of what a hypothesis wrote, to forbid the words that would repeat it.
 
-    Row ``i`` keeps its last two tokens and a map ``(a, b) -> {c}`` of the trigrams it made, so a
-    step only looks up the last two tokens: O(rows) dictionary look-ups per step.
+    * ``trigrams``: never the same trigram twice in a row's output (Paulus et al. 2017, sec. 2.5:
+      "we do not allow the decoder to output the same trigram twice").
+    * ``back_to_back``: never a word right after itself (``expression expression``) nor a word
+      pair right after itself (``to be to be``): c2fsum's addition; trigram blocking alone lets
+      both through while they are the first repeat of their trigram.
+
+    Row ``i`` keeps its last three tokens and a map ``(a, b) -> {c}`` of the trigrams it made, so a
+    step only looks up its tail: O(rows) dictionary look-ups per step.
     """
 
-    def __init__(self, n_rows: int):
+    def __init__(self, n_rows: int, *, trigrams: bool = True, back_to_back: bool = False):
+        self.trigrams, self.back_to_back = trigrams, back_to_back
         self.last: list[tuple[int, ...]] = [()] * n_rows
         self.seen: list[dict[tuple[int, int], frozenset[int]]] = [{} for _ in range(n_rows)]
 
     def banned(self) -> tuple[list[int], list[int]]:
-        """(row, token) pairs whose extension would repeat a trigram of that row."""
+        """(row, token) pairs whose extension would repeat a trigram of that row, or repeat the
+        row's last word or last word pair back to back."""
         rows: list[int] = []
         cols: list[int] = []
         for i, (last, seen) in enumerate(zip(self.last, self.seen, strict=True)):
-            if len(last) == 2 and (nxt := seen.get(last)):
-                rows.extend([i] * len(nxt))
-                cols.extend(nxt)
+            ban: set[int] = set()
+            if self.trigrams and len(last) >= 2:
+                ban |= seen.get((last[-2], last[-1]), frozenset())
+            if self.back_to_back and last:
+                ban.add(last[-1])  # w w
+                if len(last) == 3 and last[0] == last[2]:
+                    ban.add(last[1])  # a b a -> not b
+            rows.extend([i] * len(ban))
+            cols.extend(sorted(ban))
         return rows, cols
 
     def advance(self, parents: list[int], tokens: list[int]) -> None:
@@ -123,10 +137,9 @@ class TrigramBlocker:
         seen: list = []
         for p, c in zip(parents, tokens, strict=True):
             l_p, s_p = self.last[p], self.seen[p]
-            if len(l_p) == 2:
-                s_p = {**s_p, l_p: s_p.get(l_p, frozenset()) | {c}}
-                last.append((l_p[1], c))
-            else:
-                last.append((*l_p, c))
+            if self.trigrams and len(l_p) >= 2:
+                key = (l_p[-2], l_p[-1])
+                s_p = {**s_p, key: s_p.get(key, frozenset()) | {c}}
+            last.append((*l_p[-2:], c))
             seen.append(s_p)
         self.last, self.seen = last, seen

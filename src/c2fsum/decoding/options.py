@@ -33,12 +33,18 @@ class DecodeOptions:
     """Length penalty exponent: beam scores are divided by len**length_norm."""
     block_trigrams: bool = False
     """Never repeat a trigram (Paulus et al. 2017)."""
+    block_repeats: bool = False
+    """Never a word or word pair right after itself (``expression expression``, ``to be to be``)."""
     replace_unk: bool = False
     """Write the most attended source word in place of ``<unk>``."""
     batch_size: int = 10
     """Documents decoded together."""
     read_chunks: int = 1
     """MODEL 3: chunks read per decoder step, the k of highest coarse weight (1: argmax)."""
+    read_budget: float = 1.0
+    """MODEL 3: once this share of a document's words went through the word-level encoder, steps
+    read only chunks already read (1: no limit); the share can end above it by the chunks one step
+    reads, at most ``beam * read_chunks``."""
     max_words: int = 0
     """Read only each document's first ``max_words`` words (0: the whole document)."""
 
@@ -46,6 +52,8 @@ class DecodeOptions:
         for name in ("beam", "max_len", "batch_size", "read_chunks"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name}: got {getattr(self, name)}, expected an integer >= 1")
+        if not 0 < self.read_budget <= 1:
+            raise InputError(f"read_budget: got {self.read_budget}, expected a share in (0, 1]")
         for name in ("min_len", "max_words"):
             if getattr(self, name) < 0:
                 raise InputError(f"{name}: got {getattr(self, name)}, expected an integer >= 0")
@@ -61,9 +69,11 @@ class DecodeOptions:
             min_len=FALLBACK_MIN_LEN if dc.min_len is None else dc.min_len,
             length_norm=dc.length_norm,
             block_trigrams=dc.block_trigrams,
+            block_repeats=dc.block_repeats,
             replace_unk=dc.replace_unk,
             batch_size=dc.batch_size,
             read_chunks=dc.read_chunks,
+            read_budget=dc.read_budget,
             max_words=max_words,
         )
 

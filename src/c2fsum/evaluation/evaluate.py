@@ -130,7 +130,9 @@ def evaluate(
         "beam": o.beam,
         "min_len": o.min_len,
         "block_trigrams": o.block_trigrams,
+        "block_repeats": o.block_repeats,
         "read_chunks": o.read_chunks,
+        "read_budget": o.read_budget,
         "checkpoint": str(pipe.path),
     }
     out = Path(out_dir)

@@ -111,6 +111,9 @@ class CoarseToFine(Model0):
         self.samples = samples
         self.read_chunks = 1
         """MODEL 3 at test time: chunks read per decoder step (``decode.read_chunks``; 1 = argmax)."""
+        self.read_budget = 1.0
+        """MODEL 3 at test time: the share of a document's words read at the word level after which
+        steps choose only among chunks already read (``decode.read_budget``; 1 = no limit)."""
         self._soft = False
         self.lazy = True
         """Decode a hard model lazily (False: always the eager path, e.g. to compare)."""
@@ -171,14 +174,16 @@ class CoarseToFine(Model0):
         self._soft = bool(soft)
 
     @contextmanager
-    def reading_chunks(self, k: int) -> Iterator[None]:
-        """Inside the block, read ``k`` chunks per step at test time (``decode.read_chunks``);
-        the previous count is restored after it, so decoding leaves the model as it found it."""
-        before, self.read_chunks = self.read_chunks, k
+    def reading_chunks(self, k: int, budget: float = 1.0) -> Iterator[None]:
+        """Inside the block, read ``k`` chunks per step at test time (``decode.read_chunks``) and
+        at most about ``budget`` of each document's words (``decode.read_budget``); the previous
+        values are restored after it, so decoding leaves the model as it found it."""
+        before = self.read_chunks, self.read_budget
+        self.read_chunks, self.read_budget = k, budget
         try:
             yield
         finally:
-            self.read_chunks = before
+            self.read_chunks, self.read_budget = before
 
     def lazy_active(self) -> bool:
         """Whether :meth:`encode` takes the lazy path (hard attention, at test time or lazy_fine)."""
@@ -284,7 +289,10 @@ class CoarseToFine(Model0):
             def fetch(choice: Tensor) -> Tensor:
                 return chunks.read(rows, choice)
 
-            lazy = (top, cache.chunk_keys_t, memory.chunk_mask, memory.word_mask, fetch)
+            chunk_mask = memory.chunk_mask
+            if not steps and not self.training and self.read_budget < 1:
+                chunk_mask = within_budget(chunks, doc, chunk_mask, self.read_budget)
+            lazy = (top, cache.chunk_keys_t, chunk_mask, memory.word_mask, fetch)
             if steps:
                 o = attention.forward_lazy_steps(*lazy, mode=mode, samples=k, read=read)
             else:
@@ -303,3 +311,13 @@ class CoarseToFine(Model0):
             else:
                 o = attention(*eager, mode=mode, samples=k, read=read)
         return SourceAttention(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
+
+
+def within_budget(chunks: ChunkCache, doc: Tensor, chunk_mask: Tensor, budget: float) -> Tensor:
+    """The chunks each row may read next under a reading budget: all of ``chunk_mask`` ``(R, M)``
+    while its document ``doc[r]`` has had less than ``budget`` of its words encoded, then only the
+    chunks already encoded (its last chunk, encoded first, is always among them)."""
+    words = chunks.mask.sum(-1)  # (D, M) words per chunk
+    encoded = chunks.encoded  # (D, M)
+    spent = (words * encoded).sum(-1) >= budget * words.sum(-1)  # (D,)
+    return torch.where(spent[doc].unsqueeze(-1), chunk_mask & encoded[doc], chunk_mask)

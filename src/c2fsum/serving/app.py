@@ -177,8 +177,10 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
         max_length=served.max_len,
         min_length=served.min_len,
         block_trigrams=served.block_trigrams,
+        block_repeats=served.block_repeats,
         replace_unk=served.replace_unk,
         read_chunks=served.read_chunks if pipeline.model.capabilities.hard else None,
+        read_budget=served.read_budget if pipeline.model.capabilities.hard else None,
     )
 
     @app.get("/health", response_model=Health, summary="Liveness, model facts and the model's decoding defaults")
@@ -265,8 +267,10 @@ def request_options(defaults: DecodeOptions, req: SummarizeRequest, settings: Se
         max_len=max_len,
         min_len=min_len,
         block_trigrams=req.block_trigrams,
+        block_repeats=req.block_repeats,
         replace_unk=req.replace_unk,
         read_chunks=req.read_chunks,
+        read_budget=req.read_budget,
         max_words=req.max_words,
     )
 

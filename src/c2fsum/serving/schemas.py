@@ -33,6 +33,10 @@ class SummarizeRequest(BaseModel):
         "of its training summaries' lengths, capped at max_length); 0 allows an empty summary.",
     )
     block_trigrams: bool | None = Field(None, description="Never repeat a trigram (Paulus et al. 2017).")
+    block_repeats: bool | None = Field(
+        None,
+        description="Never a word or word pair right after itself (`--block-repeats`); default: the model's.",
+    )
     replace_unk: bool | None = Field(
         None,
         description="Write the most attended source word in place of `<unk>` (`c2fsum summarize --replace-unk`); "
@@ -43,6 +47,13 @@ class SummarizeRequest(BaseModel):
         ge=1,
         description="MODEL 3 only: chunks read at the word level per step, the k of highest coarse weight "
         "(`--read-chunks`; 1 = the thesis's argmax); default: the model's. Refused for other models.",
+    )
+    read_budget: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="MODEL 3 only: once this share of the document's words was read at the word level, read "
+        "again only chunks already read (`--read-budget`; 1 = no limit); default: the model's.",
     )
     max_words: int | None = Field(
         None,
@@ -83,8 +94,10 @@ class DecodeDefaults(BaseModel):
     max_length: int
     min_length: int
     block_trigrams: bool
+    block_repeats: bool
     replace_unk: bool
     read_chunks: int | None = Field(description="MODEL 3's chunks read per step; null for other models.")
+    read_budget: float | None = Field(description="MODEL 3's reading budget; null for other models.")
 
 
 class Limits(BaseModel):
