@@ -241,6 +241,71 @@ def chunk_attention(decoded: Decoded, chunk_len: int, model: str = "") -> dict:
     }
 
 
+EXTRACT_METHODS = ("ilp", "lead")
+"""Summarizers that need no model (:func:`extract`)."""
+EXTRACT_WORDS = 250
+"""Their default length: about the words of a SumPubMed abstract (docs/results.md: ILP at this
+length is the strongest summarizer of papers c2fsum has)."""
+
+
+@dataclass
+class Extract:
+    """A summary made of the document's own sentences (:func:`extract`)."""
+
+    text: str
+    """The chosen sentences as the document spells them, one per line, in document order."""
+    tokens: list[str]
+    """Their tokens as c2fsum reads them (lowercase, PTB tokens, digits as ``#``): what ROUGE scores."""
+    sentences: list[int]
+    """Indices of the chosen sentences among the document's (``preprocess_article``'s split)."""
+
+
+def extract(texts: str | list[str], *, method: str = "ilp", words: int = EXTRACT_WORDS) -> list[Extract]:
+    """Summarize raw texts with sentences of their own, at most ``words`` words each.
+
+    ``ilp``: the sentences that cover the most frequent word pairs of the text within the budget
+    (Gillick & Favre 2009; :mod:`c2fsum.baselines.ilp`); ``lead``: the first sentences that fit.
+    A text whose first sentence alone is longer than ``words`` gets that sentence. InputError for
+    an unknown method, a budget below 1 word or a text without words.
+    """
+    from c2fsum.baselines.ilp import SENTENCE_MARKS, build_problem, solve
+    from c2fsum.decoding.render import render
+
+    if method not in EXTRACT_METHODS:
+        raise InputError(f"method: got {method!r}, expected one of {', '.join(EXTRACT_METHODS)}")
+    if words < 1:
+        raise InputError(f"words: expected a budget of at least 1 word, got {words}")
+    out = []
+    for i, text in enumerate([texts] if isinstance(texts, str) else texts):
+        if not isinstance(text, str):
+            raise InputError(f"text {i}: expected a str, got {type(text).__name__}")
+        head = leading_words(text, MAX_INPUT_WORDS)
+        sents = preprocess_article(head)
+        if not sents:
+            raise InputError(f"text {i}: empty article, nothing to summarize")
+        spelled = surface_forms(head, sents)
+        lengths = [sum(1 for t in s if t not in SENTENCE_MARKS) for s in sents]
+        if method == "ilp":
+            chosen = solve(build_problem(sents, words))
+        else:
+            chosen, total = [], 0
+            for j, n in enumerate(lengths):
+                if total + n > words:
+                    break
+                chosen.append(j)
+                total += n
+        chosen = chosen or [0]
+        source = [t for s in sents for t in s]  # the document's cells, as Example.words and surface count them
+        surface = [spelled.get(k, t) for k, t in enumerate(source)]
+        lines, tokens = [], []
+        for j in chosen:
+            sentence = [t for t in sents[j] if t not in SENTENCE_MARKS]
+            lines.append(render(sentence, source=source, surface=surface))  # headings' capitals, <dig>, brackets
+            tokens.extend(sentence)
+        out.append(Extract(text="\n".join(lines), tokens=tokens, sentences=chosen))
+    return out
+
+
 def load(run_dir: str | Path, *, device: str = "cpu") -> Pipeline:
     """Load a model by name: a shipped model (``"cnndm-small"``), the best checkpoint of a run
     directory, a checkpoint directory, or a Hugging Face hub repository id ``"owner/name[@rev]"``

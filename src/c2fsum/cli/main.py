@@ -6,10 +6,12 @@ c2fsum pretext    --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S
 c2fsum train      --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                   [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
 c2fsum summarize  --model MODEL [DECODING] [--attention-out FILE] [--lines] [--tokens] [FILE|-]
+c2fsum extract    [--method ilp|lead] [--words N] [--lines] [--tokens] [--json] [FILE|-]   (no model)
 c2fsum evaluate   --model MODEL --data DATA_DIR --split SPLIT --out DIR [DECODING] [--limit N] [--official]
                   [--rouge-clean none|ptb]
                   DECODING (cli/options.py, one definition): [--beam K] [--[no-]block-trigrams]
-                  [--[no-]replace-unk] [--min-len N] [--max-len N] [--read-chunks K] [--max-words W]
+                  [--[no-]block-repeats] [--[no-]replace-unk] [--min-len N] [--max-len N] [--read-chunks K]
+                  [--read-budget SHARE] [--max-words W]
 c2fsum baseline   first|lead3|lead|ilp|oracle|berkeley --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
                   [--limit N] [--official] [--rouge-clean none|ptb]
                   [--weights FILE] [--fit-docs N [--val-docs N] [--fit-budgets B,B] [--fit-metric M]]
@@ -56,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         evaluate,
         experiment,
         export,
+        extract,
         plot,
         prepare,
         pretext,
@@ -75,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     pretext.add_pretext_parser(sub)
     train.add_train_parser(sub)
     summarize.add_summarize_parser(sub)
+    extract.add_extract_parser(sub)
     evaluate.add_evaluate_parser(sub)
     baseline.add_baseline_parser(sub)
     rouge.add_rouge_parser(sub)

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import sys
+from pathlib import Path
 
 from c2fsum.errors import UserError
+
+log = logging.getLogger(__name__)
 
 
 class CLIError(UserError):
@@ -152,3 +157,49 @@ def add_rouge_clean(s: argparse.ArgumentParser) -> None:
         "(-lrb- ...) and <pad>-like tokens, <unk> matches nothing, </s> splits sentences (recorded in "
         "metrics.json; with --official the cleaned strings go to the Perl script)",
     )
+
+
+def read_bytes(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    p = Path(path)
+    if not p.exists():
+        raise CLIError(f"{path}: no such file")
+    if p.is_dir():
+        raise CLIError(f"{path}: a directory; expected a text file (or - for stdin)")
+    return p.read_bytes()
+
+
+def read_input(path: str) -> str:
+    """The whole file as text (a UTF-8 byte-order mark dropped)."""
+    data = read_bytes(path)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise CLIError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from e
+
+
+def read_lines(path: str) -> list[str | None]:
+    """The file's lines, split on ``\n`` only (``\r`` before it dropped; a form feed, ``\x1c``,
+    U+2028 and the like stay inside their line), a UTF-8 byte-order mark dropped; None for a line
+    that is not UTF-8, with a warning naming ``FILE:LINE``."""
+    data = read_bytes(path)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    raw = data.split(b"\n")
+    if raw and raw[-1] == b"":  # the newline that ends the last line
+        raw.pop()
+    lines: list[str | None] = []
+    for n, line in enumerate(raw, 1):
+        try:
+            lines.append(line.removesuffix(b"\r").decode("utf-8"))
+        except UnicodeDecodeError as e:
+            log.warning(
+                "%s:%d: not UTF-8 text (%s at byte %d of the line); its output line is empty",
+                path,
+                n,
+                e.reason,
+                e.start,
+            )
+            lines.append(None)
+    return lines

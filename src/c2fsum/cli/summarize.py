@@ -5,61 +5,22 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import sys
 from pathlib import Path
 
-from c2fsum.cli.options import CLIError, add_decode_options, add_device, add_model, decode_overrides
+from c2fsum.cli.options import (
+    CLIError,
+    add_decode_options,
+    add_device,
+    add_model,
+    decode_overrides,
+    read_input,
+    read_lines,
+)
 
 log = logging.getLogger(__name__)
 
 LONG_INPUT_CHARS = 100_000
 """``summarize`` shows progress bars for an input longer than this (or for several articles)."""
-
-
-def _read_bytes(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
-    p = Path(path)
-    if not p.exists():
-        raise CLIError(f"{path}: no such file")
-    if p.is_dir():
-        raise CLIError(f"{path}: a directory; expected a text file (or - for stdin)")
-    return p.read_bytes()
-
-
-def _read_input(path: str) -> str:
-    """The whole file as text (a UTF-8 byte-order mark dropped)."""
-    data = _read_bytes(path)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise CLIError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from e
-
-
-def _read_lines(path: str) -> list[str | None]:
-    """The file's lines, split on ``\n`` only (``\r`` before it dropped; a form feed, ``\x1c``,
-    U+2028 and the like stay inside their line), a UTF-8 byte-order mark dropped; None for a line
-    that is not UTF-8, with a warning naming ``FILE:LINE``."""
-    data = _read_bytes(path)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    raw = data.split(b"\n")
-    if raw and raw[-1] == b"":  # the newline that ends the last line
-        raw.pop()
-    lines: list[str | None] = []
-    for n, line in enumerate(raw, 1):
-        try:
-            lines.append(line.removesuffix(b"\r").decode("utf-8"))
-        except UnicodeDecodeError as e:
-            log.warning(
-                "%s:%d: not UTF-8 text (%s at byte %d of the line); its output line is empty",
-                path,
-                n,
-                e.reason,
-                e.start,
-            )
-            lines.append(None)
-    return lines
 
 
 def cmd_summarize(a: argparse.Namespace) -> int:
@@ -73,13 +34,13 @@ def cmd_summarize(a: argparse.Namespace) -> int:
     overrides = decode_overrides(a)
     max_words = overrides.get("max_words") or 0
     if a.lines:  # one output line per input line, always: an empty one for a line without words
-        lines = _read_lines(a.file)
+        lines = read_lines(a.file)
         if not lines:
             raise CLIError(f"{a.file}: empty input")
         read = [x is not None and has_words(x, max_words=max_words) for x in lines]
         docs = [x for x, r in zip(lines, read, strict=True) if r and x is not None]
     else:
-        text = _read_input(a.file)
+        text = read_input(a.file)
         if not has_words(text, max_words=max_words):
             raise CLIError(f"{a.file}: empty input, no words to summarize")
         docs = [text]
