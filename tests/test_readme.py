@@ -54,13 +54,15 @@ def inputs(tmp_path, monkeypatch):
 
 def test_quick_start_command_lines_run_as_written(inputs, capsys):
     lines, _ = quick_start_blocks()
-    assert len(lines) == 4 and all(line.startswith("c2fsum summarize") for line in lines)
+    assert len(lines) == 5 and all(line.startswith(("c2fsum summarize", "c2fsum extract")) for line in lines)
     for line in lines:
         args = shlex.split(line)[1:]
         assert main(["-q", *args]) == 0, line
         out = capsys.readouterr().out.strip().splitlines()
         if "--tokens" in args:
             assert out and out[0] == out[0].lower() and " . " in out[0]
+        elif args[0] == "extract":  # the paper's own sentences, one per line
+            assert out and all(readable(o) for o in out), (line, out)
         else:
             assert len(out) == (2 if "--lines" in args else 1) and all(readable(o) for o in out), (line, out)
 
