@@ -32,10 +32,8 @@ from c2fsum.models.parts import init_uniform
 from c2fsum.models.parts.attention import EagerCoarseToFine, LazyCoarseToFine, Reading, SourceAttention
 from c2fsum.models.parts.decoder import Decoder, decoder_lstm, output_layers
 from c2fsum.models.parts.generator import Generator, generator_layers
-from c2fsum.models.parts.source import ChunkSource
+from c2fsum.models.parts.source import ChunkSource, source_layers
 from c2fsum.modules.chunk_encoders import ChunkEncoder
-from c2fsum.modules.embeddings import make_embedding
-from c2fsum.modules.encoders import LSTMWordEncoder
 from c2fsum.modules.hierarchical import CoarseToFineAttention
 from c2fsum.modules.kernels import FAST, Kernels
 
@@ -76,16 +74,7 @@ class CoarseToFine(Summarizer):
         # the modules, in the parameter order of saved checkpoints and optimizer states: MODEL 0's
         # without its attention, initialized, then the chunk encoder and the attention that needs
         # its size, initialized after them (the draws, hence the weights, of every seeded run)
-        self.src_emb = make_embedding(vocab_size, cfg.emb_dim, self.pad_id)
-        self.tgt_emb = self.src_emb if cfg.share_src_tgt_emb else make_embedding(vocab_size, cfg.emb_dim, self.pad_id)
-        self.encoder = LSTMWordEncoder(
-            emb_dim=cfg.emb_dim,
-            hidden=cfg.hidden,
-            layers=cfg.enc_layers,
-            dropout=cfg.dropout,
-            per_chunk=True,
-            bidirectional=cfg.bidirectional,
-        )
+        self.src_emb, self.tgt_emb, self.encoder = source_layers(cfg, vocab_size, self.pad_id, per_chunk=True)
         self.decoder = decoder_lstm(cfg)
         self.combine, self.intra = output_layers(cfg)
         self.dropout = nn.Dropout(cfg.dropout)

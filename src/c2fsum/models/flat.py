@@ -21,10 +21,8 @@ from c2fsum.models.parts import init_uniform
 from c2fsum.models.parts.attention import FlatAttention
 from c2fsum.models.parts.decoder import Decoder, decoder_lstm, output_layers
 from c2fsum.models.parts.generator import Generator, generator_layers
-from c2fsum.models.parts.source import WordSource
+from c2fsum.models.parts.source import WordSource, source_layers
 from c2fsum.modules.attention import BilinearAttention
-from c2fsum.modules.embeddings import make_embedding
-from c2fsum.modules.encoders import LSTMWordEncoder
 from c2fsum.modules.kernels import FAST, Kernels
 
 
@@ -46,16 +44,8 @@ class Flat(Summarizer):
         self.capabilities = Capabilities(copies=cfg.pointer, memory_per_document=not cfg.pointer)
         self.shares_src_tgt_emb = cfg.share_src_tgt_emb
         # the modules, in the parameter order of saved checkpoints and optimizer states
-        self.src_emb = make_embedding(vocab_size, cfg.emb_dim, self.pad_id)
-        self.tgt_emb = self.src_emb if cfg.share_src_tgt_emb else make_embedding(vocab_size, cfg.emb_dim, self.pad_id)
-        self.encoder = LSTMWordEncoder(
-            emb_dim=cfg.emb_dim,
-            hidden=cfg.hidden,
-            layers=cfg.enc_layers,
-            dropout=cfg.dropout,
-            per_chunk=cfg.family == "model1",
-            bidirectional=cfg.bidirectional,
-        )
+        per_chunk = cfg.family == "model1"
+        self.src_emb, self.tgt_emb, self.encoder = source_layers(cfg, vocab_size, self.pad_id, per_chunk=per_chunk)
         self.decoder = decoder_lstm(cfg)
         self.attention = BilinearAttention(query_dim=cfg.hidden, key_dim=cfg.hidden, temporal=cfg.temporal)
         self.combine, self.intra = output_layers(cfg)

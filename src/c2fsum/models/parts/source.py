@@ -16,11 +16,31 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from c2fsum.config import ModelConfig
 from c2fsum.models.base import Memory
 from c2fsum.models.chunk_cache import ChunkCache
 from c2fsum.modules.chunk_encoders import ChunkEncoder
 from c2fsum.modules.deferred import RowSource
+from c2fsum.modules.embeddings import make_embedding
 from c2fsum.modules.encoders import LSTMWordEncoder
+
+
+def source_layers(
+    cfg: ModelConfig, vocab_size: int, pad_id: int, *, per_chunk: bool
+) -> tuple[nn.Embedding, nn.Embedding, LSTMWordEncoder]:
+    """The source and target embeddings (one module with ``share_src_tgt_emb``, Paulus section 2.4)
+    and the word-level LSTM, flat or ``per_chunk``."""
+    src_emb = make_embedding(vocab_size, cfg.emb_dim, pad_id)
+    tgt_emb = src_emb if cfg.share_src_tgt_emb else make_embedding(vocab_size, cfg.emb_dim, pad_id)
+    encoder = LSTMWordEncoder(
+        emb_dim=cfg.emb_dim,
+        hidden=cfg.hidden,
+        layers=cfg.enc_layers,
+        dropout=cfg.dropout,
+        per_chunk=per_chunk,
+        bidirectional=cfg.bidirectional,
+    )
+    return src_emb, tgt_emb, encoder
 
 
 class WordSource:
