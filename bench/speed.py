@@ -5,7 +5,7 @@ This is a benchmark, not a test. It prints ``name: value`` lines with the same k
 peer scripts in ``../shared/bench/`` (OpenNMT-py: ``onmt_bench.py``; hand-written PyTorch:
 ``torch_ceiling.py``), so that runs compare line by line::
 
-    train : forward + backward + clip_grad_norm + SGD step of c2fsum.models.Model0, batch 20
+    train : forward + backward + clip_grad_norm + SGD step of c2fsum.models.Flat (MODEL 0), batch 20
             -> train_tok_per_s (source + target tokens incl. </s>, 8,320 per step)
     decode: c2fsum.decoding.beam.beam_search, beam 5, exactly 15 output tokens
             (min_len = max_len = 15), batches of 20 test sources -> decode_summaries_per_s

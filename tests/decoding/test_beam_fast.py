@@ -6,7 +6,7 @@ from beam_reference import beam_search_reference
 
 from c2fsum.config import ModelConfig
 from c2fsum.decoding.beam import beam_search
-from c2fsum.models import Model0, build_model
+from c2fsum.models import build_model
 from c2fsum.modules.kernels import PLAIN
 from grids import grid
 
@@ -21,7 +21,8 @@ def _model(kind: str, seed: int):
             "model0-paulus": dict(temporal=True, intra_decoder=True, output="paulus"),
             "model0-pointer": dict(pointer=True),
         }[kind]
-        return Model0(vocab_size=V, emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.0, **kw).eval()
+        cfg = ModelConfig(emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.0, **kw)
+        return build_model(cfg, V).eval()
     cfg = ModelConfig(
         family=kind, emb_dim=8, hidden=12, enc_layers=1, dec_layers=2, dropout=0.0, chunk_filters=10, chunk_width=3
     )

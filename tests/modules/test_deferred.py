@@ -3,8 +3,9 @@
 import pytest
 import torch
 
+from c2fsum.config import ModelConfig
 from c2fsum.losses.nll import token_nll
-from c2fsum.models import Model0
+from c2fsum.models import Flat
 from c2fsum.modules.deferred import StepMatrix
 from c2fsum.modules.kernels import Kernels
 from grids import grid
@@ -45,7 +46,7 @@ def test_step_matrix_without_gradients_is_a_plain_bmm():
         assert torch.equal(sm.left_mul(a), torch.bmm(a, m))
 
 
-def _grads(model: Model0, deferred: bool, src, mask, tgt_in, tgt_out, tgt_mask):
+def _grads(model: Flat, deferred: bool, src, mask, tgt_in, tgt_out, tgt_mask):
     model.kernels = Kernels(deferred_grads=deferred, parallel_steps=False)  # the step loop, with or without
     model.zero_grad(set_to_none=True)
     torch.manual_seed(7)  # same dropout masks
@@ -59,15 +60,15 @@ def _grads(model: Model0, deferred: bool, src, mask, tgt_in, tgt_out, tgt_mask):
     "kw",
     [
         dict(),
-        dict(temporal=True, per_chunk=True, enc_layers=1, dec_layers=1),
+        dict(temporal=True, family="model1", enc_layers=1, dec_layers=1),
         dict(input_feed=False, dec_layers=3, enc_layers=1),
         dict(pointer=True, intra_decoder=True, output="paulus", share_embeddings=True),
     ],
 )
 def test_model0_training_step_same_loss_and_gradients(kw):
     torch.manual_seed(0)
-    args = dict(vocab_size=40, emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.3)
-    model = Model0(**{**args, **kw}).double().train()
+    args = dict(emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.3)
+    model = Flat(ModelConfig(**{**args, **kw}), vocab_size=40).double().train()
     src, mask = grid(3, 4, 5, [20, 13, 6])
     tgt_in = torch.randint(4, 40, (3, 6))
     tgt_in[:, 0] = model.bos_id

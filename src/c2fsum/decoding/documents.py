@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import cast
 
@@ -21,7 +20,6 @@ from c2fsum.decoding.render import render
 from c2fsum.errors import InputError
 from c2fsum.models.base import Summarizer
 from c2fsum.models.chunk_cache import ChunkCache
-from c2fsum.models.coarse_to_fine import CoarseToFine
 
 
 @dataclass
@@ -78,8 +76,7 @@ def decode_examples(
         raise InputError(f"read_chunks={o.read_chunks}: chunks per step are chosen by MODEL 3's hard attention only")
     if o.read_budget != 1 and not model.capabilities.hard:
         raise InputError(f"read_budget={o.read_budget}: a reading budget needs MODEL 3's hard attention")
-    hard = cast(CoarseToFine, model)
-    reading = hard.reading_chunks(o.read_chunks, o.read_budget) if model.capabilities.hard else nullcontext()
+    reading = model.reading(o.read_chunks, o.read_budget)
     model.eval()
     # batches of documents of similar length (unbounded grids pad every document to the longest
     # of its batch); the results go back in the input order

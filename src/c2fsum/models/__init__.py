@@ -5,49 +5,25 @@ from __future__ import annotations
 from c2fsum.config import ModelConfig
 from c2fsum.models.base import Capabilities, DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
 from c2fsum.models.coarse_to_fine import CoarseToFine
-from c2fsum.models.model0 import Model0
+from c2fsum.models.flat import Flat
 
-FAMILIES = ("model0", "model1", "model2", "model3")
+FAMILIES: dict[str, type[Flat] | type[CoarseToFine]] = {
+    "model0": Flat,
+    "model1": Flat,
+    "model2": CoarseToFine,
+    "model3": CoarseToFine,
+}
+"""``model.family`` -> the class that builds it."""
 
 
 def build_model(cfg: ModelConfig, vocab_size: int, max_chunks: int = 10) -> Summarizer:
-    """Instantiate the family named by ``cfg.family`` with the sizes of ``cfg``.
+    """The family named by ``cfg.family`` with the sizes of ``cfg``.
 
     ``max_chunks`` (the grid's M) sizes the chunk-position embedding of +POS models.
     """
-    common: dict = dict(
-        vocab_size=vocab_size,
-        emb_dim=cfg.emb_dim,
-        hidden=cfg.hidden,
-        enc_layers=cfg.enc_layers,
-        dec_layers=cfg.dec_layers,
-        dropout=cfg.dropout,
-        input_feed=cfg.input_feed,
-        init_range=cfg.init_range,
-        bidirectional=cfg.bidirectional,
-        intra_decoder=cfg.intra_decoder,
-        pointer=cfg.pointer,
-        share_embeddings=cfg.share_embeddings,
-        shared_output=cfg.shared_output,
-        share_src_tgt_emb=cfg.share_src_tgt_emb,
-        output=cfg.output,
-    )
-    if cfg.family in ("model0", "model1"):
-        return Model0(**common, per_chunk=cfg.family == "model1", temporal=cfg.temporal)
-    if cfg.family in ("model2", "model3"):
-        return CoarseToFine(
-            **common,
-            chunk_encoder=cfg.chunk_encoder,
-            chunk_filters=cfg.chunk_filters,
-            chunk_width=cfg.chunk_width,
-            pos_dim=cfg.pos_dim,
-            max_chunks=max_chunks,
-            coarse="soft" if cfg.family == "model2" else "hard",
-            samples=cfg.samples,
-            temporal=cfg.temporal,
-            lazy_fine=cfg.lazy_fine,
-        )
-    raise ValueError(f"model.family: unknown family {cfg.family!r}, expected one of {', '.join(FAMILIES)}")
+    if cfg.family not in FAMILIES:
+        raise ValueError(f"model.family: unknown family {cfg.family!r}, expected one of {', '.join(FAMILIES)}")
+    return FAMILIES[cfg.family](cfg, vocab_size, max_chunks)
 
 
 __all__ = [
@@ -55,9 +31,9 @@ __all__ = [
     "Capabilities",
     "CoarseToFine",
     "DecoderState",
+    "Flat",
     "ForwardOutput",
     "Memory",
-    "Model0",
     "StepOutput",
     "Summarizer",
     "build_model",

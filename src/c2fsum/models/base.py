@@ -12,6 +12,8 @@ model family (MODEL 0-3, pointer models) shares it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 
 import torch
@@ -29,7 +31,8 @@ class Capabilities:
     """Coarse attention over chunks: ``StepOutput.coarse`` and ``ForwardOutput.coarse`` are set."""
     hard: bool = False
     """Hard coarse attention (MODEL 3): ``ForwardOutput.policy`` in training (REINFORCE), and a
-    training batch may attend softly (+PRETRAIN, +ALTERNATE; ``CoarseToFine.soft_attention``)."""
+    training batch may attend softly (+PRETRAIN, +ALTERNATE; ``CoarseToFine.soft_attention``);
+    decoding sets how many chunks it reads per step through :meth:`Summarizer.reading`."""
     lazy: bool = False
     """May encode lazily: ``Memory.lazy`` holds the word states of the chunks read so far."""
     memory_per_document: bool = False
@@ -75,9 +78,9 @@ class Memory:
         n_ext: V' - V, the number of extra (document-only) ids in this batch.
         final: the encoder's final ``(h, c)``, each batch-first ``(B, L, H)``, or None.
         cache: model-specific tensors precomputed once per batch, batch first, as the model's
-            own :class:`BatchFields` dataclass (e.g. ``model0.FlatCache``), or None.
+            own :class:`BatchFields` dataclass (e.g. ``parts.attention.FlatCache``), or None.
         shared: model-specific tensors computed once per batch that do not depend on the
-            document (e.g. ``model0.OutputWeights``), left alone by :meth:`select`, or None.
+            document (e.g. ``parts.generator.OutputWeights``), left alone by :meth:`select`, or None.
         doc: ``(B,)`` long, the document (row of the encoded batch) each row belongs to, or
             None. :meth:`select` indexes it, so beam hypotheses keep pointing to their document.
         lazy: per-document state shared by all rows of a document and left alone by
@@ -118,7 +121,7 @@ class DecoderState:
         h, c: LSTM states, each ``(L, B, H)``.
         feed: previous attentional output ``(B, H)`` (input feeding).
         extra: model-specific tensors with batch first, as the model's own :class:`BatchFields`
-            dataclass (e.g. ``model0.StepHistory``: past decoder states for intra-decoder
+            dataclass (e.g. ``parts.decoder.StepHistory``: past decoder states for intra-decoder
             attention ``(B, t, H)``) or a tuple of tensors, or None.
     """
 
@@ -206,6 +209,14 @@ class Summarizer(nn.Module):
     def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
         """Advance one word. ``prev`` ``(B,)`` holds ids in V'; ids >= V are read as <unk>."""
         raise NotImplementedError
+
+    @contextmanager
+    def reading(self, chunks: int = 1, budget: float = 1.0) -> Iterator[None]:
+        """Inside the block, read ``chunks`` chunks per decoder step and at most about ``budget``
+        of each document's words at test time (``decode.read_chunks``, ``decode.read_budget``),
+        then as before. A no-op here: a model that reads every word (all but MODEL 3) has
+        nothing to choose; a model with ``capabilities.hard`` overrides it."""
+        yield
 
     def input_ids(self, prev: Tensor) -> Tensor:
         """Map extended-vocabulary ids (copied words) to <unk> for the embedding lookup."""

@@ -8,136 +8,44 @@
              MODEL 2: weights = alpha^s
              MODEL 3: weights = one-hot sample of alpha^s (training) / argmax (test)
              alpha_ij = weights_i * softmax_j(h_ij^T W_w h_t)               fine   (B, M, N)
-             c_t = tanh(W2 [sum_ij alpha_ij h_ij; h_t]),  p(y_t) = softmax(W_out c_t + b)
-
-The decoder, generator and embeddings are MODEL 0's (this class extends :class:`Model0`).
+             c~ = sum_ij alpha_ij h_ij;  f_t, p(y_t) as MODEL 0's (:mod:`c2fsum.models.parts.decoder`)
 
 Lazy fine encoding (MODEL 3): at test time (and in training with ``lazy_fine``) the word-level
 LSTM runs only over the chunks the hard coarse attention picks, once per document
-(:class:`c2fsum.models.chunk_cache.ChunkCache`); the chunk encoder is then the only part that
-reads every word, a slice of chunks at a time. The decoder's initial state is the final state
-of the document's last non-empty chunk, as in the eager path, so that chunk is encoded first.
-Set ``lazy=False`` to force the eager path (it gives the same outputs).
+(:meth:`ChunkSource.read_lazily`, :class:`LazyCoarseToFine`). Set ``lazy=False`` to force the
+eager path (it gives the same outputs).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import cast
 
 import torch
 from torch import Tensor, nn
 
-from c2fsum.models.base import BatchFields, Capabilities, Memory
+from c2fsum.config import ModelConfig
+from c2fsum.models.base import Capabilities, DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
 from c2fsum.models.chunk_cache import ChunkCache
-from c2fsum.models.model0 import Model0, SourceAttention
+from c2fsum.models.parts import init_uniform
+from c2fsum.models.parts.attention import EagerCoarseToFine, LazyCoarseToFine, Reading, SourceAttention
+from c2fsum.models.parts.decoder import Decoder, decoder_lstm, output_layers
+from c2fsum.models.parts.generator import Generator, generator_layers
+from c2fsum.models.parts.source import ChunkSource, source_layers
 from c2fsum.modules.chunk_encoders import ChunkEncoder
-from c2fsum.modules.deferred import RowSource
 from c2fsum.modules.hierarchical import CoarseToFineAttention
-
-COARSE_MODES = ("soft", "hard")
-
-
-@dataclass
-class HierarchicalCache(BatchFields):
-    """``Memory.cache`` of MODEL 2/3: attention keys, once per batch."""
-
-    keys_t: Tensor | None
-    """``(B, H, S)`` the word states transposed, contiguous; None on the lazy path (no word states yet)."""
-    chunk_keys_t: Tensor
-    """``(B, Hc, M)`` the chunk vectors transposed, contiguous."""
+from c2fsum.modules.kernels import FAST, Kernels
 
 
-class CoarseToFine(Model0):
-    """Hierarchical attention; ``coarse="soft"`` is MODEL 2, ``coarse="hard"`` MODEL 3.
+class CoarseToFine(Summarizer):
+    """Hierarchical attention; ``model2`` attends softly, ``model3`` hard (``coarse`` = soft / hard).
 
     ``with model.soft_attention(): ...`` (the trainer, per minibatch, thesis +ALTERNATE /
     +PRETRAIN) makes a hard model attend softly inside the block. It acts in training mode
     only: in eval mode (validation, evaluation, decoding) a hard model always attends by argmax,
-    as at test time.
+    as at test time. ``kernels``: as :class:`~c2fsum.models.flat.Flat`'s.
     """
-
-    def __init__(
-        self,
-        *,
-        vocab_size: int,
-        emb_dim: int = 300,
-        hidden: int = 500,
-        enc_layers: int = 2,
-        dec_layers: int = 2,
-        dropout: float = 0.3,
-        input_feed: bool = True,
-        init_range: float = 0.1,
-        chunk_encoder: str = "cnn",
-        chunk_filters: int = 600,
-        chunk_width: int = 6,
-        pos_dim: int = 0,
-        max_chunks: int = 10,
-        coarse: str = "soft",
-        samples: int = 1,
-        lazy_fine: bool = False,
-        chunk_slice: int = 256,
-        **components,
-    ):
-        """``components``: the Paulus et al. options of :class:`Model0` that combine with
-        hierarchical attention (bidirectional, intra_decoder, pointer, share_embeddings, shared_output,
-        share_src_tgt_emb, output).
-        ``lazy_fine``: also encode lazily in training (hard attention); ``chunk_slice``: chunks
-        read at a time by the chunk encoder on the lazy path."""
-        if components.get("temporal"):
-            raise ValueError(
-                "model.temporal: intra-temporal attention is defined for flat attention "
-                "(model0, model1), not for coarse-to-fine attention"
-            )
-        super().__init__(
-            vocab_size=vocab_size,
-            emb_dim=emb_dim,
-            hidden=hidden,
-            enc_layers=enc_layers,
-            dec_layers=dec_layers,
-            dropout=dropout,
-            input_feed=input_feed,
-            init_range=init_range,
-            per_chunk=True,
-            **components,
-        )
-        if coarse not in COARSE_MODES:
-            raise ValueError(f"model.coarse: got {coarse!r}, expected one of {COARSE_MODES}")
-        self.coarse = coarse
-        hard = coarse == "hard"
-        self.capabilities = Capabilities(copies=self.copies, hierarchical=True, hard=hard, lazy=hard)
-        self.samples = samples
-        self.read_chunks = 1
-        """MODEL 3 at test time: chunks read per decoder step (``decode.read_chunks``; 1 = argmax)."""
-        self.read_budget = 1.0
-        """MODEL 3 at test time: the share of a document's words read at the word level after which
-        steps choose only among chunks already read (``decode.read_budget``; 1 = no limit)."""
-        self._soft = False
-        self.lazy = True
-        """Decode a hard model lazily (False: always the eager path, e.g. to compare)."""
-        self.lazy_fine = lazy_fine
-        self.chunk_slice = chunk_slice
-        self.chunk_encoder = ChunkEncoder(
-            kind=chunk_encoder,
-            vocab_size=vocab_size,
-            emb_dim=emb_dim,
-            max_chunks=max_chunks,
-            filters=chunk_filters,
-            width=chunk_width,
-            pos_dim=pos_dim,
-            init_range=init_range,
-        )
-        # registered after the chunk encoder, whose size it needs (see make_attention)
-        self.attention = CoarseToFineAttention(query_dim=hidden, word_dim=hidden, chunk_dim=self.chunk_encoder.out_dim)
-        for name, p in self.named_parameters():
-            if p.requires_grad and (name.startswith("attention.") or name.startswith("chunk_encoder.")):
-                p.data.uniform_(-init_range, init_range)
-
-    def make_attention(self, *, hidden: int, temporal: bool) -> nn.Module | None:
-        """None: :meth:`__init__` builds the coarse-to-fine attention after the chunk encoder."""
-        return None
 
     FROM_FLAT = {"attention.W.weight": "attention.W_w.weight"}
     """A flat model's (MODEL 0/1) parameter -> this model's: the word-attention bilinear map
@@ -146,12 +54,79 @@ class CoarseToFine(Model0):
     NEW_OVER_FLAT = ("chunk_encoder.", "attention.W_s.")
     """What a flat model does not have: the chunk encoder and the coarse map h^s_i^T W_s h_t."""
 
+    def __init__(self, cfg: ModelConfig, vocab_size: int, max_chunks: int = 10):
+        """``max_chunks`` (the grid's M) sizes the chunk-position embedding of +POS models."""
+        super().__init__()
+        if cfg.temporal:
+            raise ValueError(
+                "model.temporal: intra-temporal attention is defined for flat attention "
+                "(model0, model1), not for coarse-to-fine attention"
+            )
+        self.vocab_size = vocab_size
+        self.hidden = cfg.hidden
+        self.input_feed = cfg.input_feed
+        self.output = cfg.output
+        self.kernels: Kernels = FAST
+        self.coarse = "hard" if cfg.family == "model3" else "soft"
+        hard = self.coarse == "hard"
+        self.capabilities = Capabilities(copies=cfg.pointer, hierarchical=True, hard=hard, lazy=hard)
+        self.shares_src_tgt_emb = cfg.share_src_tgt_emb
+        # the modules, in the parameter order of saved checkpoints and optimizer states: MODEL 0's
+        # without its attention, initialized, then the chunk encoder and the attention that needs
+        # its size, initialized after them (the draws, hence the weights, of every seeded run)
+        self.src_emb, self.tgt_emb, self.encoder = source_layers(cfg, vocab_size, self.pad_id, per_chunk=True)
+        self.decoder = decoder_lstm(cfg)
+        self.combine, self.intra = output_layers(cfg)
+        self.dropout = nn.Dropout(cfg.dropout)
+        self.generator, self.switch = generator_layers(cfg, vocab_size)
+        init_uniform(self, cfg.init_range)
+        self.chunk_encoder = ChunkEncoder(
+            kind=cfg.chunk_encoder,
+            vocab_size=vocab_size,
+            emb_dim=cfg.emb_dim,
+            max_chunks=max_chunks,
+            filters=cfg.chunk_filters,
+            width=cfg.chunk_width,
+            pos_dim=cfg.pos_dim,
+            init_range=cfg.init_range,
+        )
+        self.attention = CoarseToFineAttention(
+            query_dim=cfg.hidden, word_dim=cfg.hidden, chunk_dim=self.chunk_encoder.out_dim
+        )
+        for late in (self.chunk_encoder, self.attention):
+            init_uniform(late, cfg.init_range)
+        # the parts that run them
+        self.source = ChunkSource(self.src_emb, self.encoder, self.chunk_encoder, chunk_slice=256)
+        bridge = cfg.enc_layers == cfg.dec_layers
+        self.dec = Decoder(
+            self.decoder, self.combine, self.intra, self.switch, input_feed=self.input_feed, bridge=bridge
+        )
+        self.gen = Generator(self.generator, self.tgt_emb, self.dropout, copies=self.copies)
+        # how it reads
+        self.samples = cfg.samples
+        self.read_chunks = 1
+        """MODEL 3 at test time: chunks read per decoder step (``decode.read_chunks``; 1 = argmax)."""
+        self.read_budget = 1.0
+        """MODEL 3 at test time: the share of a document's words read at the word level after which
+        steps choose only among chunks already read (``decode.read_budget``; 1 = no limit)."""
+        self._soft = False
+        self.lazy = True
+        """Decode a hard model lazily (False: always the eager path, e.g. to compare)."""
+        self.lazy_fine = cfg.lazy_fine
+        """Also encode lazily in training (hard attention)."""
+
+    @property
+    def copies(self) -> bool:
+        """Whether the model copies source words (pointer): ``capabilities.copies``."""
+        return self.capabilities.copies
+
     @classmethod
     def weights_from_flat(cls, weights: dict[str, Tensor]) -> dict[str, Tensor]:
         """A flat model's weights under this model's names (:data:`FROM_FLAT`); the parameters
         of :data:`NEW_OVER_FLAT` are not among them (they keep their own initialization)."""
         return {cls.FROM_FLAT.get(k, k): v for k, v in weights.items()}
 
+    # -- how it reads --------------------------------------------------------------------------
     @contextmanager
     def soft_attention(self, soft: bool = True) -> Iterator[None]:
         """Inside the block a hard model in training mode attends softly (``soft=False``: as
@@ -174,82 +149,16 @@ class CoarseToFine(Model0):
         self._soft = bool(soft)
 
     @contextmanager
-    def reading_chunks(self, k: int, budget: float = 1.0) -> Iterator[None]:
-        """Inside the block, read ``k`` chunks per step at test time (``decode.read_chunks``) and
-        at most about ``budget`` of each document's words (``decode.read_budget``); the previous
-        values are restored after it, so decoding leaves the model as it found it."""
+    def reading(self, chunks: int = 1, budget: float = 1.0) -> Iterator[None]:
+        """Inside the block, read ``chunks`` chunks per step at test time (``decode.read_chunks``)
+        and at most about ``budget`` of each document's words (``decode.read_budget``); the
+        previous values are restored after it, so decoding leaves the model as it found it."""
         before = self.read_chunks, self.read_budget
-        self.read_chunks, self.read_budget = k, budget
+        self.read_chunks, self.read_budget = chunks, budget
         try:
             yield
         finally:
             self.read_chunks, self.read_budget = before
-
-    def lazy_active(self) -> bool:
-        """Whether :meth:`encode` takes the lazy path (hard attention, at test time or lazy_fine)."""
-        hard = self.coarse == "hard" and not self.soft_batch()
-        return hard and self.lazy and (not self.training or self.lazy_fine)
-
-    def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
-        """``(B, M, N)`` -> word states ``(B, M, N, H)`` and chunk vectors ``(B, M, Hc)``; lazily
-        (:meth:`encode_lazy`) when :meth:`lazy_active`."""
-        if self.copies and src_ext is None:
-            src_ext = src
-        if self.lazy_active():
-            return self.encode_lazy(src, src_mask, src_ext, n_ext)
-        emb = self.src_emb(src)  # (B, M, N, E)
-        words, (h, c) = self.encoder(emb, src_mask, skip_packing=self.kernels.skip_packing)  # (B, M, N, H) per chunk
-        chunks = self.chunk_encoder(src, emb, src_mask)  # (B, M, Hc)
-        chunk_mask = src_mask.any(-1)  # (B, M)
-        _, keys_t, chunk_keys_t = CoarseToFineAttention.prepare(words, chunks)
-        return Memory(
-            words=words,
-            word_mask=src_mask,
-            chunk_mask=chunk_mask,
-            chunks=chunks,
-            src_ext=src_ext,
-            n_ext=n_ext,
-            final=(h.transpose(0, 1), c.transpose(0, 1)),
-            cache=HierarchicalCache(keys_t=keys_t, chunk_keys_t=chunk_keys_t),
-        )
-
-    def encode_lazy(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
-        """Chunk vectors ``(B, M, Hc)`` for all chunks; word states only for each document's last
-        non-empty chunk (the decoder's initial state). ``words`` is a ``(B, M, N, 0)`` placeholder."""
-        B, M, N = src.shape
-        # with gradients (lazy training), one look-up of the whole grid: one embedding gradient,
-        # not one per encoder call; without, slices bound the scratch memory of long documents
-        # (its gradient summed over the decoder steps' reads in one buffer: RowSource)
-        emb = self.src_emb(src) if torch.is_grad_enabled() else None  # (B, M, N, E)
-        chunks = self.chunk_encoder(src, emb, src_mask, embed=self.src_emb, slice_chunks=self.chunk_slice)
-        chunk_mask = src_mask.any(-1)  # (B, M)
-        grid = None if emb is None else RowSource(emb.flatten(0, 1))  # rows (B*M, N, E)
-
-        def encode_rows(docs: Tensor, rows: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-            """Chunks ``(docs[u], rows[u])`` through the per-chunk LSTM: ``(U, N, H)``, final ``(L, U, H)`` each."""
-            e = self.src_emb(src[docs, rows]) if grid is None else grid.read(docs * M + rows)  # (U, N, E)
-            mask = src_mask[docs, rows].unsqueeze(1)  # (U, 1, N)
-            states, final = self.encoder(e.unsqueeze(1), mask, skip_packing=self.kernels.skip_packing)  # (U, 1, N, H)
-            return states.squeeze(1), final
-
-        cache = ChunkCache(encode_rows, src, src_mask)
-        # sparse step attention where nothing needs its gradient through the copy mixture (pointer
-        # models take it by pointer_mixture_sparse); teacher forcing (Model0.forward) sets it False
-        cache.sparse_attn = not self.copies or not torch.is_grad_enabled()
-        last = chunk_mask.long().cumsum(-1).argmax(-1)  # (B,) last non-empty chunk
-        _, (h, c) = cache.encode(torch.arange(B, device=src.device), last)  # (L, B, H)
-        return Memory(
-            words=self.src_emb.weight.new_zeros(B, M, N, 0),
-            word_mask=src_mask,
-            chunk_mask=chunk_mask,
-            chunks=chunks,
-            src_ext=src_ext,
-            n_ext=n_ext,
-            final=(h.transpose(0, 1), c.transpose(0, 1)),
-            cache=HierarchicalCache(keys_t=None, chunk_keys_t=chunks.transpose(1, 2).contiguous()),
-            doc=torch.arange(B, device=src.device),
-            lazy=cache,
-        )
 
     def soft_batch(self) -> bool:
         """Whether a hard model attends softly now: inside :meth:`soft_attention`, in training mode."""
@@ -262,62 +171,76 @@ class CoarseToFine(Model0):
             return "soft"
         return "sample" if self.training else "argmax"
 
-    def attend_source(self, top: Tensor, memory: Memory, past: Tensor | None) -> SourceAttention:
-        """Coarse-to-fine attention for decoder output ``top`` ``(B, H)``; ``past`` is unused (no
-        intra-temporal attention here)."""
-        return self._coarse_to_fine(top, memory)
+    def lazy_active(self) -> bool:
+        """Whether :meth:`encode` reads lazily (hard attention, at test time or with lazy_fine)."""
+        hard = self.coarse == "hard" and not self.soft_batch()
+        return hard and self.lazy and (not self.training or self.lazy_fine)
 
-    def attend_source_steps(self, top: Tensor, memory: Memory) -> SourceAttention:
-        """Coarse-to-fine attention of every teacher-forced step at once, decoder outputs ``top``
-        ``(B, T, H)`` -> context ``(B, T, H)``, attention ``(B, T, M, N)``, coarse ``(B, T, M)``
-        and, hard in training, the policy ``(B, T)``. On the lazy path the chunks of every step
-        are drawn first and their union is encoded in one call."""
-        return self._coarse_to_fine(top, memory)
-
-    def _coarse_to_fine(self, top: Tensor, memory: Memory) -> SourceAttention:
-        """One step (``top`` ``(B, H)``) or every step (``(B, T, H)``), lazy or eager: the attention
-        module's method for that case, given the memory's tensors and this model's reading mode."""
-        steps = top.dim() == 3
-        cache = cast(HierarchicalCache, memory.cache)
-        attention = cast(CoarseToFineAttention, self.attention)
-        mode, k, read = self.attention_mode(), self.samples, self.read_chunks
+    def source_attention(self, memory: Memory) -> SourceAttention:
+        """The attention for ``memory`` as the model reads now: lazily where :meth:`encode` read
+        lazily (``memory.lazy``), else over every word state."""
+        budget = 1.0 if self.training else self.read_budget
+        reading = Reading(mode=self.attention_mode(), samples=self.samples, chunks=self.read_chunks, budget=budget)
         if memory.lazy is not None:
-            chunks, doc = cast(ChunkCache, memory.lazy), memory.doc
-            assert doc is not None  # encode_lazy() sets doc together with lazy
-            rows = doc.repeat_interleave(top.size(1)) if steps else doc  # the document of each query row
+            return LazyCoarseToFine(self.attention, reading)
+        return EagerCoarseToFine(self.attention, reading)
 
-            def fetch(choice: Tensor) -> Tensor:
-                return chunks.read(rows, choice)
+    def parallel_teacher_forcing(self) -> bool:
+        """Whether teacher forcing runs every decoder step at once (:meth:`Decoder.attend_steps`):
+        the ``Kernels.parallel_steps`` speed path, for a decoder without input feeding."""
+        return self.kernels.parallel_steps and not self.input_feed
 
-            chunk_mask = memory.chunk_mask
-            if not steps and not self.training and self.read_budget < 1:
-                chunk_mask = within_budget(chunks, doc, chunk_mask, self.read_budget)
-            lazy = (top, cache.chunk_keys_t, chunk_mask, memory.word_mask, fetch)
-            if steps:
-                o = attention.forward_lazy_steps(*lazy, mode=mode, samples=k, read=read)
-            else:
-                o = attention.forward_lazy(*lazy, mode=mode, samples=k, read=read, sparse=chunks.sparse_attn)
+    # -- the seam ------------------------------------------------------------------------------
+    def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
+        """``(B, M, N)`` -> word states ``(B, M, N, H)`` and chunk vectors ``(B, M, Hc)``; lazily
+        (:meth:`ChunkSource.read_lazily`) when :meth:`lazy_active`."""
+        src_ext = src if self.copies and src_ext is None else src_ext
+        skip = self.kernels.skip_packing
+        if self.lazy_active():
+            # sparse step attention where nothing needs its gradient through the copy mixture
+            # (pointer models take it by pointer_mixture_sparse); teacher forcing turns it off
+            sparse = not self.copies or not torch.is_grad_enabled()
+            memory = self.source.read_lazily(src, src_mask, src_ext, n_ext, skip_packing=skip, sparse_attn=sparse)
         else:
-            eager = (
-                top,
-                memory.words.flatten(1, 2),  # (B, S, H), a view
-                cast(Tensor, cache.keys_t),  # set by the eager encode
-                cache.chunk_keys_t,
-                memory.word_mask,
-                memory.chunk_mask,
-            )
-            if steps:
-                o = attention.forward_steps(*eager, mode=mode, samples=k, read=read)
-            else:
-                o = attention(*eager, mode=mode, samples=k, read=read)
-        return SourceAttention(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
+            memory = self.source.read(src, src_mask, src_ext, n_ext, skip_packing=skip)
+        memory.cache = self.source_attention(memory).prepare(memory)
+        return memory
 
+    def init_state(self, memory: Memory) -> DecoderState:
+        return self.dec.init_state(memory)
 
-def within_budget(chunks: ChunkCache, doc: Tensor, chunk_mask: Tensor, budget: float) -> Tensor:
-    """The chunks each row may read next under a reading budget: all of ``chunk_mask`` ``(R, M)``
-    while its document ``doc[r]`` has had less than ``budget`` of its words encoded, then only the
-    chunks already encoded (its last chunk, encoded first, is always among them)."""
-    words = chunks.mask.sum(-1)  # (D, M) words per chunk
-    encoded = chunks.encoded  # (D, M)
-    spent = (words * encoded).sum(-1) >= budget * words.sum(-1)  # (D,)
-    return torch.where(spent[doc].unsqueeze(-1), chunk_mask & encoded[doc], chunk_mask)
+    def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
+        self.gen.prepare(memory, self.kernels)
+        attention = self.source_attention(memory)
+        o = self.dec.attend(attention, memory, state, self.tgt_emb(self.input_ids(prev)))  # (B, D)
+        logprobs = self.gen.logprobs(o.features, o.attn, o.p_copy, memory)  # (B, V')
+        return StepOutput(logprobs=logprobs, state=o.state, attn=o.attn, coarse=o.coarse)
+
+    def forward(
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        tgt_in: Tensor,
+        src_ext: Tensor | None = None,
+        n_ext: int = 0,
+        target: Tensor | None = None,
+    ) -> ForwardOutput:
+        """Teacher forcing, as :meth:`Flat.forward`; also the chunk attention ``coarse``, the hard
+        choices' ``policy`` (MODEL 3 in training) and, read lazily, the share of words read."""
+        memory = self.encode(src, src_mask, src_ext, n_ext)
+        lazy = cast(ChunkCache | None, memory.lazy)
+        if lazy is not None:  # teacher forcing returns dense attention
+            lazy.sparse_attn = False
+        attention = self.source_attention(memory)
+        state = self.dec.init_state(memory)
+        emb = self.tgt_emb(self.input_ids(tgt_in))  # (B, T, E): one look-up, one gradient
+        if self.parallel_teacher_forcing():
+            tf = self.dec.attend_steps(attention, memory, state, emb)
+        else:
+            deferred = self.kernels.deferred_grads and torch.is_grad_enabled()
+            tf = self.dec.attend_loop(attention, memory, state, emb, deferred=deferred)
+        logprobs, target_lp = self.gen.score(tf, memory, target, fused=self.kernels.fused_loss)
+        fine_fraction = lazy.fraction_encoded() if lazy is not None else None
+        return ForwardOutput(
+            logprobs, tf.attn, coarse=tf.coarse, policy=tf.policy, fine_fraction=fine_fraction, target_lp=target_lp
+        )

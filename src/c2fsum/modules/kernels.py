@@ -17,15 +17,16 @@ fast path -> its plain twin (where it runs):
 * :class:`~c2fsum.modules.deferred.RowSource` -> ``index_select`` (lazy MODEL 3 training);
 * teacher forcing of a model without input feeding with every decoder step at once
   (:meth:`InputFeedingLSTM.run_steps`, the attentions' ``*_steps`` methods) -> the step-by-step
-  loop of :meth:`Model0.attend` (the same cells and attentions, one step at a time);
+  loop of ``Decoder.attend`` (:mod:`c2fsum.models.parts.decoder`: the same cells and attentions,
+  one step at a time);
 * the pointer model's training loss from log p(target) alone (:func:`c2fsum.modules.generators.pointer_target_logprob`)
   -> the whole mixture over V' (:func:`c2fsum.modules.generators.pointer_mixture`), then the target's entry;
 * :class:`LSTMWordEncoder` unpacked on a batch without padding -> packed (the word encoder);
 * :meth:`BilinearAttention.forward` with R beams per memory row -> the same attention over
   the memory copied R times (beam search).
 
-Which paths a model takes is one typed value, :class:`Kernels`, given to the model's
-constructor (``kernels=PLAIN`` runs the reference everywhere) and read by the model's code:
+Which paths a model takes is one typed value, :class:`Kernels`, the model's ``kernels`` attribute
+(``FAST`` when built; ``model.kernels = PLAIN`` runs the reference everywhere), read by the model's code:
 no module-level flags. The paths that apply only without gradients (packing) or only with
 them (deferred gradients) check that themselves.
 """

@@ -1,14 +1,15 @@
 import torch
 
-from c2fsum.models import Model0
+from c2fsum.config import ModelConfig
+from c2fsum.models import Flat
 from grids import grid
 
 
 def tiny(seed=0, **kw):
     torch.manual_seed(seed)
-    args = dict(vocab_size=30, emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.3)
+    args = dict(emb_dim=8, hidden=12, enc_layers=2, dec_layers=2, dropout=0.3)
     args.update(kw)
-    return Model0(**args).eval()
+    return Flat(ModelConfig(**args), vocab_size=30).eval()
 
 
 def test_shapes_attention_and_padding_mass():
@@ -87,7 +88,7 @@ def test_every_parameter_gets_a_gradient():
 
 
 def test_uniform_init_range_and_zero_padding_rows():
-    m = Model0(vocab_size=30, emb_dim=8, hidden=12, init_range=0.05)
+    m = Flat(ModelConfig(emb_dim=8, hidden=12, init_range=0.05), vocab_size=30)
     for p in m.parameters():
         assert p.abs().max() <= 0.05 + 1e-7
     assert (m.src_emb.weight[0] == 0).all() and (m.tgt_emb.weight[0] == 0).all()

@@ -1,0 +1,55 @@
+"""The families as decoding and training see them: one constructor, the ``reading`` seam, copies."""
+
+import copy
+
+import pytest
+import torch
+
+from c2fsum.config import ModelConfig
+from c2fsum.models import FAMILIES, CoarseToFine, Flat, build_model
+from grids import grid
+from tiny import tiny_model
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_build_model_is_the_family_class_built_from_the_config(family):
+    cfg = ModelConfig(family=family, emb_dim=8, hidden=12, chunk_filters=6, chunk_width=3)
+    torch.manual_seed(0)
+    a = build_model(cfg, 30, 4)
+    torch.manual_seed(0)
+    b = FAMILIES[family](cfg, 30, 4)
+    assert type(a) is (Flat if family in ("model0", "model1") else CoarseToFine)
+    assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
+
+
+def test_an_unknown_family_is_named_in_the_error():
+    with pytest.raises(ValueError, match="model.family"):
+        build_model(ModelConfig(family="model9"), 30)
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_every_family_has_the_reading_seam_and_leaves_itself_as_it_was(family):
+    model = tiny_model(family, 30)
+    with model.reading(1, 1.0):
+        pass
+    if isinstance(model, CoarseToFine):
+        with model.reading(3, 0.5):
+            assert (model.read_chunks, model.read_budget) == (3, 0.5)
+        assert (model.read_chunks, model.read_budget) == (1, 1.0)
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_a_deep_copy_runs_its_own_modules(family):
+    """The parts hold the family's modules, not parameters: a copy's parts run the copy's modules."""
+    model = tiny_model(family, 30)
+    twin = copy.deepcopy(model)
+    with torch.no_grad():
+        for p in twin.parameters():
+            p.add_(0.01)
+    src, mask = grid(2, 4, 5, [12, 7])
+    tgt = torch.randint(4, 30, (2, 4))
+    with torch.no_grad():
+        assert not torch.allclose(model(src, mask, tgt).logprobs, twin(src, mask, tgt).logprobs)
+        for p in twin.parameters():
+            p.sub_(0.01)
+        assert torch.allclose(model(src, mask, tgt).logprobs, twin(src, mask, tgt).logprobs, atol=1e-6)

@@ -1,0 +1,86 @@
+"""Every family and option combination keeps its parameter names, their order and its initial
+weights: old checkpoints and saved optimizer states (which follow ``parameters()``) must load.
+
+The fixture ``state_dict_keys.json`` was written by :func:`snapshot` from the code before the
+families were built by composition (issue 30); rewrite it only on purpose, with
+``python tests/models/test_state_dict_keys.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tiny import tiny_model  # noqa: E402
+
+FIXTURE = Path(__file__).with_name("state_dict_keys.json")
+VOCAB = 40
+
+PAULUS = dict(
+    bidirectional=True,
+    intra_decoder=True,
+    pointer=True,
+    share_embeddings=True,
+    share_src_tgt_emb=True,
+    output="paulus",
+    input_feed=False,
+)
+OPTIONS: dict[str, dict] = {
+    "plain": {},
+    "intra_decoder": dict(intra_decoder=True),
+    "pointer": dict(pointer=True),
+    "pointer_intra": dict(pointer=True, intra_decoder=True),
+    "share_embeddings": dict(share_embeddings=True),
+    "shared_linear": dict(share_embeddings=True, shared_output="linear"),
+    "share_src_tgt_emb": dict(share_src_tgt_emb=True),
+    "paulus_output": dict(output="paulus"),
+    "no_input_feed": dict(input_feed=False),
+    "bidirectional": dict(bidirectional=True),
+    "enc2_dec1": dict(enc_layers=2),
+    "paulus_all": PAULUS,
+}
+FLAT_ONLY = {"temporal": dict(temporal=True), "paulus_all_temporal": {**PAULUS, "temporal": True}}
+HIERARCHICAL_ONLY = {
+    "bow": dict(chunk_encoder="bow"),
+    "pos": dict(pos_dim=3),
+    "bow_pos_paulus": {**PAULUS, "chunk_encoder": "bow", "pos_dim": 3},
+}
+COMBOS = [
+    (family, name, kw)
+    for family in ("model0", "model1", "model2", "model3")
+    for name, kw in {**OPTIONS, **(FLAT_ONLY if family in ("model0", "model1") else HIERARCHICAL_ONLY)}.items()
+] + [("model3", "lazy_fine", dict(lazy_fine=True))]
+
+
+def describe(family: str, kw: dict) -> dict:
+    """State-dict keys in order, parameter names in ``parameters()`` order, and a fingerprint of
+    each initial weight drawn after seed 0 (its sum and an index-weighted sum, float64)."""
+    model = tiny_model(family, VOCAB, seed=0, **kw)
+    prints = {}
+    for name, p in model.named_parameters():
+        v = p.detach().double().flatten()
+        prints[name] = [round(float(v.sum()), 9), round(float((v * torch.arange(v.numel(), dtype=v.dtype)).sum()), 6)]
+    return dict(state_dict=list(model.state_dict()), parameters=list(prints), init=prints)
+
+
+def snapshot() -> dict:
+    return {f"{family}/{name}": describe(family, kw) for family, name, kw in COMBOS}
+
+
+@pytest.mark.parametrize("family,name,kw", COMBOS, ids=[f"{f}/{n}" for f, n, _ in COMBOS])
+def test_parameter_names_order_and_initial_weights_are_those_of_the_fixture(family, name, kw):
+    want = json.loads(FIXTURE.read_text())[f"{family}/{name}"]
+    got = describe(family, kw)
+    assert got["state_dict"] == want["state_dict"]
+    assert got["parameters"] == want["parameters"]
+    for key, (total, weighted) in want["init"].items():
+        assert got["init"][key] == pytest.approx([total, weighted], rel=1e-9, abs=1e-9), key
+
+
+if __name__ == "__main__":
+    FIXTURE.write_text(json.dumps(snapshot(), indent=1) + "\n")
