@@ -65,13 +65,13 @@ def test_validation_scores_the_hard_model_after_a_soft_batch(option, prepared_sm
     t.fit()  # one soft training step, then validation
     val = [r for r in map(json.loads, open(tmp_path / "r" / "metrics.jsonl")) if r["split"] == "val"]
     m = t.model
-    m.use_soft = False
     hard, _, _ = perplexity(m, t.val_ex, t.cfg, t.device)
     assert val[-1]["ppl"] == pytest.approx(hard, rel=1e-9)
-    m.use_soft = True
-    m.eval()
-    assert m.attention_mode() == "argmax" and m.lazy_active()  # outside training use_soft has no effect
-    m.train()
+    with m.soft_attention(True):
+        m.eval()
+        assert m.attention_mode() == "argmax" and m.lazy_active()  # outside training the switch has no effect
+        m.train()
+        assert m.attention_mode() == "soft"
     # the check can fail: soft attention gives another perplexity on these documents
     m.coarse = "soft"
     soft, _, _ = perplexity(m, t.val_ex, t.cfg, t.device)

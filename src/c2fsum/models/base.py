@@ -218,6 +218,13 @@ class Summarizer(nn.Module):
         nothing to choose; a model with ``capabilities.hard`` overrides it."""
         yield
 
+    @contextmanager
+    def soft_attention(self, soft: bool = True) -> Iterator[None]:
+        """Inside the block a model with hard attention attends softly in training mode (one
+        +PRETRAIN or +ALTERNATE soft minibatch of the thesis; ``soft=False``: as configured). A
+        no-op here: only a model with ``capabilities.hard`` has a choice; it overrides it."""
+        yield
+
     def input_ids(self, prev: Tensor) -> Tensor:
         """Map extended-vocabulary ids (copied words) to <unk> for the embedding lookup."""
         return prev.masked_fill(prev >= self.vocab_size, self.unk_id)

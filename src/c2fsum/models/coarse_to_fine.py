@@ -138,16 +138,6 @@ class CoarseToFine(Summarizer):
         finally:
             self._soft = before
 
-    @property
-    def use_soft(self) -> bool:
-        """Whether a soft minibatch is on (:meth:`soft_attention`); setting it turns it on or off
-        until set again (the trainer's older way)."""
-        return self._soft
-
-    @use_soft.setter
-    def use_soft(self, soft: bool) -> None:
-        self._soft = bool(soft)
-
     @contextmanager
     def reading(self, chunks: int = 1, budget: float = 1.0) -> Iterator[None]:
         """Inside the block, read ``chunks`` chunks per step at test time (``decode.read_chunks``)

@@ -45,7 +45,7 @@ from c2fsum.errors import CheckpointError, TrainingError
 from c2fsum.evaluation.perplexity import perplexity
 from c2fsum.losses.checks import NonFiniteError, require_finite
 from c2fsum.losses.reinforce import MovingAverageBaseline
-from c2fsum.models import CoarseToFine, build_model
+from c2fsum.models import build_model
 from c2fsum.models.checkpoint import warm_start
 from c2fsum.training import rng
 from c2fsum.training.checkpoint import restore_training, rewind_log, save_checkpoint, truncate_log
@@ -349,7 +349,7 @@ class Trainer:
         whole (global) minibatch (:func:`~c2fsum.training.objective.soft_attention_for_batch`);
         with several processes rank 0 draws and every rank follows. None for a model without hard
         attention. :meth:`train_step` holds the switch for one step
-        (:meth:`CoarseToFine.soft_attention`), and it acts in training mode only, so validation and
+        (:meth:`~c2fsum.models.base.Summarizer.soft_attention`), and it acts in training mode only, so validation and
         evaluation always read the hard model (argmax)."""
         tc = self.cfg.train
         soft = soft_attention_for_batch(
@@ -385,7 +385,7 @@ class Trainer:
         document with weight 0, because every rank must take part in the gradient average.
         """
         soft = self.choose_attention()
-        with nullcontext() if soft is None else cast(CoarseToFine, self.model).soft_attention(soft):
+        with nullcontext() if soft is None else self.model.soft_attention(soft):
             return self._train_step(indices)
 
     def _train_step(self, indices: list[int]) -> float:
