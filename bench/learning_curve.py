@@ -9,6 +9,9 @@ validation row are the run's own, linear between the steps whose minutes are kno
 ``best/`` and ``last/`` checkpoints, ``--anchor RUN_DIR=CHECKPOINT_DIR`` for more); a run started
 from another (``train.init_from``) counts from its own start, and ``--offset RUN_DIR=MINUTES``
 adds the minutes of the run it started from.
+``--beam LABEL=MINUTES:EVAL_DIR`` (repeatable) adds a point of a checkpoint decoded as shipped
+(``c2fsum evaluate`` on the same validation papers: its ``rouge1_concat``); with any, the right
+panel shows those points (one line per label) instead of the noisy greedy ROUGE logged in training.
 Prints one table row per validation and writes the figure (matplotlib).
 """
 
@@ -60,6 +63,12 @@ def main() -> None:
     p.add_argument(
         "--anchor", action="append", default=[], help="RUN_DIR=CHECKPOINT_DIR: one more known (step, minutes) point"
     )
+    p.add_argument(
+        "--beam",
+        action="append",
+        default=[],
+        help="LABEL=MINUTES:EVAL_DIR: validation ROUGE-1 of a checkpoint decoded as shipped (c2fsum evaluate)",
+    )
     p.add_argument("--out", required=True, help="the figure (.png)")
     a = p.parse_args()
     offsets = {Path(k).resolve(): float(v) for k, v in (o.split("=", 1) for o in a.offset)}
@@ -88,9 +97,27 @@ def main() -> None:
             print(f"| {label} | {r['step']} | {r['minutes'] + off:.0f} | {r['ppl']:.1f} | {score} |")
         ax_ppl.plot([r["minutes"] + off for r in rows], [r["ppl"] for r in rows], marker="o", label=label)
         scored = [r for r in rows if "rouge1_concat" in r]
-        ax_r1.plot([r["minutes"] + off for r in scored], [r["rouge1_concat"] for r in scored], marker="o", label=label)
+        if not a.beam:
+            ax_r1.plot(
+                [r["minutes"] + off for r in scored], [r["rouge1_concat"] for r in scored], marker="o", label=label
+            )
+    beam: dict[str, list[tuple[float, float, int]]] = {}
+    for spec in a.beam:
+        label, _, rest = spec.partition("=")
+        minutes, _, folder = rest.partition(":")
+        m = json.loads((Path(folder) / "metrics.json").read_text())
+        beam.setdefault(label, []).append((float(minutes), m["rouge1_concat"], m["n_docs"]))
+    if beam:
+        print("\n| run | minutes | val ROUGE-1 (decoded as shipped, whole abstract) | papers |")
+        print("| --- | ---: | ---: | ---: |")
+    for label, points in beam.items():
+        points.sort()
+        for minutes, r1, n in points:
+            print(f"| {label} | {minutes:.0f} | {r1:.2f} | {n} |")
+        ax_r1.plot([x for x, _, _ in points], [y for _, y, _ in points], marker="o", label=label)
     ax_ppl.set(xlabel="training minutes", ylabel="validation perplexity", yscale="log")
-    ax_r1.set(xlabel="training minutes", ylabel="validation ROUGE-1 (greedy, whole abstract)")
+    which = "decoded as shipped" if beam else "greedy"
+    ax_r1.set(xlabel="training minutes", ylabel=f"validation ROUGE-1 ({which}, whole abstract)")
     for ax in (ax_ppl, ax_r1):
         ax.grid(alpha=0.3)
         ax.legend()
