@@ -164,10 +164,12 @@ def run_worker(job: dict) -> dict:
 
     # end to end: what `c2fsum summarize` does after start-up (process, imports, model load):
     # raw text -> tokenize -> grid -> encode -> beam search -> text
+    from c2fsum.decoding.options import DecodeOptions
     from c2fsum.pipeline import Pipeline
 
     pipe = Pipeline.__new__(Pipeline)
     pipe.model, pipe.config, pipe.vocab, pipe.path, pipe.device = model, cfg, vocab, None, "cpu"
+    pipe.defaults = DecodeOptions.from_config(cfg.decode)
     e2e_times = []
     for text in data["raw"][str(job["size"])]:
         t0 = time.perf_counter()

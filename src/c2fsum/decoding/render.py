@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 
 from torch import Tensor
 
@@ -53,7 +54,10 @@ _CLOSERS = frozenset({"''", "'", "-rrb-", "-rsb-", "-rcb-"})
 _MAX_CANDIDATES = 4000  # source cells examined for one output word (a word as common as "the")
 
 
+@lru_cache(maxsize=1 << 16)
 def _is_word(token: str) -> bool:
+    """A token with a letter or digit (``#``), not a bracket or a special token; cached: a long
+    document asks it of each of its cells twice, and its tokens repeat."""
     return any(ch.isalnum() or ch == "#" for ch in token) and token not in _BRACKETS and token not in _SPECIAL
 
 
