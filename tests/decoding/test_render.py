@@ -109,6 +109,19 @@ def test_unk_becomes_the_attended_source_word_spelled_as_the_document() -> None:
     assert render(tokens) == "Met obama."  # no document: the <unk> is left out, never printed
 
 
+def test_unk_never_becomes_the_word_beside_it() -> None:
+    """Attention on the next word itself would write "transposon transposon": the most attended
+    source word that is not a neighbour of the <unk> is taken instead."""
+    words, surface = document("The Tol2 transposon and a reporter.")
+    tokens = "the <unk> transposon .".split()
+    weights = [0.0] * len(words)
+    weights[words.index("transposon")] = 0.7
+    weights[words.index("tol#")] = 0.2
+    weights[words.index("reporter")] = 0.1
+    att = torch.tensor([weights] * len(tokens))
+    assert render(tokens, source=words, surface=surface, attention=att) == "The Tol2 transposon."
+
+
 def test_dataset_placeholders_are_never_split_or_leaked() -> None:
     words, surface = document("we used the tol <dig> transposon  <cit> . it worked in <dig> % of cells.")
     tokens = "we used the tol < dig > transposon < cit > . it worked in < dig > % of cells .".split()

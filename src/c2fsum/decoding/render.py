@@ -37,6 +37,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
 
+import torch
 from torch import Tensor
 
 NUMBER = "N"
@@ -127,11 +128,11 @@ def _attended(step: int, source: Sequence[str], attention: Tensor | None, want) 
     if attention is None or step >= attention.size(0):
         return None
     row = attention[step, : len(source)]
-    best, best_w = None, -1.0
-    for c, w in enumerate(source):
-        if want(w) and float(row[c]) > best_w:
-            best, best_w = c, float(row[c])
-    return best
+    # highest first, the first cell among equal weights: the first that satisfies ``want``
+    for c in torch.sort(row, descending=True, stable=True).indices.tolist():
+        if want(source[c]):
+            return c
+    return None
 
 
 def restore(
@@ -177,7 +178,9 @@ def restore(
             out.append(spelling(cell))
         elif cell is None and (tok == "<unk>" or _is_number(tok)):
             if tok == "<unk>":
-                cell = _attended(i, src, attention, lambda w: _is_word(w) and w != "<unk>")
+                # not the word beside it: "the <unk> transposon" must not become "transposon transposon"
+                beside = {tokens[j] for j in (i - 1, i + 1) if 0 <= j < len(tokens)}
+                cell = _attended(i, src, attention, lambda w, b=beside: _is_word(w) and w != "<unk>" and w not in b)
             else:
                 cell = _attended(i, src, attention, _is_number)
             out.append(spelling(cell) if cell is not None else None)
