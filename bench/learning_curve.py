@@ -116,8 +116,8 @@ def main() -> None:
             print(f"| {label} | {minutes:.0f} | {r1:.2f} | {n} |")
         ax_r1.plot([x for x, _, _ in points], [y for _, y, _ in points], marker="o", label=label)
     ax_ppl.set(xlabel="training minutes", ylabel="validation perplexity", yscale="log")
-    which = "decoded as shipped" if beam else "greedy"
-    ax_r1.set(xlabel="training minutes", ylabel=f"validation ROUGE-1 ({which}, whole abstract)")
+    which = "as shipped" if beam else "greedy"
+    ax_r1.set(xlabel="training minutes", ylabel=f"val. ROUGE-1 ({which})")
     for ax in (ax_ppl, ax_r1):
         ax.grid(alpha=0.3)
         ax.legend()

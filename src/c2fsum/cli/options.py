@@ -114,7 +114,7 @@ def add_decode_options(s: argparse.ArgumentParser, *, flags: tuple[str, ...] = D
             "--max-len",
             type=positive_int,
             metavar="N",
-            help="most summary tokens (default: the model's, 40 for cnndm-small, 100 for the PubMed models)",
+            help="most summary tokens (default: the model's, 40 for cnndm-small, 300 for the PubMed models)",
         )
     if "read_chunks" in flags:
         s.add_argument(
