@@ -22,7 +22,8 @@ class ServeSettings:
         batch_wait: seconds the worker waits for more requests before decoding a batch.
         timeout: seconds a request may wait and decode in all; past it the answer is 504.
         max_beam: largest ``beam`` a request may ask for.
-        max_length: largest ``max_length`` a request may ask for (tokens).
+        max_length: largest ``max_length`` a request may ask for (tokens; above the shipped PubMed
+            models' own 300, so they serve their defaults).
     """
 
     max_chars: int = 1_000_000
@@ -32,7 +33,7 @@ class ServeSettings:
     batch_wait: float = 0.005
     timeout: float = 30.0
     max_beam: int = 10
-    max_length: int = 200
+    max_length: int = 400
 
     def __post_init__(self):
         if self.max_body_bytes is not None and self.max_body_bytes < 1:

@@ -218,8 +218,10 @@ function goTo(i, flash = true) {
   const wrap = $("chunks-wrap");
   const li = $(`chunk-${i}`);
   if (!li) return;
-  wrap.scrollTop = li.offsetTop - 8;  // #chunks-wrap is the list's offset parent
-  if (flash) {
+  // by the boxes as drawn: the list's offset parent need not be #chunks-wrap (a long summary above it)
+  wrap.scrollTop += li.getBoundingClientRect().top - wrap.getBoundingClientRect().top - 8;
+  if (flash) {  // asked for (a click): the window too, when a long summary pushed the list below it
+    li.scrollIntoView({block: "nearest"});
     li.classList.remove("flash");
     void li.offsetWidth;  // restart the animation
     li.classList.add("flash");
