@@ -42,11 +42,7 @@ def beam_search_reference(
     n_docs = memory.words.size(0)
     eos_id = model.eos_id
     constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=eos_id, min_len=min_len)
-    blocker = (
-        RepeatBlocker(n_docs * k, trigrams=block_trigrams, back_to_back=block_repeats)
-        if block_trigrams or block_repeats
-        else None
-    )
+    blocker = RepeatBlocker.for_rows(n_docs * k, trigrams=block_trigrams, back_to_back=block_repeats)
 
     state = model.init_state(memory)
     if k > 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from c2fsum.cli.options import CLIError, positive_int, read_input, read_lines
+from c2fsum.cli.options import CLIError, add_lines, positive_int, read_input, read_lines
 
 
 def cmd_extract(a: argparse.Namespace) -> int:
@@ -57,12 +57,7 @@ def add_extract_parser(subparsers) -> argparse.ArgumentParser:
         metavar="N",
         help="most words of the summary (default 250, about a SumPubMed abstract); whole sentences only",
     )
-    s.add_argument(
-        "--lines",
-        action="store_true",
-        help="one article per line (split on \\n only); one output line per input line, empty for a line "
-        "without words or not UTF-8 (named in a warning)",
-    )
+    add_lines(s)
     s.add_argument(
         "--tokens", action="store_true", help="print c2fsum's tokens (what ROUGE scores) instead of the text"
     )

@@ -69,6 +69,16 @@ def add_device(s: argparse.ArgumentParser) -> None:
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model runs (cpu)")
 
 
+def add_lines(s: argparse.ArgumentParser) -> None:
+    """``--lines``: one article per input line (summarize, extract)."""
+    s.add_argument(
+        "--lines",
+        action="store_true",
+        help="one article per line (split on \\n only); one output line per input line, empty for a line "
+        "without words or not UTF-8 (named in a warning)",
+    )
+
+
 def add_decode_options(s: argparse.ArgumentParser, *, flags: tuple[str, ...] = DECODE_FLAGS) -> None:
     """The decoding options of :data:`DECODE_FLAGS` (or those of ``flags``); each left out is
     None, which keeps the model's own value (:func:`decode_overrides`)."""

@@ -11,6 +11,7 @@ from c2fsum.cli.options import (
     CLIError,
     add_decode_options,
     add_device,
+    add_lines,
     add_model,
     decode_overrides,
     read_input,
@@ -73,12 +74,7 @@ def add_summarize_parser(subparsers) -> argparse.ArgumentParser:
     s = subparsers.add_parser("summarize", help="summarize raw text from a file or stdin")
     add_model(s)
     s.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="article text (default: stdin)")
-    s.add_argument(
-        "--lines",
-        action="store_true",
-        help="one article per line (split on \\n only); one output line per input line, empty for a line "
-        "without words or not UTF-8 (named in a warning)",
-    )
+    add_lines(s)
     s.add_argument(
         "--tokens",
         action="store_true",

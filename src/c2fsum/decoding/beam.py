@@ -176,11 +176,7 @@ def beam_search(
     n_docs = memory.words.size(0)
     eos_id = model.eos_id
     constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=eos_id, min_len=min_len)
-    blocker = (
-        RepeatBlocker(n_docs, trigrams=block_trigrams, back_to_back=block_repeats)
-        if block_trigrams or block_repeats
-        else None
-    )
+    blocker = RepeatBlocker.for_rows(n_docs, trigrams=block_trigrams, back_to_back=block_repeats)
 
     # Speed-ups over tests/decoding/beam_reference.py, same hypotheses: (1) the first step runs one row per
     # document (all K beams would be the same row; the first select expands the state to K);

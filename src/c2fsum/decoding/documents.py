@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import torch
 from tqdm.auto import tqdm
@@ -89,29 +89,13 @@ def decode_examples(
             chunk = [examples[i] for i in where]
             batch = collate(chunk, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
             memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
+            rules: dict[str, Any] = dict(
+                max_len=o.max_len, min_len=o.min_len, block_trigrams=o.block_trigrams, block_repeats=o.block_repeats
+            )
             if o.beam <= 1:
-                hyps = greedy_decode(
-                    model,
-                    memory,
-                    max_len=o.max_len,
-                    min_len=o.min_len,
-                    block_trigrams=o.block_trigrams,
-                    block_repeats=o.block_repeats,
-                )
+                hyps = greedy_decode(model, memory, **rules)
             else:
-                hyps = [
-                    h[0]
-                    for h in beam_search(
-                        model,
-                        memory,
-                        beam=o.beam,
-                        max_len=o.max_len,
-                        min_len=o.min_len,
-                        length_norm=o.length_norm,
-                        block_trigrams=o.block_trigrams,
-                        block_repeats=o.block_repeats,
-                    )
-                ]
+                hyps = [h[0] for h in beam_search(model, memory, beam=o.beam, length_norm=o.length_norm, **rules)]
             lazy = cast(ChunkCache | None, memory.lazy)
             fractions = lazy.fraction_per_document() if lazy is not None else [1.0] * len(chunk)
             encoded = lazy.encoded.tolist() if lazy is not None else [None] * len(chunk)  # (D, M) bool

@@ -67,11 +67,7 @@ def greedy_decode(
     device = memory.words.device
     n_docs = memory.words.size(0)
     constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=model.eos_id, min_len=min_len)
-    blocker = (
-        RepeatBlocker(n_docs, trigrams=block_trigrams, back_to_back=block_repeats)
-        if block_trigrams or block_repeats
-        else None
-    )
+    blocker = RepeatBlocker.for_rows(n_docs, trigrams=block_trigrams, back_to_back=block_repeats)
 
     state = model.init_state(memory)
     active = torch.arange(n_docs, device=device)  # (R,) document of each row

@@ -114,6 +114,11 @@ class RepeatBlocker:
         self.last: list[tuple[int, ...]] = [()] * n_rows
         self.seen: list[dict[tuple[int, int], frozenset[int]]] = [{} for _ in range(n_rows)]
 
+    @classmethod
+    def for_rows(cls, n_rows: int, *, trigrams: bool, back_to_back: bool) -> RepeatBlocker | None:
+        """A blocker for ``n_rows`` rows applying the rules asked for, or None when none is."""
+        return cls(n_rows, trigrams=trigrams, back_to_back=back_to_back) if trigrams or back_to_back else None
+
     def banned(self) -> tuple[list[int], list[int]]:
         """(row, token) pairs whose extension would repeat a trigram of that row, or repeat the
         row's last word or last word pair back to back."""
