@@ -15,11 +15,17 @@ The FLOP count of each step (``--flops``) is the model's matrix products by the 
 ``step_flops`` (forward; backward counted as twice the forward), against the sgemm rate this
 machine measures on a 1000x1000 product, to say what fraction of the machine the trainer uses.
 
+``--threads-compare`` answers a different question on this tree alone: on a quiet machine with
+two cores, is one training run with two threads faster than two runs with one thread each? It
+times one 2-thread process alone, then two 1-thread processes at once (same batches), alternating
+over ``--rounds``, and prints each process's tokens per second and the two runs' sum.
+
 Examples::
 
     .venv/bin/python bench/recipe_speed.py --data /work/data/pubmed                 # ~10 min
     .venv/bin/python bench/recipe_speed.py --data DIR --recipes pubmed-model0 --rounds 1 --steps 3
     .venv/bin/python bench/recipe_speed.py --data DIR --at 5d079d6 --profile        # + torch.profiler table
+    .venv/bin/python bench/recipe_speed.py --data DIR --threads-compare             # 1 x 2 threads vs 2 x 1
 """
 
 from __future__ import annotations
@@ -154,6 +160,50 @@ def sgemm_rate(threads: int) -> float:
     return 2e9 / best
 
 
+def worker_cmd(args: argparse.Namespace, tree: Path, recipe: str, threads: int) -> tuple[list[str], dict]:
+    """The command line and environment of one timing process."""
+    cmd = [sys.executable, __file__, "--worker", "--tree", str(tree), "--recipe", recipe]
+    cmd += ["--data", args.data, "--docs", str(args.docs), "--steps", str(args.steps)]
+    cmd += ["--warmup", str(args.warmup), "--threads", str(threads)]
+    cmd += [x for s in args.set for x in ("--set", s)] + (["--profile"] if args.profile else [])
+    env = dict(os.environ, PYTHONPATH=str(tree / "src"), OMP_NUM_THREADS=str(threads))
+    return cmd, env
+
+
+def threads_compare(args: argparse.Namespace) -> None:
+    """One 2-thread process alone against two 1-thread processes at once, per recipe and round."""
+    print(f"this tree ({ROOT}); data {args.data}, first {args.docs} papers; {os.cpu_count()} CPUs")
+    summary: dict = {}
+    for recipe in args.recipes.split(","):
+        for rnd in range(args.rounds):
+            order = ("2x1", "1x2") if rnd % 2 else ("1x2", "2x1")
+            for mode in order:
+                load = os.getloadavg()[0]
+                n, threads = (1, 2) if mode == "1x2" else (2, 1)
+                procs = []
+                for _ in range(n):
+                    cmd, env = worker_cmd(args, ROOT, recipe, threads)
+                    procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                rates = []
+                for pr in procs:
+                    out, err = pr.communicate()
+                    if pr.returncode != 0:
+                        raise SystemExit(f"{recipe} {mode}: worker failed:\n{err[-3000:]}")
+                    row = json.loads(out.strip().splitlines()[-1])
+                    rates.append(sum(row["tokens"]) / sum(row["times"]))
+                    med = statistics.median(row["times"])
+                    print(f"{recipe:14s} {mode} round {rnd} load {load:4.2f}  s/step {med:6.3f}  tok/s {rates[-1]:8.0f}")
+                summary.setdefault((recipe, mode), []).append(sum(rates))
+                print(f"{recipe:14s} {mode} round {rnd}: all runs together {sum(rates):8.0f} tok/s", flush=True)
+    print()
+    print("| recipe | one run, 2 threads: tok / s | two runs, 1 thread each: tok / s together | two runs / one |")
+    print("| --- | ---: | ---: | ---: |")
+    for recipe in args.recipes.split(","):
+        one = statistics.mean(summary[(recipe, "1x2")])
+        two = statistics.mean(summary[(recipe, "2x1")])
+        print(f"| {recipe} | {one:,.0f} | {two:,.0f} | {two / one:.2f}x |")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", required=True, help="a prepared SumPubMed folder (c2fsum prepare --all-highlights)")
@@ -166,12 +216,16 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=1, help="torch threads (1: the recipes' own)")
     p.add_argument("--set", action="append", default=[], help="extra KEY=VALUE overrides for both trees")
     p.add_argument("--profile", action="store_true", help="print a torch.profiler table per process (stderr)")
+    p.add_argument("--threads-compare", action="store_true", help="one 2-thread run against two 1-thread runs")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--tree", help=argparse.SUPPRESS)
     p.add_argument("--recipe", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
         worker(args)
+        return
+    if args.threads_compare:
+        threads_compare(args)
         return
     trees = {"old": tree_at(args.at), "new": ROOT}
     print(f"old: {args.at} ({trees['old']}); new: this tree ({ROOT}); data {args.data}, first {args.docs} papers")
@@ -181,11 +235,7 @@ def main() -> None:
     for recipe in args.recipes.split(","):
         for rnd in range(args.rounds):
             for name in ("old", "new") if rnd % 2 == 0 else ("new", "old"):
-                cmd = [sys.executable, __file__, "--worker", "--tree", str(trees[name]), "--recipe", recipe]
-                cmd += ["--data", args.data, "--docs", str(args.docs), "--steps", str(args.steps)]
-                cmd += ["--warmup", str(args.warmup), "--threads", str(args.threads)]
-                cmd += [x for s in args.set for x in ("--set", s)] + (["--profile"] if args.profile else [])
-                env = dict(os.environ, PYTHONPATH=str(trees[name] / "src"), OMP_NUM_THREADS=str(args.threads))
+                cmd, env = worker_cmd(args, trees[name], recipe, args.threads)
                 load = os.getloadavg()[0]
                 r = subprocess.run(cmd, env=env, capture_output=True, text=True)
                 if r.returncode != 0:

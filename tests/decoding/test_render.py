@@ -190,3 +190,38 @@ def test_the_text_tokenizes_back_to_the_models_tokens(sentences) -> None:
     assert "#" not in text and "-lrb-" not in text and " ." not in text and " ," not in text
     assert text[0].isupper() and text[-1] in ".?!"
     assert preprocess_summary(text) == tokens
+
+
+def test_attended_cell_is_that_of_the_whole_row_sorted() -> None:
+    """``_attended`` sorts only the top of a row (k grows while no cell there satisfies the test):
+    the same cell as a stable descending sort of the whole row, on rows with many ties and on
+    tests that only cells far down the order satisfy."""
+    from c2fsum.decoding.render import _attended
+
+    g = torch.Generator().manual_seed(0)
+    for n in (5, 64, 65, 300, 5000):
+        source = [f"w{i % 7}" for i in range(n)]
+        for levels in (3, 1000):  # 3 levels: ties everywhere
+            att = torch.randint(0, levels, (2, n), generator=g).float() / levels
+            for want in (lambda w: True, lambda w: w == "w6", lambda w: w == "w0", lambda w: False):
+                order = torch.sort(att[1], descending=True, stable=True).indices.tolist()
+                expected = next((c for c in order if want(source[c])), None)
+                assert _attended(1, source, att, want) == expected
+    assert _attended(2, ["a"], torch.ones(2, 1), lambda w: True) is None  # no such step
+
+
+def test_opens_sentence_read_backwards_is_the_forward_scan() -> None:
+    """``_opens_sentence`` (read backwards from one cell) against the rule read forwards over the
+    whole source: a word opens a sentence when no word came since the last ``</s>``/``<pad>``."""
+    from c2fsum.decoding.render import _is_word, _opens_sentence
+
+    source = "`` the cat sat . '' </s> -lrb- it ran -rrb- </s> <pad> <pad> `` no </s> </s> ok".split()
+    expected, opening = [], True
+    for w in source:
+        expected.append(opening and _is_word(w))
+        if w in ("</s>", "<pad>"):
+            opening = True
+        elif _is_word(w):
+            opening = False
+    assert [_opens_sentence(source, c) for c in range(len(source))] == expected
+    assert expected.count(True) == 4  # the, it, no, ok

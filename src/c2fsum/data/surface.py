@@ -118,6 +118,9 @@ def surface_cells(
     The grid is laid out exactly as :func:`c2fsum.data.grid.make_grid` lays out ``sentences``
     (same arguments); a cell without a ``surface`` entry keeps its token (``<pad>`` included).
     """
+    if chunking == "fixed":  # the grid is the flat prefix of the document: cell c is token c
+        grid = make_grid([list(s) for s in sentences], chunks, chunk_len, max_words=max_words)
+        return [surface.get(c, w) for c, w in enumerate(grid.words)]
     flat = [w for s in sentences for w in s]
     numbered, k = [], 0
     for s in sentences:

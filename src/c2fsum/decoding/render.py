@@ -71,19 +71,43 @@ def _is_number(token: str) -> bool:
     return "#" in token
 
 
-def _sentence_initial(source: Sequence[str]) -> list[bool]:
-    """Per source cell: does it open a sentence (after ``</s>``, ``<pad>`` or opening quotes)?"""
-    out, opening = [], True
-    for w in source:
-        out.append(opening and _is_word(w))
-        if w in ("</s>", "<pad>"):
-            opening = True
-        elif _is_word(w):
-            opening = False
-    return out
+def _opens_sentence(source: Sequence[str], cell: int) -> bool:
+    """Does ``source[cell]`` open a sentence: a word with no word between it and the last ``</s>``
+    or ``<pad>`` before it (or the start)? Read backwards from the cell, so a long document is
+    not scanned whole for the few cells a summary asks about."""
+    if not _is_word(source[cell]):
+        return False
+    for j in range(cell - 1, -1, -1):
+        w = source[j]
+        if w == "</s>" or w == "<pad>":
+            return True
+        if _is_word(w):
+            return False
+    return True
 
 
-def align(tokens: Sequence[str], source: Sequence[str], attention: Tensor | None = None) -> list[int | None]:
+def _cells_by_token(source: Sequence[str], only: frozenset[str] | None = None) -> dict[str, list[int]]:
+    """Token -> the cells that hold it, ascending (special tokens left out; with ``only``, the
+    tokens in it alone: a summary asks about a few hundred of a long document's words)."""
+    where: dict[str, list[int]] = defaultdict(list)
+    if only is None:
+        for c, w in enumerate(source):
+            if w not in _SPECIAL:
+                where[w].append(c)
+    else:
+        wanted = only - _SPECIAL
+        for c, w in enumerate(source):
+            if w in wanted:
+                where[w].append(c)
+    return where
+
+
+def align(
+    tokens: Sequence[str],
+    source: Sequence[str],
+    attention: Tensor | None = None,
+    where: dict[str, list[int]] | None = None,
+) -> list[int | None]:
     """The source cell each output token copies (None: not in the source, or a special token).
 
     Args:
@@ -92,15 +116,13 @@ def align(tokens: Sequence[str], source: Sequence[str], attention: Tensor | None
         attention: ``(T', L')`` with ``T' >= T``: the attention of each step over the cells
             (``Summary.attention.flatten(1)``); only ``[:T, :L]`` is read. None: no tie-breaking
             by attention.
+        where: :func:`_cells_by_token` of ``source``, when the caller has it already.
 
     A word continues the span of the word before it when the next cell holds it; otherwise the
     cell that starts the longest run of following output words in the source wins, ties going
     to the higher attention, then to the earlier cell.
     """
-    where: dict[str, list[int]] = defaultdict(list)
-    for c, w in enumerate(source):
-        if w not in _SPECIAL:
-            where[w].append(c)
+    where = _cells_by_token(source) if where is None else where
     att = attention[: len(tokens), : len(source)] if attention is not None else None
     cells: list[int | None] = []
     for i, tok in enumerate(tokens):
@@ -124,14 +146,27 @@ def align(tokens: Sequence[str], source: Sequence[str], attention: Tensor | None
 
 
 def _attended(step: int, source: Sequence[str], attention: Tensor | None, want) -> int | None:
-    """The cell of highest attention at ``step`` among those whose token satisfies ``want``."""
+    """The cell of highest attention at ``step`` among those whose token satisfies ``want``
+    (the first cell among equal weights).
+
+    The cells are examined in the order of a stable descending sort of the row: first the few
+    above the 64th highest weight (sorted alone: usually the answer is there), then the rest of
+    the whole row's order, read in blocks (a 100,000-word row is not turned into a Python list
+    for each word).
+    """
     if attention is None or step >= attention.size(0):
         return None
     row = attention[step, : len(source)]
-    # highest first, the first cell among equal weights: the first that satisfies ``want``
-    for c in torch.sort(row, descending=True, stable=True).indices.tolist():
+    kth = torch.topk(row, min(64, row.numel())).values[-1]
+    above = torch.nonzero(row > kth).flatten()  # ascending cells: the stable sort keeps their order on ties
+    for c in above[torch.sort(row[above], descending=True, stable=True).indices].tolist():
         if want(source[c]):
             return c
+    rest = torch.sort(row, descending=True, stable=True).indices[above.numel() :]  # the cells above come first
+    for block in rest.split(4096):
+        for c in block.tolist():
+            if want(source[c]):
+                return c
     return None
 
 
@@ -152,26 +187,31 @@ def restore(
     """
     src = list(source or [])
     spelled = list(surface) if surface is not None and len(surface) == len(src) else src
-    initial = _sentence_initial(src)
-    usual: dict[str, Counter] = defaultdict(Counter)  # token -> spellings away from sentence starts
-    for w, s, first in zip(src, spelled, initial, strict=True):
-        if _is_word(w) and not first:
-            usual[w][s] += 1
+    asked = frozenset(tokens)
+    where = _cells_by_token(src, asked)
+    usual_of: dict[str, Counter] = {}
+
+    def usual(w: str) -> Counter:
+        """The spellings of ``w`` away from sentence starts, most common first (only for the words asked)."""
+        if w not in usual_of:
+            cells = where.get(w, ()) if w in asked else [c for c, x in enumerate(src) if x == w]
+            usual_of[w] = Counter(spelled[c] for c in cells if not _opens_sentence(src, c))
+        return usual_of[w]
 
     def spelling(cell: int) -> str:
         w = src[cell]
         if _is_number(w):
             return spelled[cell]
         if _shouted(spelled[cell]):  # a heading (RESULTS) or an acronym (FBI): as the document writes it otherwise
-            calm = [s for s, _ in usual[w].most_common() if not _shouted(s)]
+            calm = [s for s, _ in usual(w).most_common() if not _shouted(s)]
             return calm[0] if calm else spelled[cell]
-        if not initial[cell]:
+        if not _opens_sentence(src, cell):
             return spelled[cell]
-        if usual[w]:
-            return usual[w].most_common(1)[0][0]
+        if usual(w):
+            return usual(w).most_common(1)[0][0]
         return spelled[cell].lower() if spelled[cell][1:].islower() else spelled[cell]
 
-    cells = align(tokens, src, attention) if src else [None] * len(tokens)
+    cells = align(tokens, src, attention, where) if src else [None] * len(tokens)
     out: list[str | None] = []
     for i, (tok, cell) in enumerate(zip(tokens, cells, strict=True)):
         if cell is not None and _is_word(tok):
