@@ -183,7 +183,9 @@ def threads_compare(args: argparse.Namespace) -> None:
                 procs = []
                 for _ in range(n):
                     cmd, env = worker_cmd(args, ROOT, recipe, threads)
-                    procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                    procs.append(
+                        subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                    )
                 rates = []
                 for pr in procs:
                     out, err = pr.communicate()
@@ -192,7 +194,9 @@ def threads_compare(args: argparse.Namespace) -> None:
                     row = json.loads(out.strip().splitlines()[-1])
                     rates.append(sum(row["tokens"]) / sum(row["times"]))
                     med = statistics.median(row["times"])
-                    print(f"{recipe:14s} {mode} round {rnd} load {load:4.2f}  s/step {med:6.3f}  tok/s {rates[-1]:8.0f}")
+                    print(
+                        f"{recipe:14s} {mode} round {rnd} load {load:4.2f}  s/step {med:6.3f}  tok/s {rates[-1]:8.0f}"
+                    )
                 summary.setdefault((recipe, mode), []).append(sum(rates))
                 print(f"{recipe:14s} {mode} round {rnd}: all runs together {sum(rates):8.0f} tok/s", flush=True)
     print()
