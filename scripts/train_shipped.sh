@@ -16,7 +16,8 @@
 #   VECTORS     word vectors every stage starts from (model.pretrained_emb) [pubmed-*: trained by
 #               `c2fsum vectors` on the prepared training split, $WORK/data/pubmed-vectors.safetensors]
 #   MINUTES     training time bound, shared by the stages of configs/NAME.stages [100]
-#   THREADS     torch threads [2]
+#   THREADS     torch threads [2]; making two models at once, give each THREADS=1: 1.22-1.24x the
+#               work of one after the other on 2 threads (docs/speed.md)
 #   DTYPE       storage dtype of the shipped weights: auto (float32 if the folder fits in 25 MB,
 #               else float16), float32, float16 or bfloat16 [auto]; they always load as float32
 #   MAX_MB      the most a shipped folder may weigh, MB [25]

@@ -23,3 +23,13 @@ def test_sentences_split_after_final_punctuation():
     assert split_sentences(words) == [["the", "mayor", "said", "."], ["he", "left", "!"], ["then"]]
     assert words_to_text(words) == "the mayor said .\nhe left !\nthen"
     assert split_sentences(["a", "</s>", "b"]) == [["a"], ["b"]]
+
+
+def test_a_summary_stopped_mid_sentence_ends_at_its_last_sentence_end():
+    from c2fsum.decoding.postprocess import to_last_sentence_end
+
+    cut = ["the", "mayor", "said", ".", "he", "left", "-rrb-", "!", "''", "then", "he"]
+    assert to_last_sentence_end(cut) == ["the", "mayor", "said", ".", "he", "left", "-rrb-", "!", "''"]
+    assert to_last_sentence_end(["a", ".", "''", "-rrb-", "b"]) == ["a", ".", "''", "-rrb-"]
+    assert to_last_sentence_end(["no", "end", "at", "all"]) == ["no", "end", "at", "all"]  # nothing to keep else
+    assert to_last_sentence_end([]) == []

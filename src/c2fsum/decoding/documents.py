@@ -15,7 +15,7 @@ from c2fsum.decoding.beam import beam_search
 from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.options import DecodeOptions
-from c2fsum.decoding.postprocess import ids_to_words, words_to_text
+from c2fsum.decoding.postprocess import ids_to_words, to_last_sentence_end, words_to_text
 from c2fsum.decoding.render import render
 from c2fsum.errors import InputError
 from c2fsum.models.base import Summarizer
@@ -66,6 +66,10 @@ def decode_examples(
 ) -> list[Decoded]:
     """Beam search (greedy when ``options.beam`` is 1) over ``examples``, in their order.
 
+    A summary the length limit stopped (no ``</s>``) keeps its words up to its last sentence end
+    (:func:`~c2fsum.decoding.postprocess.to_last_sentence_end`): ROUGE and the reader measures
+    score the sentences its reader reads.
+
     ``cfg``: the grid the examples were laid out on (``cfg.data``). ``options``: how to decode,
     made once by the caller (:class:`~c2fsum.decoding.options.DecodeOptions`; None: ``cfg.decode``'s).
     InputError for ``read_chunks`` above 1 or ``read_budget`` below 1 on a model without hard coarse
@@ -103,6 +107,8 @@ def decode_examples(
                 words = ids_to_words(
                     hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=o.replace_unk
                 )
+                if not hyp.eos:  # stopped by max_len: the words end where the reader's text ends
+                    words = to_last_sentence_end(words)
                 fine = None if enc is None else [m for m, done in enumerate(enc) if done]
                 out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction, fine_chunks=fine)
             bar.update(len(chunk))

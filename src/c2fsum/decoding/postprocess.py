@@ -5,6 +5,8 @@ from __future__ import annotations
 from torch import Tensor
 
 SENTENCE_END = frozenset({".", "!", "?"})
+CLOSING = frozenset({"''", "'", "-rrb-", "-rsb-", "-rcb-"})
+"""Closing quotes and brackets: they stay with the sentence they close."""
 
 
 def ids_to_words(
@@ -35,6 +37,21 @@ def ids_to_words(
                 w = src_words[int(flat.argmax())]
             words.append(w)
     return words
+
+
+def to_last_sentence_end(words: list[str]) -> list[str]:
+    """``words`` up to their last sentence-final token (``. ! ?``) and the closing quotes and
+    brackets right after it; all of them when none ends a sentence.
+
+    For a summary the length limit stopped mid-sentence: what ROUGE scores is then what its
+    reader reads (:func:`c2fsum.decoding.render.render` ends the text at the same place).
+    """
+    last = max((k for k, w in enumerate(words) if w in SENTENCE_END), default=-1)
+    if last < 0:
+        return list(words)
+    while last + 1 < len(words) and words[last + 1] in CLOSING:
+        last += 1
+    return list(words[: last + 1])
 
 
 def split_sentences(words: list[str]) -> list[list[str]]:
