@@ -321,3 +321,26 @@ def test_repeat_blocking_changes_what_a_stuttering_toy_writes():
     blocked = beam_search(model, memory, beam=3, max_len=10, block_repeats=True)
     assert all(back_to_back(hs[0].tokens) > 0 for hs in plain)
     assert all(back_to_back(hs[0].tokens) == 0 and len(hs[0].tokens) == 10 for hs in blocked)
+
+
+def test_ids_never_produced_are_skipped_by_greedy_and_beam_search():
+    """The model's favourite word 4 (p = 0.6 at every step) is in ``never``: both searches write
+    the next best (5, p = 0.3) instead, with its own log-probability as the score."""
+    table = table_from_probs({(t, w): {4: 0.6, 5: 0.3, EOS: 1e-6} for t in range(4) for w in (BOS, 4, 5)})
+    model = TableToy(table)
+    memory = model.encode(torch.tensor([[[4, 0]]]), torch.tensor([[[True, False]]]))
+    (free,) = beam_search(model, memory, beam=2, max_len=3)
+    assert free[0].tokens == [4, 4, 4]
+    (kept,) = beam_search(model, memory, beam=2, max_len=3, never=[4])
+    assert kept[0].tokens == [5, 5, 5]
+    assert kept[0].score == pytest.approx(3 * math.log(0.3), abs=1e-5)
+    (greedy,) = greedy_decode(model, memory, max_len=3, never=[4])
+    assert greedy.tokens == [5, 5, 5]
+
+
+def test_markup_tokens_are_found_and_names_with_a_domain_are_not():
+    from c2fsum.decoding.hypothesis import markup_ids
+
+    itos = ["<pad>", "http", "https", "//dx.doi.org/", "issue-copyright-statement\u00a9", "\u00a9", "www", "cnn.com"]
+    itos += ["httpd", "n't", "e-mail", "a/b", "and/or"]
+    assert [itos[i] for i in markup_ids(itos)] == itos[1:7]

@@ -30,6 +30,7 @@ with ``length_norm > 0`` the bound is loose and searches run longer; with ``leng
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -148,6 +149,7 @@ def beam_search(
     block_trigrams: bool = False,
     block_repeats: bool = False,
     n_best: int = 1,
+    never: Sequence[int] = (),
 ) -> list[list[Hypothesis]]:
     """Beam search over a batch of documents.
 
@@ -162,6 +164,7 @@ def beam_search(
         length_norm: rank final hypotheses by ``score / T**length_norm`` (T counts ``</s>``).
         block_trigrams: never produce a trigram twice within a hypothesis (Paulus et al. 2017).
         block_repeats: never a word or word pair right after itself (:class:`RepeatBlocker`).
+        never: ids never produced (:class:`StepConstraints`), e.g. the vocabulary's markup.
         n_best: hypotheses returned per document (at most ``beam``).
     Returns:
         for each of the B documents, its best hypotheses (at most ``n_best``), best first.
@@ -175,7 +178,7 @@ def beam_search(
     device = memory.words.device
     n_docs = memory.words.size(0)
     eos_id = model.eos_id
-    constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=eos_id, min_len=min_len)
+    constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=eos_id, min_len=min_len, never=never)
     blocker = RepeatBlocker.for_rows(n_docs, trigrams=block_trigrams, back_to_back=block_repeats)
 
     # Speed-ups over tests/decoding/beam_reference.py, same hypotheses: (1) the first step runs one row per

@@ -13,7 +13,7 @@ from c2fsum.data.batching import Example, collate
 from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.beam import beam_search
 from c2fsum.decoding.greedy import greedy_decode
-from c2fsum.decoding.hypothesis import Hypothesis
+from c2fsum.decoding.hypothesis import Hypothesis, markup_ids
 from c2fsum.decoding.options import DecodeOptions
 from c2fsum.decoding.postprocess import ids_to_words, to_last_sentence_end, words_to_text
 from c2fsum.decoding.render import render
@@ -66,6 +66,7 @@ def decode_examples(
 ) -> list[Decoded]:
     """Beam search (greedy when ``options.beam`` is 1) over ``examples``, in their order.
 
+    No summary writes a word of web or licence markup (:func:`~c2fsum.decoding.hypothesis.markup_ids`).
     A summary the length limit stopped (no ``</s>``) keeps its words up to its last sentence end
     (:func:`~c2fsum.decoding.postprocess.to_last_sentence_end`): ROUGE and the reader measures
     score the sentences its reader reads.
@@ -81,6 +82,7 @@ def decode_examples(
     if o.read_budget != 1 and not model.capabilities.hard:
         raise InputError(f"read_budget={o.read_budget}: a reading budget needs MODEL 3's hard attention")
     reading = model.reading(o.read_chunks, o.read_budget)
+    never = markup_ids(vocab.itos)  # no URL, DOI or copyright mark is ever written
     model.eval()
     # batches of documents of similar length (unbounded grids pad every document to the longest
     # of its batch); the results go back in the input order
@@ -94,7 +96,11 @@ def decode_examples(
             batch = collate(chunk, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
             memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
             rules: dict[str, Any] = dict(
-                max_len=o.max_len, min_len=o.min_len, block_trigrams=o.block_trigrams, block_repeats=o.block_repeats
+                max_len=o.max_len,
+                min_len=o.min_len,
+                block_trigrams=o.block_trigrams,
+                block_repeats=o.block_repeats,
+                never=never,
             )
             if o.beam <= 1:
                 hyps = greedy_decode(model, memory, **rules)

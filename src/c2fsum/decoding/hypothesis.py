@@ -6,6 +6,8 @@ T output length (tokens plus the closing ``</s>`` when there is one), V' extende
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -48,10 +50,22 @@ def check_lengths(*, max_len: int, min_len: int) -> None:
         raise ValueError(f"min_len must be >= 0, got {min_len}")
 
 
+MARKUP = re.compile(r"//|\u00a9|^https?$|^www\b")
+"""Web and licence markup in a token: a URL or DOI (``//dx.doi.org/``, ``http``, ``www``) or a
+copyright mark (``issue-copyright-statement\u00a9``), left in SumPubMed's texts by their XML and PDF
+extraction; a summary never writes them (``cnn.com`` is a name, not markup)."""
+
+
+def markup_ids(itos: Sequence[str]) -> list[int]:
+    """The ids of the vocabulary ``itos`` whose token is markup (:data:`MARKUP`)."""
+    return [i for i, tok in enumerate(itos) if MARKUP.search(tok)]
+
+
 class StepConstraints:
     """Rules applied to every step's log-probabilities before a token is chosen.
 
-    * ``<pad>`` and ``<s>`` are never produced.
+    * ``<pad>`` and ``<s>`` are never produced, nor the ids in ``never`` (the caller's; the
+      decoders of :mod:`c2fsum.decoding.documents` pass the vocabulary's :func:`markup_ids`).
     * ``</s>`` is forbidden while fewer than ``min_len`` tokens were produced.
     * With a :class:`RepeatBlocker`, words that would repeat a trigram (or a word or word pair
       back to back) are forbidden.
@@ -61,8 +75,9 @@ class StepConstraints:
     preferred over repeating.
     """
 
-    def __init__(self, *, pad_id: int, bos_id: int, eos_id: int, min_len: int):
+    def __init__(self, *, pad_id: int, bos_id: int, eos_id: int, min_len: int, never: Sequence[int] = ()):
         self.pad_id, self.bos_id, self.eos_id, self.min_len = pad_id, bos_id, eos_id, min_len
+        self.never = [i for i in never if i not in (eos_id,)]
         self._bias: dict[tuple[int, bool, torch.device, torch.dtype], Tensor] = {}
 
     def bias(self, n_vocab: int, *, allow_eos: bool, device: torch.device, dtype: torch.dtype) -> Tensor:
@@ -70,7 +85,7 @@ class StepConstraints:
         key = (n_vocab, allow_eos, device, dtype)
         if key not in self._bias:
             b = torch.zeros(n_vocab, device=device, dtype=dtype)
-            b[[self.pad_id, self.bos_id]] = float("-inf")
+            b[[self.pad_id, self.bos_id, *(i for i in self.never if i < n_vocab)]] = float("-inf")
             if not allow_eos:
                 b[self.eos_id] = float("-inf")
             self._bias[key] = b
