@@ -91,10 +91,11 @@ def test_a_reading_budget_is_refused_for_models_that_read_everything():
 
 
 def test_a_summary_the_length_limit_stops_ends_at_its_last_sentence_end(monkeypatch):
-    """A hypothesis without ``</s>`` (the length limit stopped it) keeps its words up to its last
-    ``.`` and the closing bracket after it, as the reader's text does; one that wrote ``</s>`` keeps
-    every word. The search is replaced by one that returns fixed hypotheses: the rule is the
-    test's subject, not what a random model writes."""
+    """A hypothesis that stops mid-sentence, by the length limit (no ``</s>``) or by a ``</s>``
+    inside a sentence, keeps its words up to its last ``.`` and the closing bracket after it, as
+    the reader's text does; one that ends a sentence keeps every word. The search is replaced by
+    one that returns fixed hypotheses: the rule is the test's subject, not what a random model
+    writes."""
     import torch
 
     import c2fsum.decoding.documents as documents_module
@@ -104,19 +105,19 @@ def test_a_summary_the_length_limit_stops_ends_at_its_last_sentence_end(monkeypa
     vocab = Vocab.build({w: 20 - i for i, w in enumerate(words)}, size=30)
     data = DataConfig(chunks=0, chunk_len=5, max_tgt_len=10)
     cfg = Config(data=data, decode=DecodeConfig(beam=2, max_len=6, min_len=1))
-    written = [["w1", ".", "-rrb-", "w2", "w3"], ["w1", ".", "w2", ".", "w4"], ["w1", ".", "w2"]]
-    stopped = [False, False, True]
+    written = [["w1", ".", "-rrb-", "w2", "w3"], ["w1", ".", "w2", ".", "w4"], ["w1", ".", "w2"], ["w1", "w2", "."]]
+    wrote_eos = [False, False, True, True]
 
     def fixed(model, memory, **kw):
         return [
             [Hypothesis([vocab.stoi[w] for w in ws], 0.0, 0.0, torch.zeros(len(ws), 1, 5), eos=eos)]
-            for ws, eos in zip(written, stopped, strict=True)
+            for ws, eos in zip(written, wrote_eos, strict=True)
         ]
 
     monkeypatch.setattr(documents_module, "beam_search", fixed)
-    examples = [encode_document(d, vocab, data) for d in documents(3)]
+    examples = [encode_document(d, vocab, data) for d in documents(4)]
     examples = [e for _, e in sorted(enumerate(examples), key=lambda p: (len(p[1].words), p[0]))]  # decoding order
     model = tiny_model("model0", len(vocab), seed=3)
     out = decode_examples(model, vocab, examples, cfg)
-    assert [d.words for d in out] == [["w1", ".", "-rrb-"], ["w1", ".", "w2", "."], ["w1", ".", "w2"]]
-    assert [len(d.hypothesis.tokens) for d in out] == [5, 5, 3]  # the hypotheses keep every token
+    assert [d.words for d in out] == [["w1", ".", "-rrb-"], ["w1", ".", "w2", "."], ["w1", "."], ["w1", "w2", "."]]
+    assert [len(d.hypothesis.tokens) for d in out] == [5, 5, 3, 3]  # the hypotheses keep every token

@@ -67,9 +67,10 @@ def decode_examples(
     """Beam search (greedy when ``options.beam`` is 1) over ``examples``, in their order.
 
     No summary writes a word of web or licence markup (:func:`~c2fsum.decoding.hypothesis.markup_ids`).
-    A summary the length limit stopped (no ``</s>``) keeps its words up to its last sentence end
-    (:func:`~c2fsum.decoding.postprocess.to_last_sentence_end`): ROUGE and the reader measures
-    score the sentences its reader reads.
+    A summary that stops mid-sentence (cut by the length limit, or a ``</s>`` written inside a
+    sentence) keeps its words up to its last sentence end
+    (:func:`~c2fsum.decoding.postprocess.to_last_sentence_end`), as its readable text does: ROUGE
+    and the reader measures score the sentences its reader reads.
 
     ``cfg``: the grid the examples were laid out on (``cfg.data``). ``options``: how to decode,
     made once by the caller (:class:`~c2fsum.decoding.options.DecodeOptions`; None: ``cfg.decode``'s).
@@ -113,8 +114,7 @@ def decode_examples(
                 words = ids_to_words(
                     hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=o.replace_unk
                 )
-                if not hyp.eos:  # stopped by max_len: the words end where the reader's text ends
-                    words = to_last_sentence_end(words)
+                words = to_last_sentence_end(words)  # ends where the reader's text ends
                 fine = None if enc is None else [m for m, done in enumerate(enc) if done]
                 out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction, fine_chunks=fine)
             bar.update(len(chunk))

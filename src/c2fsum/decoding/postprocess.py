@@ -43,8 +43,9 @@ def to_last_sentence_end(words: list[str]) -> list[str]:
     """``words`` up to their last sentence-final token (``. ! ?``) and the closing quotes and
     brackets right after it; all of them when none ends a sentence.
 
-    For a summary the length limit stopped mid-sentence: what ROUGE scores is then what its
-    reader reads (:func:`c2fsum.decoding.render.render` ends the text at the same place).
+    For a summary that stops mid-sentence (the length limit, or a ``</s>`` inside a sentence):
+    what ROUGE scores is then what its reader reads (:func:`c2fsum.decoding.render.render` ends
+    the text at the same place).
     """
     last = max((k for k, w in enumerate(words) if w in SENTENCE_END), default=-1)
     if last < 0:
