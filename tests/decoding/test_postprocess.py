@@ -30,6 +30,25 @@ def test_a_summary_stopped_mid_sentence_ends_at_its_last_sentence_end():
 
     cut = ["the", "mayor", "said", ".", "he", "left", "-rrb-", "!", "''", "then", "he"]
     assert to_last_sentence_end(cut) == ["the", "mayor", "said", ".", "he", "left", "-rrb-", "!", "''"]
-    assert to_last_sentence_end(["a", ".", "''", "-rrb-", "b"]) == ["a", ".", "''", "-rrb-"]
+    assert to_last_sentence_end(["an", ".", "''", "-rrb-", "b"]) == ["an", ".", "''", "-rrb-"]
     assert to_last_sentence_end(["no", "end", "at", "all"]) == ["no", "end", "at", "all"]  # nothing to keep else
     assert to_last_sentence_end([]) == []
+
+
+def test_the_cut_of_the_tokens_is_the_cut_of_the_readable_text():
+    """One rule for both: a period after a single letter (an initial, ``e . coli``) ends no
+    sentence unless it is the last token; ``whole_sentences`` (the text) and
+    ``to_last_sentence_end`` (the tokens) cut at the same place."""
+    import itertools
+
+    from c2fsum.decoding.postprocess import to_last_sentence_end
+    from c2fsum.decoding.render import whole_sentences
+
+    assert to_last_sentence_end(["it", "grew", ".", "in", "e", ".", "coli", "it"]) == ["it", "grew", "."]
+    assert to_last_sentence_end(["it", "is", "a", "."]) == ["it", "is", "a", "."]
+    alphabet = ["w", "on", ".", "!", "-rrb-", "''", "e"]
+    for n in range(1, 6):
+        for words in itertools.product(alphabet, repeat=n):
+            cut = to_last_sentence_end(list(words))
+            if cut != list(words) or words[-1] in (".", "!"):
+                assert [t for t, _ in whole_sentences([(w, w) for w in words])] == cut, words

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from torch import Tensor
 
 SENTENCE_END = frozenset({".", "!", "?"})
@@ -39,20 +41,41 @@ def ids_to_words(
     return words
 
 
+def ends_sentence_at(tokens: Sequence[str], k: int) -> bool:
+    """Does ``tokens[k]`` end a sentence? ``. ! ?`` do, except a period after a single letter
+    (``s . gordonii``: an initial) that is not the last token."""
+    tok = tokens[k]
+    if tok not in SENTENCE_END:
+        return False
+    if tok == "." and 0 < k < len(tokens) - 1:
+        prev = tokens[k - 1]
+        if len(prev) == 1 and prev.isalpha():
+            return False
+    return True
+
+
+def last_sentence_end(tokens: Sequence[str]) -> int:
+    """The index of the last token of the last whole sentence of ``tokens`` (:func:`ends_sentence_at`,
+    with the closing quotes and brackets right after it); -1 when no sentence ends."""
+    last = -1
+    for k in range(len(tokens)):
+        if ends_sentence_at(tokens, k):
+            last = k
+            while last + 1 < len(tokens) and tokens[last + 1] in CLOSING:
+                last += 1
+    return last
+
+
 def to_last_sentence_end(words: list[str]) -> list[str]:
-    """``words`` up to their last sentence-final token (``. ! ?``) and the closing quotes and
-    brackets right after it; all of them when none ends a sentence.
+    """``words`` up to their last whole sentence (:func:`last_sentence_end`); all of them when no
+    sentence ends.
 
     For a summary that stops mid-sentence (the length limit, or a ``</s>`` inside a sentence):
     what ROUGE scores is then what its reader reads (:func:`c2fsum.decoding.render.render` ends
-    the text at the same place).
+    the text at the same place, by the same rule).
     """
-    last = max((k for k, w in enumerate(words) if w in SENTENCE_END), default=-1)
-    if last < 0:
-        return list(words)
-    while last + 1 < len(words) and words[last + 1] in CLOSING:
-        last += 1
-    return list(words[: last + 1])
+    last = last_sentence_end(words)
+    return list(words) if last < 0 else list(words[: last + 1])
 
 
 def split_sentences(words: list[str]) -> list[list[str]]:

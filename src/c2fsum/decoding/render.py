@@ -40,6 +40,8 @@ from functools import lru_cache
 import torch
 from torch import Tensor
 
+from c2fsum.decoding.postprocess import CLOSING, ends_sentence_at, last_sentence_end
+
 NUMBER = "N"
 """How a ``<dig>`` of SumPubMed (a number the dataset removed, not known to anyone) is written."""
 
@@ -50,8 +52,6 @@ _NO_SPACE_BEFORE = frozenset(
     {".", ",", ";", ":", "?", "!", "%", ")", "]", "}", "...", "''", "'", "n't", "'s", "'m", "'d", "'ll", "'re", "'ve"}
 )
 _NO_SPACE_AFTER = frozenset({"(", "[", "{", "$", "``", "`"})
-_SENTENCE_END = frozenset({".", "!", "?"})
-_CLOSERS = frozenset({"''", "'", "-rrb-", "-rsb-", "-rcb-"})
 _MAX_CANDIDATES = 4000  # source cells examined for one output word (a word as common as "the")
 
 
@@ -249,28 +249,11 @@ def _placeholders(tokens: Sequence[str], spelled: list[str | None]) -> list[tupl
     return out
 
 
-def _ends_sentence(pairs: Sequence[tuple[str, str | None]], k: int) -> bool:
-    """Does the token at ``k`` end a sentence? A period after a single letter (``s . gordonii``:
-    an initial) does not, unless it is the last token."""
-    tok = pairs[k][0]
-    if tok not in _SENTENCE_END:
-        return False
-    if tok == "." and k > 0 and k + 1 < len(pairs):
-        prev = pairs[k - 1][0]
-        if len(prev) == 1 and prev.isalpha():
-            return False
-    return True
-
-
 def whole_sentences(pairs: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
-    """``pairs`` up to the end of their last complete sentence (closing quotes and brackets kept);
-    all of them with a final period when no sentence is complete."""
-    last = -1
-    for k in range(len(pairs)):
-        if _ends_sentence(pairs, k):
-            last = k
-            while last + 1 < len(pairs) and pairs[last + 1][0] in _CLOSERS:
-                last += 1
+    """``pairs`` up to the end of their last complete sentence (closing quotes and brackets kept;
+    :func:`~c2fsum.decoding.postprocess.last_sentence_end`, the rule the decoded tokens are cut
+    by); all of them with a final period when no sentence is complete."""
+    last = last_sentence_end([t for t, _ in pairs])
     if last >= 0:
         return pairs[: last + 1]
     return _with_end(pairs)
@@ -284,6 +267,7 @@ def detokenize(pairs: Sequence[tuple[str, str | None]]) -> str:
     capital = True
     single_open = False  # a lone ' opens a quote when none is open, else closes it (as the tokenizer's rule)
     kept = [(t, s) for t, s in pairs if s is not None]
+    kept_tokens = [t for t, _ in kept]
     for k, (tok, spelled) in enumerate(kept):
         assert spelled is not None
         if tok in _BRACKETS:
@@ -300,7 +284,7 @@ def detokenize(pairs: Sequence[tuple[str, str | None]]) -> str:
             word = word[0].upper() + word[1:]
         if _is_word(tok) or tok in (NUMBER,):
             capital = False
-        if _ends_sentence(kept, k):
+        if ends_sentence_at(kept_tokens, k):
             capital = True
         opens = tok == "'" and not single_open
         if tok == "'":
@@ -365,9 +349,9 @@ def _with_end(pairs: list[tuple[str, str | None]]) -> list[tuple[str, str | None
     if not pairs:
         return pairs
     k = len(pairs)
-    while k > 0 and pairs[k - 1][0] in _CLOSERS:
+    while k > 0 and pairs[k - 1][0] in CLOSING:
         k -= 1
-    if k > 0 and _ends_sentence(pairs[:k], k - 1):
+    if k > 0 and ends_sentence_at([t for t, _ in pairs[:k]], k - 1):
         return pairs
     if k > 0 and pairs[k - 1][0] in (",", ";", ":", "--"):
         return [*pairs[: k - 1], (".", "."), *pairs[k:]]
