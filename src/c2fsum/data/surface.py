@@ -26,6 +26,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import cast
 
 from c2fsum.data.grid import PAD, make_grid
 
@@ -119,7 +120,7 @@ def surface_cells(
     (same arguments); a cell without a ``surface`` entry keeps its token (``<pad>`` included).
     """
     if chunking == "fixed":  # the grid is the flat prefix of the document: cell c is token c
-        grid = make_grid([list(s) for s in sentences], chunks, chunk_len, max_words=max_words)
+        grid = make_grid(cast(list[list[str]], sentences), chunks, chunk_len, max_words=max_words)  # read only
         return [surface.get(c, w) for c, w in enumerate(grid.words)]
     flat = [w for s in sentences for w in s]
     numbered, k = [], 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import torch
 from torch import Tensor
@@ -57,8 +58,14 @@ extraction; a summary never writes them (``cnn.com`` is a name, not markup)."""
 
 
 def markup_ids(itos: Sequence[str]) -> list[int]:
-    """The ids of the vocabulary ``itos`` whose token is markup (:data:`MARKUP`)."""
-    return [i for i, tok in enumerate(itos) if MARKUP.search(tok)]
+    """The ids of the vocabulary ``itos`` whose token is markup (:data:`MARKUP`); the search runs
+    once per vocabulary, not at every decoding call (a server decodes per request)."""
+    return list(_markup_ids(tuple(itos)))
+
+
+@lru_cache(maxsize=8)
+def _markup_ids(words: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple(i for i, tok in enumerate(words) if MARKUP.search(tok))
 
 
 class StepConstraints:
@@ -77,7 +84,7 @@ class StepConstraints:
 
     def __init__(self, *, pad_id: int, bos_id: int, eos_id: int, min_len: int, never: Sequence[int] = ()):
         self.pad_id, self.bos_id, self.eos_id, self.min_len = pad_id, bos_id, eos_id, min_len
-        self.never = [i for i in never if i not in (eos_id,)]
+        self.never = [i for i in never if i != eos_id]
         self._bias: dict[tuple[int, bool, torch.device, torch.dtype], Tensor] = {}
 
     def bias(self, n_vocab: int, *, allow_eos: bool, device: torch.device, dtype: torch.dtype) -> Tensor:
