@@ -29,7 +29,7 @@ c2fsum vectors    --data DATA_DIR --out FILE.safetensors [--dim 128] [--epochs 5
 Each command is its own file, ``c2fsum/cli/NAME.py`` (its parser and its function); the options
 several share are defined once in ``c2fsum/cli/options.py``. --model takes a shipped model name
 (cnndm-small), a run or checkpoint directory, or a Hugging Face hub repository id
-owner/name[@revision] (c2fsum/models/registry.py). summarize, evaluate, plot
+owner/name[@revision] (c2fsum/pretrained/registry.py). summarize, evaluate, plot
 attention and serve read documents through one path, c2fsum.pipeline.Pipeline.
 """
 
@@ -101,9 +101,11 @@ def main(argv: list[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    from c2fsum.cli.inputs import check_before_loading
     from c2fsum.errors import is_user_error
 
     try:
+        check_before_loading(a)  # bad input and unknown models refused before torch is imported
         return a.func(a)
     except KeyboardInterrupt:
         print("c2fsum: interrupted", file=sys.stderr)
