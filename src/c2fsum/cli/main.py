@@ -7,6 +7,7 @@ c2fsum train      --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [-
                   [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
 c2fsum summarize  --model MODEL [DECODING] [--attention-out FILE] [--lines] [--tokens] [FILE|-]
 c2fsum extract    [--method ilp|lead] [--words N] [--lines] [--tokens] [--json] [FILE|-]   (no model)
+c2fsum models     [RUN_DIR ...]            (the shipped models: what for, test scores, size, defaults)
 c2fsum evaluate   --model MODEL --data DATA_DIR --split SPLIT --out DIR [DECODING] [--limit N] [--official]
                   [--rouge-clean none|ptb]
                   DECODING (cli/options.py, one definition): [--beam K] [--[no-]block-trigrams]
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         experiment,
         export,
         extract,
+        models,
         plot,
         prepare,
         pretext,
@@ -79,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_train_parser(sub)
     summarize.add_summarize_parser(sub)
     extract.add_extract_parser(sub)
+    models.add_models_parser(sub)
     evaluate.add_evaluate_parser(sub)
     baseline.add_baseline_parser(sub)
     rouge.add_rouge_parser(sub)
