@@ -12,24 +12,30 @@
 
 Lazy fine encoding (MODEL 3): at test time (and in training with ``lazy_fine``) the word-level
 LSTM runs only over the chunks the hard coarse attention picks, once per document
-(:meth:`ChunkSource.read_lazily`, :class:`LazyCoarseToFine`). Set ``lazy=False`` to force the
-eager path (it gives the same outputs).
+(:meth:`ChunkSource.read_lazily`, :class:`LazyCoarseToFine`). Encode with
+``Reading(lazy=False)`` to take the eager path (it gives the same outputs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import cast
+from dataclasses import replace
 
 import torch
 from torch import Tensor, nn
 
 from c2fsum.config import ModelConfig
-from c2fsum.models.base import Capabilities, DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
-from c2fsum.models.chunk_cache import ChunkCache
+from c2fsum.models.base import (
+    DEFAULT_READING,
+    Capabilities,
+    DecoderState,
+    ForwardOutput,
+    Memory,
+    Reading,
+    StepOutput,
+    Summarizer,
+)
 from c2fsum.models.parts import init_uniform
-from c2fsum.models.parts.attention import EagerCoarseToFine, LazyCoarseToFine, Reading, SourceAttention
+from c2fsum.models.parts.attention import EagerCoarseToFine, LazyCoarseToFine, SourceAttention
 from c2fsum.models.parts.decoder import Decoder, decoder_lstm, output_layers
 from c2fsum.models.parts.generator import Generator, generator_layers
 from c2fsum.models.parts.source import ChunkSource, source_layers
@@ -41,10 +47,10 @@ from c2fsum.modules.kernels import FAST, Kernels
 class CoarseToFine(Summarizer):
     """Hierarchical attention; ``model2`` attends softly, ``model3`` hard (``coarse`` = soft / hard).
 
-    ``with model.soft_attention(): ...`` (the trainer, per minibatch, thesis +ALTERNATE /
-    +PRETRAIN) makes a hard model attend softly inside the block. It acts in training mode
-    only: in eval mode (validation, evaluation, decoding) a hard model always attends by argmax,
-    as at test time. ``kernels``: as :class:`~c2fsum.models.flat.Flat`'s.
+    ``Reading(soft=True)`` (the trainer, per minibatch, thesis +ALTERNATE / +PRETRAIN) makes a hard
+    model attend softly in that pass. It acts in training mode only: in eval mode (validation,
+    evaluation, decoding) a hard model always attends by argmax, as at test time. ``kernels``: as
+    :class:`~c2fsum.models.flat.Flat`'s.
     """
 
     FROM_FLAT = {"attention.W.weight": "attention.W_w.weight"}
@@ -102,16 +108,8 @@ class CoarseToFine(Summarizer):
             self.decoder, self.combine, self.intra, self.switch, input_feed=self.input_feed, bridge=bridge
         )
         self.gen = Generator(self.generator, self.tgt_emb, self.dropout, copies=self.copies)
-        # how it reads
+        # how it reads (what a caller may choose comes in a Reading, resolved at encode time)
         self.samples = cfg.samples
-        self.read_chunks = 1
-        """MODEL 3 at test time: chunks read per decoder step (``decode.read_chunks``; 1 = argmax)."""
-        self.read_budget = 1.0
-        """MODEL 3 at test time: the share of a document's words read at the word level after which
-        steps choose only among chunks already read (``decode.read_budget``; 1 = no limit)."""
-        self._soft = False
-        self.lazy = True
-        """Decode a hard model lazily (False: always the eager path, e.g. to compare)."""
         self.lazy_fine = cfg.lazy_fine
         """Also encode lazily in training (hard attention)."""
 
@@ -127,53 +125,27 @@ class CoarseToFine(Summarizer):
         return {cls.FROM_FLAT.get(k, k): v for k, v in weights.items()}
 
     # -- how it reads --------------------------------------------------------------------------
-    @contextmanager
-    def soft_attention(self, soft: bool = True) -> Iterator[None]:
-        """Inside the block a hard model in training mode attends softly (``soft=False``: as
-        configured); one +PRETRAIN or +ALTERNATE soft minibatch of the thesis."""
-        before = self._soft
-        self._soft = soft
-        try:
-            yield
-        finally:
-            self._soft = before
-
-    @contextmanager
-    def reading(self, chunks: int = 1, budget: float = 1.0) -> Iterator[None]:
-        """Inside the block, read ``chunks`` chunks per step at test time (``decode.read_chunks``)
-        and at most about ``budget`` of each document's words (``decode.read_budget``); the
-        previous values are restored after it, so decoding leaves the model as it found it."""
-        before = self.read_chunks, self.read_budget
-        self.read_chunks, self.read_budget = chunks, budget
-        try:
-            yield
-        finally:
-            self.read_chunks, self.read_budget = before
-
-    def soft_batch(self) -> bool:
-        """Whether a hard model attends softly now: inside :meth:`soft_attention`, in training mode."""
-        return self._soft and self.training
-
-    def attention_mode(self) -> str:
-        """``soft`` (MODEL 2, or a +PRETRAIN / +ALTERNATE soft training batch of MODEL 3),
-        ``sample`` (MODEL 3 in training) or ``argmax`` (MODEL 3 in eval mode)."""
-        if self.coarse == "soft" or self.soft_batch():
-            return "soft"
-        return "sample" if self.training else "argmax"
-
-    def lazy_active(self) -> bool:
-        """Whether :meth:`encode` reads lazily (hard attention, at test time or with lazy_fine)."""
-        hard = self.coarse == "hard" and not self.soft_batch()
-        return hard and self.lazy and (not self.training or self.lazy_fine)
+    def resolve(self, reading: Reading, *, sparse: bool = True) -> Reading:
+        """``reading`` as this model reads a batch now, decided once at encode time: the attention
+        mode (``soft``: MODEL 2, or a +PRETRAIN / +ALTERNATE soft training batch of MODEL 3;
+        ``sample``: MODEL 3 in training; ``argmax``: MODEL 3 in eval mode), lazily or not (hard
+        attention, at test time or with ``lazy_fine``, unless ``reading.lazy`` is False), the
+        budget (test time only) and sparse step attention (``sparse``, lazily, where nothing
+        needs its gradient through the copy mixture: pointer models take it by
+        ``pointer_mixture_sparse``)."""
+        hard = self.coarse == "hard" and not (reading.soft and self.training)
+        mode = "soft" if not hard else "sample" if self.training else "argmax"
+        lazy = hard and reading.lazy and (not self.training or self.lazy_fine)
+        sparse = lazy and sparse and (not self.copies or not torch.is_grad_enabled())
+        budget = 1.0 if self.training else reading.budget
+        return replace(reading, mode=mode, lazy=lazy, sparse=sparse, budget=budget, samples=self.samples)
 
     def source_attention(self, memory: Memory) -> SourceAttention:
-        """The attention for ``memory`` as the model reads now: lazily where :meth:`encode` read
-        lazily (``memory.lazy``), else over every word state."""
-        budget = 1.0 if self.training else self.read_budget
-        reading = Reading(mode=self.attention_mode(), samples=self.samples, chunks=self.read_chunks, budget=budget)
+        """The attention for ``memory`` as it was encoded to be read (``memory.reading``): lazily
+        where :meth:`encode` read lazily (``memory.lazy``), else over every word state."""
         if memory.lazy is not None:
-            return LazyCoarseToFine(self.attention, reading)
-        return EagerCoarseToFine(self.attention, reading)
+            return LazyCoarseToFine(self.attention, memory.reading)
+        return EagerCoarseToFine(self.attention, memory.reading)
 
     def parallel_teacher_forcing(self) -> bool:
         """Whether teacher forcing runs every decoder step at once (:meth:`Decoder.attend_steps`):
@@ -181,18 +153,27 @@ class CoarseToFine(Summarizer):
         return self.kernels.parallel_steps and not self.input_feed
 
     # -- the seam ------------------------------------------------------------------------------
-    def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
+    def encode(
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        src_ext: Tensor | None = None,
+        n_ext: int = 0,
+        reading: Reading = DEFAULT_READING,
+        *,
+        sparse: bool = True,
+    ) -> Memory:
         """``(B, M, N)`` -> word states ``(B, M, N, H)`` and chunk vectors ``(B, M, Hc)``; lazily
-        (:meth:`ChunkSource.read_lazily`) when :meth:`lazy_active`."""
+        (:meth:`ChunkSource.read_lazily`) where ``reading`` resolves so (:meth:`resolve`).
+        ``sparse``: lazy step attention may come back sparse (teacher forcing: False)."""
         src_ext = src if self.copies and src_ext is None else src_ext
         skip = self.kernels.skip_packing
-        if self.lazy_active():
-            # sparse step attention where nothing needs its gradient through the copy mixture
-            # (pointer models take it by pointer_mixture_sparse); teacher forcing turns it off
-            sparse = not self.copies or not torch.is_grad_enabled()
-            memory = self.source.read_lazily(src, src_mask, src_ext, n_ext, skip_packing=skip, sparse_attn=sparse)
+        reading = self.resolve(reading, sparse=sparse)
+        if reading.lazy:
+            memory = self.source.read_lazily(src, src_mask, src_ext, n_ext, skip_packing=skip)
         else:
             memory = self.source.read(src, src_mask, src_ext, n_ext, skip_packing=skip)
+        memory.reading = reading
         memory.cache = self.source_attention(memory).prepare(memory)
         return memory
 
@@ -214,13 +195,12 @@ class CoarseToFine(Summarizer):
         src_ext: Tensor | None = None,
         n_ext: int = 0,
         target: Tensor | None = None,
+        reading: Reading = DEFAULT_READING,
     ) -> ForwardOutput:
         """Teacher forcing, as :meth:`Flat.forward`; also the chunk attention ``coarse``, the hard
         choices' ``policy`` (MODEL 3 in training) and, read lazily, the share of words read."""
-        memory = self.encode(src, src_mask, src_ext, n_ext)
-        lazy = cast(ChunkCache | None, memory.lazy)
-        if lazy is not None:  # teacher forcing returns dense attention
-            lazy.sparse_attn = False
+        memory = self.encode(src, src_mask, src_ext, n_ext, reading, sparse=False)  # dense attention
+        lazy = memory.lazy
         attention = self.source_attention(memory)
         state = self.dec.init_state(memory)
         emb = self.tgt_emb(self.input_ids(tgt_in))  # (B, T, E): one look-up, one gradient

@@ -12,11 +12,22 @@ MODEL 1 (the same, its encoder reset at every chunk), with the components of Pau
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 from torch import Tensor, nn
 
 from c2fsum.config import ModelConfig
-from c2fsum.models.base import Capabilities, DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
+from c2fsum.models.base import (
+    DEFAULT_READING,
+    Capabilities,
+    DecoderState,
+    ForwardOutput,
+    Memory,
+    Reading,
+    StepOutput,
+    Summarizer,
+)
 from c2fsum.models.parts import init_uniform
 from c2fsum.models.parts.attention import FlatAttention
 from c2fsum.models.parts.decoder import Decoder, decoder_lstm, output_layers
@@ -71,10 +82,19 @@ class Flat(Summarizer):
         the ``Kernels.parallel_steps`` speed path, for a decoder without input feeding."""
         return self.kernels.parallel_steps and not self.input_feed
 
-    def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
-        """``src``, ``src_mask`` ``(B, M, N)`` -> :class:`Memory` with words ``(B, M, N, H)``."""
+    def encode(
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        src_ext: Tensor | None = None,
+        n_ext: int = 0,
+        reading: Reading = DEFAULT_READING,
+    ) -> Memory:
+        """``src``, ``src_mask`` ``(B, M, N)`` -> :class:`Memory` with words ``(B, M, N, H)``; every
+        word is read whatever ``reading`` asks."""
         src_ext = src if self.copies and src_ext is None else src_ext
         memory = self.source.read(src, src_mask, src_ext, n_ext, skip_packing=self.kernels.skip_packing)
+        memory.reading = replace(reading, lazy=False)  # eagerly, every word
         # with gradients, step by step: the same values and keys, their gradients formed once per batch
         deferred = self.kernels.deferred_grads and torch.is_grad_enabled() and not self.parallel_teacher_forcing()
         memory.cache = self.source_attention.prepare(memory, deferred=deferred)
@@ -97,12 +117,13 @@ class Flat(Summarizer):
         src_ext: Tensor | None = None,
         n_ext: int = 0,
         target: Tensor | None = None,
+        reading: Reading = DEFAULT_READING,
     ) -> ForwardOutput:
         """Teacher forcing (see :meth:`Summarizer.forward`): the decoder and attention every step at
         once where the model allows it (:meth:`parallel_teacher_forcing`), else step by step; then
         the generator once over all steps (:meth:`Generator.score`: given ``target``, only its
         log-probability ``target_lp`` with the fused loss)."""
-        memory = self.encode(src, src_mask, src_ext, n_ext)
+        memory = self.encode(src, src_mask, src_ext, n_ext, reading)
         state = self.dec.init_state(memory)
         emb = self.tgt_emb(self.input_ids(tgt_in))  # (B, T, E): one look-up, one gradient
         if self.parallel_teacher_forcing():

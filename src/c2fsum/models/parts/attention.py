@@ -10,7 +10,8 @@
   (:class:`~c2fsum.models.chunk_cache.ChunkCache`), within a reading budget at test time.
 
 Each runs the family's attention module (``model.attention``) and holds no parameters; a family
-picks one per batch (:meth:`CoarseToFine.source_attention`), so the choice is made in one place.
+picks one per batch (:meth:`CoarseToFine.source_attention`) from how the batch was encoded to be
+read (``memory.reading``, a :class:`~c2fsum.models.base.Reading`), so the choice is made in one place.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import cast
 import torch
 from torch import Tensor
 
-from c2fsum.models.base import BatchFields, Memory
+from c2fsum.models.base import BatchFields, Memory, Reading
 from c2fsum.models.chunk_cache import ChunkCache
 from c2fsum.modules.attention import BilinearAttention
 from c2fsum.modules.deferred import StepMatrix
@@ -118,21 +119,6 @@ class FlatAttention(SourceAttention):
         return Context(ctx=ctx, attn=alpha.view(*top.shape[:2], *memory.word_mask.shape[1:]))
 
 
-@dataclass(frozen=True)
-class Reading:
-    """How a coarse-to-fine attention reads now (set by the model from its mode and options)."""
-
-    mode: str
-    """``soft`` (MODEL 2, or a soft batch of MODEL 3), ``sample`` (MODEL 3 in training) or ``argmax``."""
-    samples: int = 1
-    """+MULTI k: chunks drawn per step in training."""
-    chunks: int = 1
-    """Chunks read per step at test time (``decode.read_chunks``; 1 = argmax)."""
-    budget: float = 1.0
-    """The share of a document's words read after which steps choose only among chunks already
-    read (``decode.read_budget``; 1 = no limit; one step at a time, lazily, only)."""
-
-
 class EagerCoarseToFine(SourceAttention):
     """Coarse-to-fine attention over the word states of every chunk (MODEL 2; MODEL 3 eagerly)."""
 
@@ -175,8 +161,8 @@ class LazyCoarseToFine(SourceAttention):
 
     def attend(self, top: Tensor, memory: Memory, past: Tensor | None) -> Context:
         """``past`` is unused (no intra-temporal attention here)."""
-        r, chunks, doc = self.reading, cast(ChunkCache, memory.lazy), memory.doc
-        assert doc is not None  # ChunkSource.read_lazily sets doc together with lazy
+        r, chunks, doc = self.reading, memory.lazy, memory.doc
+        assert chunks is not None and doc is not None  # ChunkSource.read_lazily sets both
         chunk_mask = memory.chunk_mask
         if r.budget < 1:
             chunk_mask = within_budget(chunks, doc, chunk_mask, r.budget)
@@ -189,14 +175,14 @@ class LazyCoarseToFine(SourceAttention):
             mode=r.mode,
             samples=r.samples,
             read=r.chunks,
-            sparse=chunks.sparse_attn,
+            sparse=r.sparse,
         )
         return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
 
     def attend_steps(self, top: Tensor, memory: Memory) -> Context:
         """The chunks of every step are drawn first and their union is encoded in one call."""
-        r, chunks, doc = self.reading, cast(ChunkCache, memory.lazy), memory.doc
-        assert doc is not None  # ChunkSource.read_lazily sets doc together with lazy
+        r, chunks, doc = self.reading, memory.lazy, memory.doc
+        assert chunks is not None and doc is not None  # ChunkSource.read_lazily sets both
         rows = doc.repeat_interleave(top.size(1))  # (B*T,) the document of each query row
         o = self.module.forward_lazy_steps(
             top,
