@@ -133,17 +133,13 @@ class EagerCoarseToFine(SourceAttention):
 
     def attend(self, top: Tensor, memory: Memory, past: Tensor | None) -> Context:
         """``past`` is unused (no intra-temporal attention here)."""
+        return self.attend_steps(top, memory)
+
+    def attend_steps(self, top: Tensor, memory: Memory) -> Context:
+        """Every step of ``top`` ``(B, T, H)`` at once, or one step ``(B, H)``."""
         r, cache = self.reading, cast(HierarchicalCache, memory.cache)
         args = (top, memory.words.flatten(1, 2), cast(Tensor, cache.keys_t), cache.chunk_keys_t)
         o = self.module(*args, memory.word_mask, memory.chunk_mask, mode=r.mode, samples=r.samples, read=r.chunks)
-        return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
-
-    def attend_steps(self, top: Tensor, memory: Memory) -> Context:
-        r, cache = self.reading, cast(HierarchicalCache, memory.cache)
-        args = (top, memory.words.flatten(1, 2), cast(Tensor, cache.keys_t), cache.chunk_keys_t)
-        o = self.module.forward_steps(
-            *args, memory.word_mask, memory.chunk_mask, mode=r.mode, samples=r.samples, read=r.chunks
-        )
         return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
 
 
@@ -161,38 +157,28 @@ class LazyCoarseToFine(SourceAttention):
 
     def attend(self, top: Tensor, memory: Memory, past: Tensor | None) -> Context:
         """``past`` is unused (no intra-temporal attention here)."""
+        return self.attend_steps(top, memory)
+
+    def attend_steps(self, top: Tensor, memory: Memory) -> Context:
+        """Every step of ``top`` ``(B, T, H)`` at once (the chunks of every step are chosen first
+        and their union is encoded in one call), or one step ``(B, H)``; a reading budget below 1
+        acts one step at a time (it depends on what the steps before read)."""
         r, chunks, doc = self.reading, memory.lazy, memory.doc
         assert chunks is not None and doc is not None  # ChunkSource.read_lazily sets both
         chunk_mask = memory.chunk_mask
-        if r.budget < 1:
+        if r.budget < 1 and top.dim() == 2:
             chunk_mask = within_budget(chunks, doc, chunk_mask, r.budget)
+        rows = doc if top.dim() == 2 else doc.repeat_interleave(top.size(1))  # (B*T,) the document of each row
         o = self.module.forward_lazy(
             top,
             cast(HierarchicalCache, memory.cache).chunk_keys_t,
             chunk_mask,
             memory.word_mask,
-            lambda choice: chunks.read(doc, choice),  # (B, k) -> (B, k, N, H)
-            mode=r.mode,
-            samples=r.samples,
-            read=r.chunks,
-            sparse=r.sparse,
-        )
-        return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
-
-    def attend_steps(self, top: Tensor, memory: Memory) -> Context:
-        """The chunks of every step are drawn first and their union is encoded in one call."""
-        r, chunks, doc = self.reading, memory.lazy, memory.doc
-        assert chunks is not None and doc is not None  # ChunkSource.read_lazily sets both
-        rows = doc.repeat_interleave(top.size(1))  # (B*T,) the document of each query row
-        o = self.module.forward_lazy_steps(
-            top,
-            cast(HierarchicalCache, memory.cache).chunk_keys_t,
-            memory.chunk_mask,
-            memory.word_mask,
             lambda choice: chunks.read(rows, choice),  # (B*T, k) -> (B*T, k, N, H)
             mode=r.mode,
             samples=r.samples,
             read=r.chunks,
+            sparse=r.sparse and top.dim() == 2,  # one step's attention may come back sparse
         )
         return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
 
