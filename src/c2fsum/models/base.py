@@ -59,14 +59,15 @@ class Reading:
     soft: bool = False
     """A hard model in training mode attends softly: one +PRETRAIN or +ALTERNATE soft training
     batch of the thesis (no effect in eval mode: validation and decoding read by argmax)."""
+    sparse: bool = True
+    """Lazy step attention may come back as a sparse COO tensor holding the chosen chunks only
+    (teacher forcing asks for dense attention: False); resolved: whether it does."""
 
-    # -- resolved by the model at encode time (from the above, its family and training mode) --
+    # -- set by the model at encode time (from the above, its family and training mode) --
     mode: str = ""
     """``soft``, ``sample`` (hard, training) or ``argmax`` (hard, test); empty for flat attention."""
     samples: int = 1
     """+MULTI k: chunks drawn per step in training (``model.samples``)."""
-    sparse: bool = False
-    """Lazy step attention comes back as a sparse COO tensor holding the chosen chunks only."""
 
 
 DEFAULT_READING = Reading()
