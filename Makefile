@@ -2,7 +2,8 @@
 #   make demo   create .venv, install; the shipped pubmed-model3 reads whole SumPubMed test papers beside
 #               LEAD / ILP / BERKELEY / pubmed-model0 with where it reads; the news model cnndm-small briefly;
 #               a short training run (MINUTES=120: a model like cnndm-small from scratch)
-#   make test   create .venv if needed, install (and a headless chromium), run the whole test suite
+#   make test   create .venv if needed, install (and ROUGE-1.5.5's Perl modules and a headless chromium),
+#               run the whole test suite
 #   make test-portability   the numerics-sensitive tests (PORTABLE_TESTS) under other instruction sets
 #               (AVX2, no vector extensions) and 1 and 2 threads: what a CPU unlike this one computes
 #   make model  train, evaluate and export the shipped model NAME (cnndm-small) into
@@ -30,6 +31,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+	@echo "c2fsum is installed in $(VENV): run '. $(BIN)/activate' (each new shell) to put it on the PATH, or call $(BIN)/c2fsum"
 
 demo: $(STAMP)
 	DATA="$(DATA)" PUBMED="$(PUBMED)" WORK="$(WORK)" MINUTES="$(MINUTES)" BIN="$(BIN)" bash scripts/demo.sh
@@ -38,6 +40,7 @@ model: $(STAMP)
 	BIN="$(BIN)" MINUTES="$(MODEL_MINUTES)" bash scripts/train_shipped.sh "$(NAME)"
 
 test: $(STAMP)
+	bash .ci/install-perl.sh || echo "warning: could not install Perl modules; the official-ROUGE tests will skip"
 	bash .ci/install-browser.sh || echo "warning: could not install chromium; the browser test will skip"
 	$(BIN)/ruff check src tests bench
 	$(BIN)/python -m pytest

@@ -126,6 +126,7 @@ def run_worker(job: dict) -> dict:
     from c2fsum.data.vocab import Vocab
     from c2fsum.decoding.beam import beam_search
     from c2fsum.models import build_model
+    from c2fsum.models.base import Reading
 
     torch.set_num_threads(1)
     data = json.loads(Path(job["data"]).read_text())
@@ -139,8 +140,6 @@ def run_worker(job: dict) -> dict:
     vocab = Vocab.from_tokens(all_words, size=VOCAB)
     torch.manual_seed(job["seed"])
     model = build_model(cfg.model, VOCAB + 4, cfg.data.chunks).eval()
-    if hasattr(model, "lazy"):
-        model.lazy = lazy
     N, steps = job["chunk_len"], job["steps"]
 
     def summarize(words: list[str]) -> tuple[float, float, int]:
@@ -148,7 +147,7 @@ def run_worker(job: dict) -> dict:
         batch = collate([ex], chunks=0, chunk_len=N)
         t0 = time.perf_counter()
         with torch.no_grad():
-            memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
+            memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext, Reading(lazy=lazy))
             beam_search(model, memory, beam=job["beam"], max_len=steps, min_len=steps)
         seconds = time.perf_counter() - t0
         frac = memory.lazy.fraction_encoded() if memory.lazy is not None else 1.0

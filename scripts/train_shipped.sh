@@ -21,8 +21,8 @@
 #   DTYPE       storage dtype of the shipped weights: auto (float32 if the folder fits in 25 MB,
 #               else float16), float32, float16 or bfloat16 [auto]; they always load as float32
 #   MAX_MB      the most a shipped folder may weigh, MB [25]
-#   EVAL_ARGS   extra `c2fsum evaluate` flags, e.g. "--limit 2000" [--max-words 400 for cnndm-* and
-#               pubmed-model0]
+#   EVAL_ARGS   extra `c2fsum evaluate` flags, e.g. "--limit 2000" [none: the model's own defaults,
+#               decode.* of configs/NAME.yaml, e.g. max_words 400 for cnndm-small and pubmed-model0]
 #   TRAIN_ONLY  1: stop after training (make demo MINUTES=... uses it; nothing is exported) []
 #   OUT         where the export goes [src/c2fsum/pretrained/NAME]
 #   NOTES       a Markdown file of failure modes seen by hand, put on the model card []
@@ -47,15 +47,13 @@ if [ ! -f "$CONFIG" ]; then
 fi
 case "$NAME" in
   cnndm-*) DATA=${DATA:-../shared/data/cnndm}; DATASET=cnndm
-    EVAL_ARGS=${EVAL_ARGS:---max-words 400} ;;  # the grid it was trained on, as the paper evaluates
+    ;;  # reads its first 400 words by default (decode.max_words), as the paper evaluates
   pubmed-*) DATA=${DATA:-../shared/data/pubmed}; DATASET=pubmed
     PREPARE_ARGS=(--all-highlights)  # the target is the whole shorter abstract (docs/results.md)
     MORE=${DATA_MORE-../shared/data/pubmed-more/train.jsonl.gz}
     if [ -n "$MORE" ] && [ -e "$MORE" ]; then PREPARE_ARGS+=(--input "$MORE"); DATASET=pubmed20k; fi
     VECTORS=${VECTORS-$WORK/data/$DATASET-vectors.safetensors}
-    case "$NAME" in  # MODEL 0 reads the paper's first 400 words, as it was trained; MODEL 3 all of it
-      pubmed-model0) EVAL_ARGS=${EVAL_ARGS:---max-words 400} ;;
-    esac ;;
+    ;;  # pubmed-model0 reads a paper's first 400 words by default (decode.max_words), MODEL 3 all of it
   *)
     if [ -z "${DATA:-}" ]; then
       echo "error: $NAME: no data set known for this name (cnndm-* or pubmed-*); set DATA" >&2

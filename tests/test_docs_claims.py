@@ -23,3 +23,76 @@ def test_full_scale_doc_says_the_batch_is_global_as_the_trainer_does():
 def test_docs_do_not_call_distributed_training_unfinished(doc):
     text = (DOCS / doc).read_text(encoding="utf-8").lower()
     assert "still being built" not in text and "is building" not in text
+
+
+ROOT = DOCS.parent
+
+
+def _prose(path: Path) -> str:
+    return " ".join(path.read_text(encoding="utf-8").split())
+
+
+def test_the_defaults_the_readme_and_serving_doc_state_are_the_servers_and_the_cards():
+    """Issue 39: the README gave the PubMed models' minimum length as 40 and as 200, docs/serving.md
+    capped max_length at 200 (the server: 400) and captioned the page "40-100 tokens, 3 chunks read
+    per step" (the model: 200-300, 2). Each figure read out of the docs is compared with what
+    /health answers and what the cards say."""
+    import re
+
+    from fastapi.testclient import TestClient
+
+    import c2fsum
+    from c2fsum.pretrained.registry import PRETRAINED_DIR
+    from c2fsum.serving import ServeSettings, create_app
+
+    def health(name: str) -> dict:
+        with TestClient(create_app(c2fsum.load(name))) as client:
+            return client.get("/health").json()
+
+    def card_lengths(name: str) -> tuple[int, int]:
+        card = (PRETRAINED_DIR / name / "README.md").read_text(encoding="utf-8")
+        m = re.search(r"^\| decoding defaults \| beam \d+, (\d+)-(\d+) tokens", card, flags=re.M)
+        assert m, name
+        return int(m[1]), int(m[2])
+
+    h = {name: health(name) for name in ("cnndm-small", "pubmed-model0", "pubmed-model3")}
+    lengths = {name: (d["defaults"]["min_length"], d["defaults"]["max_length"]) for name, d in h.items()}
+    assert lengths == {name: card_lengths(name) for name in h}
+
+    readme = _prose(ROOT / "README.md")
+    m = re.search(r"Default lengths: `cnndm-small` (\d+)-(\d+) tokens, the PubMed models (\d+)-(\d+)", readme)
+    assert m, "README: no 'Default lengths' sentence"
+    assert (int(m[1]), int(m[2])) == lengths["cnndm-small"]
+    assert (int(m[3]), int(m[4])) == lengths["pubmed-model0"] == lengths["pubmed-model3"]
+    said = re.findall(r"(\d+) for the PubMed models|the PubMed models: (\d+)", readme)
+    assert said and all(int(a or b) == lengths["pubmed-model3"][0] for a, b in said), said
+
+    serving = _prose(DOCS / "serving.md")
+    cap = re.search(r"`max_length` is capped at (\d+) and `beam` at (\d+) by default", serving)
+    assert cap and (int(cap[1]), int(cap[2])) == (ServeSettings().max_length, ServeSettings().max_beam)
+    assert h["pubmed-model3"]["limits"]["max_length"] == ServeSettings().max_length
+    caption = re.search(
+        r"`pubmed-model3` .*?model's defaults \(beam (\d+), (\d+)-(\d+) tokens, (\d+) chunks read per step\)", serving
+    )
+    assert caption, "docs/serving.md: no caption of the page's defaults"
+    d = h["pubmed-model3"]["defaults"]
+    assert tuple(map(int, caption.groups())) == (d["beam"], d["min_length"], d["max_length"], d["read_chunks"])
+    for m in re.finditer(r"`decode.read_chunks`: (\d+) for `pubmed-model3`", serving):
+        assert int(m[1]) == d["read_chunks"]
+
+
+def test_the_demo_and_the_top_level_help_say_what_the_results_and_the_code_do():
+    """Issue 39: the demo called pubmed-model3 "0.6 below ILP" (docs/results.md: 6.51 below), and
+    the top-level help said prepare tokenizes "CNN/DailyMail" (any JSONL, CSV, Parquet or .story)."""
+    import re
+
+    from c2fsum.cli.main import build_parser
+
+    results = _prose(DOCS / "results.md")
+    gap = re.search(r"\| `pubmed-model3` - ILP \| -([\d.]+) \[", results)
+    assert gap
+    demo = _prose(ROOT / "scripts" / "demo.sh")
+    assert f"{gap[1]} [" in demo and "0.6 below ILP" not in demo
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    prepare = next(c for c in sub._choices_actions if c.dest == "prepare")  # type: ignore[attr-defined]
+    assert "SumPubMed" in prepare.help and "JSONL" in prepare.help

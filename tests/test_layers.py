@@ -9,12 +9,12 @@ rank  rooms                       what they are
 ====  ==========================  ==============================================================
 -1    errors                      the user-error classes, which every room raises (config's too)
 0     utils, config, pretrained   leaves: file helpers, typed configs, the shipped model folders
-                                  (data; its __init__ is empty)
+                                  (data, and pretrained/registry.py: names -> folders, no torch)
 1     data, metrics               text -> prepared documents -> grids and batches; ROUGE, entropy
 2     modules, losses, baselines  network parts and loss functions on plain tensors; the
                                   summarizers that need no model (FIRST, LEAD, ILP, BERKELEY)
 3     models                      model families, and reading a checkpoint back into one
-                                  (models/checkpoint.py, models/registry.py: names -> folders)
+                                  (models/checkpoint.py)
 4     decoding                    greedy, sampling, beam search over a model
 5     pipeline                    the one inference path: load, read (text or prepared
                                   documents), encode, decode

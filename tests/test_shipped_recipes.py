@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from c2fsum.config import load_config
-from c2fsum.models.registry import SHIPPED
+from c2fsum.pretrained.registry import SHIPPED
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 STAGES = sorted(CONFIGS.glob("*.stages"))

@@ -228,6 +228,9 @@ class DecodeConfig:
     read_budget: float = 1.0
     """MODEL 3: once this share of a document's words went through the word-level encoder, steps
     choose only among the chunks already read (1: no limit; c2fsum's addition)."""
+    max_words: int = 0
+    """Read only each document's first ``max_words`` words when summarizing (0: the whole document):
+    a model trained and measured on a document's first words reads those by default (``--max-words``)."""
 
 
 @dataclass

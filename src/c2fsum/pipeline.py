@@ -309,5 +309,5 @@ def extract(texts: str | list[str], *, method: str = "ilp", words: int = EXTRACT
 def load(run_dir: str | Path, *, device: str = "cpu") -> Pipeline:
     """Load a model by name: a shipped model (``"cnndm-small"``), the best checkpoint of a run
     directory, a checkpoint directory, or a Hugging Face hub repository id ``"owner/name[@rev]"``
-    (:mod:`c2fsum.models.registry`)."""
+    (:mod:`c2fsum.pretrained.registry`)."""
     return Pipeline(run_dir, device=device)

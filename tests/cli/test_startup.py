@@ -48,3 +48,32 @@ def test_every_flag_has_help_text():
         if action.option_strings and not action.help and action.dest != "help"
     ]
     assert not missing, missing
+
+
+def test_refusals_come_before_any_heavy_import(tmp_path):
+    """Bad input and an unknown model are refused before torch loads (issue 39: they took 3.4-4.5 s;
+    bench/refusal_time.py times them): the command exits 2 with the error it always gave."""
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "blank.txt").write_bytes(b" \n\t\n")
+    (tmp_path / "latin1.txt").write_bytes("Caf\u00e9 na\u00efve.".encode("latin-1"))
+    (tmp_path / "good.txt").write_text("The bridge will close. It reopens in May.", encoding="utf-8")
+    (tmp_path / "folder").mkdir()
+    cases = {
+        "empty.txt": (["summarize", "--model", "pubmed-model3"], "empty input, no words to summarize"),
+        "blank.txt": (["extract"], "empty input, no words to summarize"),
+        "folder": (["summarize", "--model", "cnndm-small"], "a directory; expected a text file"),
+        "latin1.txt": (["summarize", "--model", "cnndm-small"], "not UTF-8 text"),
+        "missing.txt": (["summarize", "--lines", "--model", "cnndm-small"], "no such file"),
+        "good.txt": (["summarize", "--model", "pubmed-model9"], "pubmed-model9: no such model: not a shipped model"),
+    }
+    for name, (args, why) in cases.items():
+        code = (
+            "import sys\n"
+            "from c2fsum.cli.main import main\n"
+            f"status = main({[*args, str(tmp_path / name)]!r})\n"
+            "print(status, ' '.join(sorted(m for m in sys.modules if '.' not in m)))\n"
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        status, *loaded = done.stdout.split()
+        assert status == "2" and why in done.stderr and done.stderr.count("\n") == 1, (name, done.stderr)
+        assert not set(loaded) & set(HEAVY), (name, sorted(set(loaded) & set(HEAVY)))

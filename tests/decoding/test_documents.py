@@ -4,6 +4,7 @@ each decoded as it would be alone."""
 import random
 
 import pytest
+import torch
 
 from c2fsum.config import Config, DataConfig, DecodeConfig
 from c2fsum.data.batching import encode_document
@@ -50,9 +51,14 @@ def test_decoding_with_k_chunks_leaves_the_model_reading_as_before():
     cfg = Config(data=data, decode=DecodeConfig(beam=2, max_len=4, min_len=1))
     model = tiny_model("model3", len(vocab), seed=3, max_chunks=20)
     two = DecodeOptions.from_config(cfg.decode).override(read_chunks=2)
-    (d,) = decode_examples(model, vocab, [encode_document(documents(1)[0], vocab, data)], cfg, two)
+    ex = encode_document(documents(1)[0], vocab, data)
+    (before,) = decode_examples(model, vocab, [ex], cfg)
+    (d,) = decode_examples(model, vocab, [ex], cfg, two)
     assert (d.hypothesis.attn.sum(-1) > 0).sum(-1).max() == 2  # two chunks read at a step
-    assert model.read_chunks == 1
+    (after,) = decode_examples(model, vocab, [ex], cfg)
+    assert (before.hypothesis.attn.sum(-1) > 0).sum(-1).max() == 1
+    assert after.hypothesis.tokens == before.hypothesis.tokens
+    assert torch.equal(after.hypothesis.attn, before.hypothesis.attn)
 
 
 def test_a_reading_budget_bounds_the_words_read():
@@ -72,7 +78,8 @@ def test_a_reading_budget_bounds_the_words_read():
     free = decode_examples(model, vocab, examples, cfg)
     opts = DecodeOptions.from_config(cfg.decode).override(read_budget=0.03)
     bounded = decode_examples(model, vocab, examples, cfg, opts)
-    assert model.read_budget == 1.0
+    again = decode_examples(model, vocab, examples, cfg)
+    assert [a.fine_fraction for a in again] == [f.fine_fraction for f in free]
     for f, b, ex in zip(free, bounded, examples, strict=True):
         step_max = 2 * 2 * data.chunk_len / len(ex.words)  # beam x read_chunks chunks of <= N words
         assert b.fine_fraction < 0.03 + step_max + 1e-6
@@ -121,3 +128,42 @@ def test_a_summary_the_length_limit_stops_ends_at_its_last_sentence_end(monkeypa
     out = decode_examples(model, vocab, examples, cfg)
     assert [d.words for d in out] == [["w1", ".", "-rrb-"], ["w1", ".", "w2", "."], ["w1", "."], ["w1", "w2", "."]]
     assert [len(d.hypothesis.tokens) for d in out] == [5, 5, 3, 3]  # the hypotheses keep every token
+
+
+def test_one_model_decodes_two_readings_at_once_as_it_decodes_each_alone():
+    """Decoding options are arguments: one model object serves two threads that read differently
+    (one chunk per step with no budget, three chunks per step within a budget) at the same time,
+    and each gets what it gets alone. A reading stored on the model would leak from one thread to
+    the other: the two settings give different summaries and attention here."""
+    import threading
+
+    vocab = Vocab.build({w: 20 - i for i, w in enumerate(WORDS[:15])}, size=30)
+    data = DataConfig(chunks=0, chunk_len=5, max_tgt_len=10)
+    cfg = Config(data=data, decode=DecodeConfig(beam=2, max_len=12, min_len=6, batch_size=2))
+    model = tiny_model("model3", len(vocab), seed=4, max_chunks=80, pointer=True)
+    examples = [encode_document(d, vocab, data) for d in documents(8, seed=5)]
+    base = DecodeOptions.from_config(cfg.decode)
+    settings = {"one": base, "three": base.override(read_chunks=3, read_budget=0.3)}
+    alone = {k: decode_examples(model, vocab, examples, cfg, o) for k, o in settings.items()}
+    differ = [a.hypothesis.tokens != b.hypothesis.tokens for a, b in zip(*alone.values(), strict=True)]
+    assert sum(differ) >= 2  # the check can fail: the two readings write different summaries
+    start = threading.Barrier(2)
+    together: dict[str, list] = {k: [] for k in settings}
+
+    def run(key: str) -> None:
+        start.wait()
+        for _ in range(3):
+            together[key].append(decode_examples(model, vocab, examples, cfg, settings[key]))
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in settings]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for key, runs in together.items():
+        assert len(runs) == 3
+        for got in runs:
+            for g, a in zip(got, alone[key], strict=True):
+                assert g.hypothesis.tokens == a.hypothesis.tokens
+                assert torch.equal(g.hypothesis.attn, a.hypothesis.attn)
+                assert g.fine_fraction == a.fine_fraction and g.fine_chunks == a.fine_chunks

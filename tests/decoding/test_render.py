@@ -71,6 +71,26 @@ def test_contractions_quotes_and_brackets() -> None:
     assert render(tokens) == "The couple didn't agree, \u201che said\u201d (in court)."
 
 
+def test_a_quote_right_after_a_bracket_opens() -> None:
+    """Issue 39: the tokenizer reads a straight quote glued to a closing bracket as closing
+    (``(The Hollywood Reporter)"Grace of Monaco," starring``): it was written as ``)” Grace``."""
+    words, surface = document('(The Hollywood Reporter)"Grace of Monaco," starring Nicole Kidman, opens Cannes.')
+    i = words.index("-rrb-")
+    assert words[i + 1] == "''"  # what the tokenizer makes of it
+    text = render(words[: words.index("</s>")], source=words, surface=surface)
+    assert text == "(The Hollywood Reporter) \u201cGrace of Monaco,\u201d starring Nicole Kidman, opens Cannes."
+    # a quote open before the bracket still closes after it
+    assert render("`` it was fine -lrb- really -rrb- '' he said .".split()) == "\u201cIt was fine (really)\u201d he said."
+
+
+def test_placeholder_brackets_around_words_are_left_out() -> None:
+    """Issue 39: the PubMed models write ``< was > and < did not``; a sign before a number stays."""
+    tokens = "the expression < was > and < did not change in < dig > mice , p < #.## .".split()
+    words, surface = document("The expression did not change in <dig> mice, p < 0.05.")
+    text = render(tokens, source=words, surface=surface)
+    assert text == f"The expression was and did not change in {NUMBER} mice, p < 0.05."
+
+
 def test_single_quotes_open_then_close() -> None:
     tokens = "it was a real ' eye-opener ' for her .".split()
     assert render(tokens) == "It was a real 'eye-opener' for her."

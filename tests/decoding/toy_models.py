@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from c2fsum.models.base import DecoderState, Memory, StepOutput, Summarizer
+from c2fsum.models.base import DEFAULT_READING, DecoderState, Memory, Reading, StepOutput, Summarizer
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 MAX_EXT = 4  # the toys can copy at most this many document-only words
@@ -74,7 +74,14 @@ class ToyRNN(Summarizer):
         self.doc_out = rand(vocab_size + MAX_EXT, hidden)
         self.register_buffer("trans", None if trans is None else trans.float())
 
-    def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
+    def encode(
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        src_ext: Tensor | None = None,
+        n_ext: int = 0,
+        reading: Reading = DEFAULT_READING,
+    ) -> Memory:
         if n_ext > MAX_EXT:
             raise ValueError(f"n_ext must be <= {MAX_EXT}, got {n_ext}")
         return _encode(self.src_emb, src, src_mask, src_ext, n_ext)
@@ -120,7 +127,14 @@ class TableToy(Summarizer):
         self.register_buffer("table", table.float())
         self.anchor = nn.Parameter(torch.zeros(1))
 
-    def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
+    def encode(
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        src_ext: Tensor | None = None,
+        n_ext: int = 0,
+        reading: Reading = DEFAULT_READING,
+    ) -> Memory:
         emb = src_mask.unsqueeze(-1).float()  # (B, M, N, 1)
         return Memory(words=emb, word_mask=src_mask, chunk_mask=src_mask.any(-1), src_ext=src_ext, n_ext=n_ext)
 

@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from c2fsum.models import CoarseToFine
+from c2fsum.models.base import Reading
 from c2fsum.modules.hierarchical import CoarseToFineAttention, sample_chunks
 from grids import grid
 from tiny import tiny_model
@@ -66,9 +67,8 @@ def test_hierarchical_weights_are_product_of_coarse_and_fine():
 
 def test_model3_test_time_is_argmax_and_reads_only_that_chunk():
     m = tiny("model3")
-    m.lazy = False  # the eager path's argmax (the lazy one is tested in test_lazy_fine.py)
     src, mask = grid(2, 4, 5, [20, 14])
-    mem = m.encode(src, mask)
+    mem = m.encode(src, mask, reading=Reading(lazy=False))  # the eager path's argmax (lazy: test_lazy_fine.py)
     st = m.init_state(mem)
     out = m.step(mem, st, torch.tensor([2, 2]))
     chosen = out.coarse.argmax(-1)

@@ -1,4 +1,4 @@
-"""The families as decoding and training see them: one constructor, the ``reading`` seam, copies."""
+"""The families as decoding and training see them: one constructor, how to read as an argument, copies."""
 
 import copy
 
@@ -7,6 +7,7 @@ import torch
 
 from c2fsum.config import ModelConfig
 from c2fsum.models import FAMILIES, CoarseToFine, Flat, build_model
+from c2fsum.models.base import Reading
 from grids import grid
 from tiny import tiny_model
 
@@ -28,14 +29,23 @@ def test_an_unknown_family_is_named_in_the_error():
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
-def test_every_family_has_the_reading_seam_and_leaves_itself_as_it_was(family):
-    model = tiny_model(family, 30)
-    with model.reading(1, 1.0):
-        pass
-    if isinstance(model, CoarseToFine):
-        with model.reading(3, 0.5):
-            assert (model.read_chunks, model.read_budget) == (3, 0.5)
-        assert (model.read_chunks, model.read_budget) == (1, 1.0)
+def test_every_family_carries_the_reading_it_was_asked_for_on_the_memory_and_keeps_none(family):
+    """How to read is an argument of encode, resolved there and carried on the memory (beam rows
+    keep it); the model holds no reading of its own: two readings leave it as it was."""
+    model = tiny_model(family, 30).eval()
+    src, mask = grid(2, 4, 5, [12, 7])
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    asked = Reading(chunks=3, budget=0.5)
+    with torch.no_grad():
+        plain, three = model.encode(src, mask), model.encode(src, mask, reading=asked)
+    hard = isinstance(model, CoarseToFine) and model.coarse == "hard"
+    assert (three.reading.chunks, three.reading.budget) == (3, 0.5)
+    assert (plain.reading.chunks, plain.reading.budget) == (1, 1.0)
+    assert three.reading.mode == ("argmax" if hard else "soft" if isinstance(model, CoarseToFine) else "")
+    assert three.reading.lazy is hard and (three.lazy is not None) is hard
+    assert three.select(torch.tensor([1, 1, 0])).reading is three.reading
+    assert not any(hasattr(model, a) for a in ("read_chunks", "read_budget", "lazy", "reading"))
+    assert all(torch.equal(v, model.state_dict()[k]) for k, v in before.items())
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))

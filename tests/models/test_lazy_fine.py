@@ -11,6 +11,7 @@ from c2fsum.config import ModelConfig
 from c2fsum.decoding.beam import beam_search
 from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.models import build_model
+from c2fsum.models.base import Reading
 from c2fsum.models.chunk_cache import ChunkCache
 from c2fsum.models.parts.attention import within_budget
 from grids import grid
@@ -27,11 +28,9 @@ def tiny(seed=0, **kw):
     return build_model(ModelConfig(**opts), 30, max_chunks=9).eval()
 
 
-def encode_both(m, src, mask):
-    m.lazy = False
-    eager = m.encode(src, mask)
-    m.lazy = True
-    lazy = m.encode(src, mask)
+def encode_both(m, src, mask, read=1):
+    eager = m.encode(src, mask, reading=Reading(chunks=read, lazy=False))
+    lazy = m.encode(src, mask, reading=Reading(chunks=read))
     return eager, lazy
 
 
@@ -50,9 +49,8 @@ def encode_both(m, src, mask):
 @torch.no_grad()  # as in decoding: pointer models keep sparse attention only without gradients
 def test_eager_and_lazy_steps_agree(kw, read):
     m = tiny(**kw)
-    m.read_chunks = read
     src, mask = grid(3, 9, 8, LENGTHS)
-    eager, lazy = encode_both(m, src, mask)
+    eager, lazy = encode_both(m, src, mask, read)
     assert lazy.lazy is not None and eager.lazy is None
     assert lazy.words.numel() == 0
     assert torch.allclose(eager.final[0], lazy.final[0], atol=1e-6)
@@ -83,9 +81,8 @@ def test_eager_and_lazy_steps_agree(kw, read):
 @pytest.mark.parametrize("kw,read", [({}, 1), ({"pointer": True}, 3)])
 def test_eager_and_lazy_beam_search_agree_and_hypotheses_share_the_cache(kw, read):
     m = tiny(seed=2, **kw)
-    m.read_chunks = read
     src, mask = grid(3, 9, 8, LENGTHS)
-    eager, lazy = encode_both(m, src, mask)
+    eager, lazy = encode_both(m, src, mask, read)
     he = beam_search(m, eager, beam=4, max_len=12)
     hl = beam_search(m, lazy, beam=4, max_len=12)
     for a, b in zip(he, hl, strict=True):

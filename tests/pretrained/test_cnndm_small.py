@@ -10,7 +10,7 @@ import pytest
 
 import c2fsum
 from c2fsum.cli.main import main
-from c2fsum.models import registry
+from c2fsum.pretrained import registry
 
 ARTICLE = (
     "(CNN) -- The U.S. space agency said on Monday it will send a new rover to Mars in 2030, two years "

@@ -55,6 +55,7 @@ def test_health_names_the_model_and_its_grid(client, served_run):
         "replace_unk": False,
         "read_chunks": None,
         "read_budget": None,
+        "max_words": 0,
     }
     assert h["limits"] == {"max_chars": 6000, "max_beam": 4, "max_length": 30}
 

@@ -218,6 +218,16 @@ def test_a_long_paper_shows_where_model3_read_on_the_first_screen(browser, live_
         assert len(header) == 40 and set(header) <= set(fine)
         assert len(set(header) & set(most)) >= 38  # two places of slack: float sums tied at the 40th
 
+    # every chunk's number shows whole inside the list's box, 100 and more too (issue 39: ".00.")
+    numbers = browser.execute_script(
+        "const w = document.getElementById('chunks-wrap').getBoundingClientRect();"
+        "return [...document.querySelectorAll('#chunks li')].map((li) => {"
+        "  const n = li.querySelector('.num'); if (!n) return null; const r = n.getBoundingClientRect();"
+        "  return [n.textContent, r.left >= w.left && r.right <= w.right && n.scrollWidth <= n.clientWidth];"
+        "});"
+    )
+    assert numbers == [[f"{i}.", True] for i in range(m)]
+
     def on_first_screen(el) -> bool:  # inside the chunk list's scroll box and inside the window
         return browser.execute_script(
             "const r = arguments[0].getBoundingClientRect(), w = document.getElementById('chunks-wrap')"

@@ -10,6 +10,7 @@ import torch
 import tiny
 from c2fsum.config import load_config
 from c2fsum.evaluation.perplexity import perplexity
+from c2fsum.models.base import Reading
 from c2fsum.training.trainer import Trainer
 
 TINY3 = [
@@ -33,9 +34,9 @@ def test_pretrain_is_soft_for_its_epochs_then_hard(prepared_small, tmp_path):
         t.pos.epoch = epoch
         chosen = t.choose_attention()
         assert chosen is soft, epoch
-        with t.model.soft_attention(chosen):  # what train_step holds for one step
-            assert t.model.attention_mode() == ("soft" if soft else "sample")
-        assert t.model.attention_mode() == "sample"  # and after the step, hard again
+        # what train_step passes with one batch; the model keeps nothing of it
+        assert t.model.resolve(Reading(soft=chosen)).mode == ("soft" if soft else "sample")
+        assert t.model.resolve(Reading()).mode == "sample"
 
 
 def test_alternate_draws_soft_batches_with_its_probability(prepared_small, tmp_path):
@@ -54,7 +55,7 @@ def test_alternate_draws_soft_batches_with_its_probability(prepared_small, tmp_p
 
 def test_choose_attention_leaves_a_soft_model_alone(prepared_small, tmp_path):
     t = trainer(prepared_small, tmp_path / "r", "model.family=model2", "train.soft_pretrain_epochs=3")
-    assert t.choose_attention() is None and t.model.attention_mode() == "soft"
+    assert t.choose_attention() is None and t.model.resolve(Reading()).mode == "soft"
 
 
 @pytest.mark.parametrize("option", ["train.soft_pretrain_epochs=5", "train.alternate=1.0"])
@@ -67,11 +68,11 @@ def test_validation_scores_the_hard_model_after_a_soft_batch(option, prepared_sm
     m = t.model
     hard, _, _ = perplexity(m, t.val_ex, t.cfg, t.device)
     assert val[-1]["ppl"] == pytest.approx(hard, rel=1e-9)
-    with m.soft_attention(True):
-        m.eval()
-        assert m.attention_mode() == "argmax" and m.lazy_active()  # outside training the switch has no effect
-        m.train()
-        assert m.attention_mode() == "soft"
+    m.eval()
+    soft_read = m.resolve(Reading(soft=True))
+    assert soft_read.mode == "argmax" and soft_read.lazy  # outside training the switch has no effect
+    m.train()
+    assert m.resolve(Reading(soft=True)).mode == "soft"
     # the check can fail: soft attention gives another perplexity on these documents
     m.coarse = "soft"
     soft, _, _ = perplexity(m, t.val_ex, t.cfg, t.device)

@@ -38,7 +38,7 @@ class StubModel(nn.Module):
         self.target_lp = nn.Parameter(torch.tensor(target_lp, dtype=torch.float64))
         self.policy = None if policy is None else nn.Parameter(torch.tensor(policy, dtype=torch.float64))
 
-    def forward(self, src, src_mask, tgt_in, src_ext=None, n_ext=0, target=None):
+    def forward(self, src, src_mask, tgt_in, src_ext=None, n_ext=0, target=None, reading=None):
         return ForwardOutput(None, torch.zeros(1), target_lp=self.target_lp, policy=self.policy)
 
 

@@ -22,7 +22,7 @@ import pytest
 import torch
 
 import c2fsum
-import c2fsum.models.registry as registry
+import c2fsum.pretrained.registry as registry
 import tiny
 from c2fsum.cli.main import main
 from c2fsum.errors import CheckpointError

@@ -17,7 +17,6 @@ import argparse
 from pathlib import Path
 
 from c2fsum.cli.options import add_device
-from c2fsum.config import PAPER_MAX_WORDS  # no torch: parsing arguments stays light
 from c2fsum.errors import InputError
 
 
@@ -39,6 +38,7 @@ def _print_tables(out: str) -> None:
 
 
 def cmd_experiment(a: argparse.Namespace) -> int:
+    from c2fsum.config import PAPER_MAX_WORDS
     from c2fsum.experiments.runner import ExperimentSettings, run_experiment
 
     if a.report_only:
@@ -65,7 +65,7 @@ def cmd_experiment(a: argparse.Namespace) -> int:
         beam=a.beam,
         device=a.device,
         seed=a.seed,
-        max_words=a.max_words,
+        max_words=PAPER_MAX_WORDS if a.max_words is None else a.max_words,
         whole_documents=a.whole_documents,
     )
     result = run_experiment(settings, a.out, progress=not a.quiet, doc_ids=a.docs)
@@ -108,9 +108,8 @@ def add_experiment_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument(
         "--max-words",
         type=int,
-        default=PAPER_MAX_WORDS,
         metavar="W",
-        help=f"models read the first W words of each article (default {PAPER_MAX_WORDS}: the thesis's "
+        help="models read the first W words of each article (default: config.PAPER_MAX_WORDS, 400, the thesis's "
         "protocol, its 10x40 grid; 0: whole articles)",
     )
     s.add_argument(

@@ -12,6 +12,7 @@ from c2fsum.cli.options import add_model
 
 
 def cmd_export(a: argparse.Namespace) -> int:
+    from c2fsum.config import MAX_EXPORT_MB
     from c2fsum.reports.export import export_model
 
     meta = export_model(
@@ -23,7 +24,7 @@ def cmd_export(a: argparse.Namespace) -> int:
         data_dir=a.data,
         notes=a.notes,
         which=a.which,
-        max_mb=a.max_mb,
+        max_mb=MAX_EXPORT_MB if a.max_mb is None else a.max_mb,
         command=a.made_by,
         decode=a.decode,
     )
@@ -37,8 +38,6 @@ def cmd_export(a: argparse.Namespace) -> int:
 
 
 def add_export_parser(sub) -> None:
-    from c2fsum.config import MAX_EXPORT_MB as MAX_MB  # not reports.export: that imports torch
-
     s = sub.add_parser(
         "export",
         help="write a trained model for shipping: weights only (optionally float16), manifest, model card",
@@ -62,7 +61,9 @@ def add_export_parser(sub) -> None:
         metavar="KEY=VALUE",
         help="decoding defaults the model ships with, e.g. --decode read_chunks=3 beam=4",
     )
-    s.add_argument("--max-mb", type=float, default=MAX_MB, help=f"refuse a folder larger than this (MB, {MAX_MB:g})")
+    s.add_argument(
+        "--max-mb", type=float, help="refuse a folder larger than this (MB; default: config.MAX_EXPORT_MB, 25)"
+    )
     s.add_argument(
         "--made-by",
         metavar="COMMAND",

@@ -7,6 +7,7 @@ c2fsum train      --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [-
                   [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
 c2fsum summarize  --model MODEL [DECODING] [--attention-out FILE] [--lines] [--tokens] [FILE|-]
 c2fsum extract    [--method ilp|lead] [--words N] [--lines] [--tokens] [--json] [FILE|-]   (no model)
+c2fsum models     [RUN_DIR ...]            (the shipped models: what for, test scores, size, defaults)
 c2fsum evaluate   --model MODEL --data DATA_DIR --split SPLIT --out DIR [DECODING] [--limit N] [--official]
                   [--rouge-clean none|ptb]
                   DECODING (cli/options.py, one definition): [--beam K] [--[no-]block-trigrams]
@@ -29,7 +30,7 @@ c2fsum vectors    --data DATA_DIR --out FILE.safetensors [--dim 128] [--epochs 5
 Each command is its own file, ``c2fsum/cli/NAME.py`` (its parser and its function); the options
 several share are defined once in ``c2fsum/cli/options.py``. --model takes a shipped model name
 (cnndm-small), a run or checkpoint directory, or a Hugging Face hub repository id
-owner/name[@revision] (c2fsum/models/registry.py). summarize, evaluate, plot
+owner/name[@revision] (c2fsum/pretrained/registry.py). summarize, evaluate, plot
 attention and serve read documents through one path, c2fsum.pipeline.Pipeline.
 """
 
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         experiment,
         export,
         extract,
+        models,
         plot,
         prepare,
         pretext,
@@ -79,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_train_parser(sub)
     summarize.add_summarize_parser(sub)
     extract.add_extract_parser(sub)
+    models.add_models_parser(sub)
     evaluate.add_evaluate_parser(sub)
     baseline.add_baseline_parser(sub)
     rouge.add_rouge_parser(sub)
@@ -101,9 +104,11 @@ def main(argv: list[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    from c2fsum.cli.inputs import check_before_loading
     from c2fsum.errors import is_user_error
 
     try:
+        check_before_loading(a)  # bad input and unknown models refused before torch is imported
         return a.func(a)
     except KeyboardInterrupt:
         print("c2fsum: interrupted", file=sys.stderr)

@@ -37,7 +37,10 @@ def positive_int(text: str) -> int:
     return v
 
 
-MODEL_HELP = "shipped model name (e.g. cnndm-small), run or checkpoint directory, or hub repo id owner/name[@rev]"
+MODEL_HELP = (
+    "shipped model name (cnndm-small, pubmed-model0, pubmed-model3; `c2fsum models` describes them), "
+    "run or checkpoint directory, or hub repo id owner/name[@rev]"
+)
 
 DECODE_FLAGS = (
     "beam",

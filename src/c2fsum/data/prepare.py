@@ -49,6 +49,7 @@ from c2fsum.data.readers import (
     find_sources,
     hf_sources,
 )
+from c2fsum.data.residue import without_licence
 from c2fsum.data.surface import parse_surface, surface_forms
 from c2fsum.data.tokenize import preprocess_article, preprocess_highlights
 from c2fsum.data.vocab import EOS, SPECIALS, Vocab
@@ -70,7 +71,7 @@ def process_document(doc: RawDocument, *, all_highlights: bool = False) -> dict[
     src = preprocess_article(doc.article)
     if not src:
         return ("empty_article", "the article has no tokens")
-    refs = preprocess_highlights(doc.highlights)
+    refs = preprocess_highlights(without_licence(doc.highlights))  # no licence lines in targets
     if not refs:
         return ("empty_highlights", "the highlights have no tokens")
     tgt = [tok for ref in refs for tok in ref] if all_highlights else refs[0]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import torch
 from tqdm.auto import tqdm
@@ -18,8 +18,7 @@ from c2fsum.decoding.options import DecodeOptions
 from c2fsum.decoding.postprocess import ids_to_words, to_last_sentence_end, words_to_text
 from c2fsum.decoding.render import render
 from c2fsum.errors import InputError
-from c2fsum.models.base import Summarizer
-from c2fsum.models.chunk_cache import ChunkCache
+from c2fsum.models.base import Reading, Summarizer
 
 
 @dataclass
@@ -82,7 +81,7 @@ def decode_examples(
         raise InputError(f"read_chunks={o.read_chunks}: chunks per step are chosen by MODEL 3's hard attention only")
     if o.read_budget != 1 and not model.capabilities.hard:
         raise InputError(f"read_budget={o.read_budget}: a reading budget needs MODEL 3's hard attention")
-    reading = model.reading(o.read_chunks, o.read_budget)
+    reading = Reading(chunks=o.read_chunks, budget=o.read_budget)  # carried on each batch's memory
     never = markup_ids(vocab.itos)  # no URL, DOI or copyright mark is ever written
     model.eval()
     # batches of documents of similar length (unbounded grids pad every document to the longest
@@ -90,33 +89,32 @@ def decode_examples(
     order = sorted(range(len(examples)), key=lambda i: len(examples[i].words))
     out: list[Decoded | None] = [None] * len(examples)
     bar = tqdm(total=len(examples), disable=not progress, desc="decode", unit="doc", dynamic_ncols=True)
-    with reading:
-        for start in range(0, len(examples), o.batch_size):
-            where = order[start : start + o.batch_size]
-            chunk = [examples[i] for i in where]
-            batch = collate(chunk, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
-            memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
-            rules: dict[str, Any] = dict(
-                max_len=o.max_len,
-                min_len=o.min_len,
-                block_trigrams=o.block_trigrams,
-                block_repeats=o.block_repeats,
-                never=never,
+    for start in range(0, len(examples), o.batch_size):
+        where = order[start : start + o.batch_size]
+        chunk = [examples[i] for i in where]
+        batch = collate(chunk, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
+        memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext, reading)
+        rules: dict[str, Any] = dict(
+            max_len=o.max_len,
+            min_len=o.min_len,
+            block_trigrams=o.block_trigrams,
+            block_repeats=o.block_repeats,
+            never=never,
+        )
+        if o.beam <= 1:
+            hyps = greedy_decode(model, memory, **rules)
+        else:
+            hyps = [h[0] for h in beam_search(model, memory, beam=o.beam, length_norm=o.length_norm, **rules)]
+        lazy = memory.lazy
+        fractions = lazy.fraction_per_document() if lazy is not None else [1.0] * len(chunk)
+        encoded = lazy.encoded.tolist() if lazy is not None else [None] * len(chunk)  # (D, M) bool
+        for i, ex, hyp, fraction, enc in zip(where, chunk, hyps, fractions, encoded, strict=True):
+            words = ids_to_words(
+                hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=o.replace_unk
             )
-            if o.beam <= 1:
-                hyps = greedy_decode(model, memory, **rules)
-            else:
-                hyps = [h[0] for h in beam_search(model, memory, beam=o.beam, length_norm=o.length_norm, **rules)]
-            lazy = cast(ChunkCache | None, memory.lazy)
-            fractions = lazy.fraction_per_document() if lazy is not None else [1.0] * len(chunk)
-            encoded = lazy.encoded.tolist() if lazy is not None else [None] * len(chunk)  # (D, M) bool
-            for i, ex, hyp, fraction, enc in zip(where, chunk, hyps, fractions, encoded, strict=True):
-                words = ids_to_words(
-                    hyp.tokens, vocab.itos, ex.oovs, attn=hyp.attn, src_words=ex.words, replace_unk=o.replace_unk
-                )
-                words = to_last_sentence_end(words)  # ends where the reader's text ends
-                fine = None if enc is None else [m for m, done in enumerate(enc) if done]
-                out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction, fine_chunks=fine)
-            bar.update(len(chunk))
+            words = to_last_sentence_end(words)  # ends where the reader's text ends
+            fine = None if enc is None else [m for m, done in enumerate(enc) if done]
+            out[i] = Decoded(example=ex, hypothesis=hyp, words=words, fine_fraction=fraction, fine_chunks=fine)
+        bar.update(len(chunk))
     bar.close()
     return [d for d in out if d is not None]

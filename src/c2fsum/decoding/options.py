@@ -59,7 +59,7 @@ class DecodeOptions:
                 raise InputError(f"{name}: got {getattr(self, name)}, expected an integer >= 0")
 
     @classmethod
-    def from_config(cls, dc: DecodeConfig, *, max_words: int = 0) -> DecodeOptions:
+    def from_config(cls, dc: DecodeConfig) -> DecodeOptions:
         """A config's decode section as options; ``min_len`` None becomes
         :data:`~c2fsum.data.lengths.FALLBACK_MIN_LEN` (a loaded checkpoint's config already holds
         the model's own default, :func:`c2fsum.models.checkpoint.resolve_min_len`)."""
@@ -74,7 +74,7 @@ class DecodeOptions:
             batch_size=dc.batch_size,
             read_chunks=dc.read_chunks,
             read_budget=dc.read_budget,
-            max_words=max_words,
+            max_words=dc.max_words,
         )
 
     def override(self, **given: Any) -> DecodeOptions:

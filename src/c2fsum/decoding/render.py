@@ -229,8 +229,17 @@ def restore(
     return out
 
 
+def _number_at(tokens: Sequence[str], i: int) -> bool:
+    """Does a number start at ``tokens[i]`` (digits as ``#``, or SumPubMed's ``< dig >``)?"""
+    if i >= len(tokens):
+        return False
+    return _is_number(tokens[i]) or tokens[i] == "<dig>" or tokens[i : i + 2] == ["<", "dig"]
+
+
 def _placeholders(tokens: Sequence[str], spelled: list[str | None]) -> list[tuple[str, str | None]]:
-    """``(token, spelling)`` pairs with ``< dig >`` as one :data:`NUMBER` and ``< cit >`` dropped."""
+    """``(token, spelling)`` pairs with ``< dig >`` as one :data:`NUMBER` and ``< cit >`` dropped;
+    a ``<`` or ``>`` not before a number is left out (the PubMed models write ``< was >``, their
+    placeholders' brackets around a word)."""
     out: list[tuple[str, str | None]] = []
     i = 0
     while i < len(tokens):
@@ -243,6 +252,8 @@ def _placeholders(tokens: Sequence[str], spelled: list[str | None]) -> list[tupl
         if tok in ("<dig>", "<cit>"):  # a vocabulary that kept them whole
             if tok == "<dig>":
                 out.append((NUMBER, NUMBER))
+        elif tok in ("<", ">") and not _number_at(tokens, i + 1):
+            pass  # a placeholder's bracket around a word ("< was >", "< did not"): a sign compares numbers
         elif tok not in _SPECIAL:
             out.append((tok, spelled[i]))
         i += 1
@@ -266,16 +277,25 @@ def detokenize(pairs: Sequence[tuple[str, str | None]]) -> str:
     glue_next = True
     capital = True
     single_open = False  # a lone ' opens a quote when none is open, else closes it (as the tokenizer's rule)
+    double_open = False  # a '' with no quote open, after a closing bracket, before a word, opens one
     kept = [(t, s) for t, s in pairs if s is not None]
     kept_tokens = [t for t, _ in kept]
+
+    def opens_double(k: int) -> bool:
+        """``tokens[k]`` opens a double quote: ```` `` ```` does; so does a ``''`` the tokenizer read
+        as closing because it followed a bracket with no space (``(Reporter)"Grace``), when no quote
+        is open and a word follows."""
+        if kept_tokens[k] == "``":
+            return True
+        after_bracket = k == 0 or _BRACKETS.get(kept_tokens[k - 1]) in (")", "]", "}")
+        return not double_open and after_bracket and k + 1 < len(kept_tokens) and _is_word(kept_tokens[k + 1])
+
     for k, (tok, spelled) in enumerate(kept):
         assert spelled is not None
         if tok in _BRACKETS:
             word = _BRACKETS[tok]
-        elif tok == "``":
-            word = _OPEN_QUOTE
-        elif tok == "''":
-            word = _CLOSE_QUOTE
+        elif tok in ("``", "''"):
+            word = _OPEN_QUOTE if opens_double(k) else _CLOSE_QUOTE
         elif tok == "--":
             word = "\u2014"
         else:
@@ -286,9 +306,11 @@ def detokenize(pairs: Sequence[tuple[str, str | None]]) -> str:
             capital = False
         if ends_sentence_at(kept_tokens, k):
             capital = True
-        opens = tok == "'" and not single_open
+        opens = (tok == "'" and not single_open) or word == _OPEN_QUOTE
         if tok == "'":
             single_open = not single_open
+        if tok in ("``", "''"):
+            double_open = word == _OPEN_QUOTE
         no_space = glue_next or (tok in _NO_SPACE_BEFORE and not opens) or _BRACKETS.get(tok) in (")", "]", "}")
         pieces.append(word if no_space else " " + word)
         glue_next = opens or tok in _NO_SPACE_AFTER or _BRACKETS.get(tok) in ("(", "[", "{")

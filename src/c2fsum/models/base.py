@@ -5,19 +5,19 @@ L decoder layers, V vocabulary, V' = V + the largest number of document-only wor
 batch (extended vocabulary of a pointer model; V' = V for models that cannot copy).
 
 Decoding code (greedy, beam search, sampling) only uses :class:`Summarizer` methods
-``encode``, ``init_state`` and ``step``, the ``select`` methods of :class:`Memory` and
-:class:`DecoderState`, and what the model declares it can do (:class:`Capabilities`), so every
-model family (MODEL 0-3, pointer models) shares it.
+``encode`` (given how to read, a :class:`Reading`), ``init_state`` and ``step``, the ``select``
+methods of :class:`Memory` and :class:`DecoderState`, and what the model declares it can do
+(:class:`Capabilities`), so every model family (MODEL 0-3, pointer models) shares it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 
 import torch
 from torch import Tensor, nn
+
+from c2fsum.models.chunk_cache import ChunkCache
 
 
 @dataclass(frozen=True)
@@ -31,13 +31,47 @@ class Capabilities:
     """Coarse attention over chunks: ``StepOutput.coarse`` and ``ForwardOutput.coarse`` are set."""
     hard: bool = False
     """Hard coarse attention (MODEL 3): ``ForwardOutput.policy`` in training (REINFORCE), and a
-    training batch may attend softly (+PRETRAIN, +ALTERNATE; ``CoarseToFine.soft_attention``);
-    decoding sets how many chunks it reads per step through :meth:`Summarizer.reading`."""
+    training batch may attend softly (+PRETRAIN, +ALTERNATE; ``Reading.soft``);
+    decoding says how many chunks it reads per step through the :class:`Reading` it encodes with."""
     lazy: bool = False
     """May encode lazily: ``Memory.lazy`` holds the word states of the chunks read so far."""
     memory_per_document: bool = False
     """Decoder rows may share their document's memory row (``B * R`` rows against ``B``): beam
     search then never copies the memory K times."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How one batch is read: what the caller of :meth:`Summarizer.encode` (or ``forward``) asks
+    for, resolved once there by the model and carried on the :class:`Memory` (``memory.reading``),
+    so every step of that memory reads alike and one model object serves callers that read
+    differently at the same time. Only a model with hard coarse attention (MODEL 3) has a choice;
+    the others read every word whatever is asked.
+    """
+
+    chunks: int = 1
+    """Chunks read per decoder step at test time (``decode.read_chunks``; 1 = the thesis's argmax)."""
+    budget: float = 1.0
+    """The share of a document's words read at the word level after which steps choose only among
+    chunks already read (``decode.read_budget``; 1 = no limit; at test time, lazily, only)."""
+    lazy: bool = True
+    """Encode lazily where the model can (False: the eager path, the same outputs, to compare)."""
+    soft: bool = False
+    """A hard model in training mode attends softly: one +PRETRAIN or +ALTERNATE soft training
+    batch of the thesis (no effect in eval mode: validation and decoding read by argmax)."""
+    sparse: bool = True
+    """Lazy step attention may come back as a sparse COO tensor holding the chosen chunks only
+    (teacher forcing asks for dense attention: False); resolved: whether it does."""
+
+    # -- set by the model at encode time (from the above, its family and training mode) --
+    mode: str = ""
+    """``soft``, ``sample`` (hard, training) or ``argmax`` (hard, test); empty for flat attention."""
+    samples: int = 1
+    """+MULTI k: chunks drawn per step in training (``model.samples``)."""
+
+
+DEFAULT_READING = Reading()
+"""One chunk per step, no budget, lazily where the model can: how a batch is read unless asked otherwise."""
 
 
 class BatchFields:
@@ -83,10 +117,11 @@ class Memory:
             document (e.g. ``parts.generator.OutputWeights``), left alone by :meth:`select`, or None.
         doc: ``(B,)`` long, the document (row of the encoded batch) each row belongs to, or
             None. :meth:`select` indexes it, so beam hypotheses keep pointing to their document.
-        lazy: per-document state shared by all rows of a document and left alone by
-            :meth:`select` (e.g. :class:`c2fsum.models.chunk_cache.ChunkCache`, the word states
-            of the chunks encoded so far), or None. With a lazy model ``words`` is then an
-            empty ``(B, M, N, 0)`` placeholder.
+        lazy: the word states of the chunks encoded so far, per document, shared by all rows
+            of a document and left alone by :meth:`select` (:class:`c2fsum.models.chunk_cache.ChunkCache`),
+            or None (every word encoded). With a lazy model ``words`` is then an empty
+            ``(B, M, N, 0)`` placeholder.
+        reading: how this memory is read, resolved at encode time (:class:`Reading`).
     """
 
     words: Tensor
@@ -99,7 +134,8 @@ class Memory:
     cache: BatchFields | None = None
     shared: object | None = None
     doc: Tensor | None = None
-    lazy: object | None = None
+    lazy: ChunkCache | None = None
+    reading: Reading = DEFAULT_READING
 
     def select(self, idx: Tensor) -> Memory:
         """Rows ``idx`` (``(B2,)`` long) of every batch-first field, e.g. to expand to beams."""
@@ -108,7 +144,7 @@ class Memory:
             **{
                 f.name: _select(getattr(self, f.name), idx)
                 for f in fields(self)
-                if f.name not in ("n_ext", "shared", "lazy")
+                if f.name not in ("n_ext", "shared", "lazy", "reading")
             },
         )
 
@@ -199,8 +235,15 @@ class Summarizer(nn.Module):
     bos_id: int = 2
     eos_id: int = 3
 
-    def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
-        """Read a batch of grids ``src`` ``(B, M, N)`` (vocabulary ids, pad = 0)."""
+    def encode(
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        src_ext: Tensor | None = None,
+        n_ext: int = 0,
+        reading: Reading = DEFAULT_READING,
+    ) -> Memory:
+        """Read a batch of grids ``src`` ``(B, M, N)`` (vocabulary ids, pad = 0) as ``reading`` asks."""
         raise NotImplementedError
 
     def init_state(self, memory: Memory) -> DecoderState:
@@ -209,21 +252,6 @@ class Summarizer(nn.Module):
     def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
         """Advance one word. ``prev`` ``(B,)`` holds ids in V'; ids >= V are read as <unk>."""
         raise NotImplementedError
-
-    @contextmanager
-    def reading(self, chunks: int = 1, budget: float = 1.0) -> Iterator[None]:
-        """Inside the block, read ``chunks`` chunks per decoder step and at most about ``budget``
-        of each document's words at test time (``decode.read_chunks``, ``decode.read_budget``),
-        then as before. A no-op here: a model that reads every word (all but MODEL 3) has
-        nothing to choose; a model with ``capabilities.hard`` overrides it."""
-        yield
-
-    @contextmanager
-    def soft_attention(self, soft: bool = True) -> Iterator[None]:
-        """Inside the block a model with hard attention attends softly in training mode (one
-        +PRETRAIN or +ALTERNATE soft minibatch of the thesis; ``soft=False``: as configured). A
-        no-op here: only a model with ``capabilities.hard`` has a choice; it overrides it."""
-        yield
 
     def input_ids(self, prev: Tensor) -> Tensor:
         """Map extended-vocabulary ids (copied words) to <unk> for the embedding lookup."""
@@ -237,16 +265,18 @@ class Summarizer(nn.Module):
         src_ext: Tensor | None = None,
         n_ext: int = 0,
         target: Tensor | None = None,
+        reading: Reading = DEFAULT_READING,
     ) -> ForwardOutput:
         """Teacher-forced pass.
 
         Args:
             src: ``(B, M, N)``; src_mask: ``(B, M, N)``; tgt_in: ``(B, T)`` starting with <s>.
             target: ``(B, T)`` ids in V' (optional): also return ``target_lp``.
+            reading: how to read the batch (:meth:`encode`).
         Returns:
             logprobs ``(B, T, V')`` and word attention ``(B, T, M, N)``.
         """
-        memory = self.encode(src, src_mask, src_ext, n_ext)
+        memory = self.encode(src, src_mask, src_ext, n_ext, reading)
         state = self.init_state(memory)
         out_lp, out_attn = [], []
         for t in range(tgt_in.size(1)):

@@ -57,7 +57,7 @@ from c2fsum.data.lengths import FALLBACK_MIN_LEN, LENGTHS_FILE
 from c2fsum.data.vocab import Vocab, VocabError
 from c2fsum.errors import CheckpointError
 from c2fsum.models import CoarseToFine, Summarizer, build_model
-from c2fsum.models.registry import resolve_model
+from c2fsum.pretrained.registry import resolve_model
 from c2fsum.utils.io import existing_checkpoint_dir
 
 log = logging.getLogger(__name__)
@@ -301,7 +301,7 @@ def read_json(path: str | Path) -> Any:
 
 
 def resolve_checkpoint(run_or_ckpt: str | Path, which: str = "best") -> Path:
-    """A checkpoint directory from a model name (:func:`c2fsum.models.registry.resolve_model`: a shipped
+    """A checkpoint directory from a model name (:func:`c2fsum.pretrained.registry.resolve_model`: a shipped
     model, a run directory (``best``, falling back to ``last``), a checkpoint directory, or a
     Hugging Face hub repository id)."""
     p = resolve_model(run_or_ckpt)

@@ -51,8 +51,6 @@ class ChunkCache:
         """``starts[1:]`` as a tensor, remade when a block is added (read at every decoder step)."""
         """First slot of each block."""
         self.encoder_calls = 0
-        self.sparse_attn = False
-        """Return step attention as sparse COO ``(B, M, N)`` (decoding; only the chosen chunks stored)."""
 
     def encode(self, docs: Tensor, chunks: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         """Encode chunks ``(docs[u], chunks[u])`` (distinct, not cached yet) and cache them.

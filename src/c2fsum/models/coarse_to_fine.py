@@ -12,39 +12,37 @@
 
 Lazy fine encoding (MODEL 3): at test time (and in training with ``lazy_fine``) the word-level
 LSTM runs only over the chunks the hard coarse attention picks, once per document
-(:meth:`ChunkSource.read_lazily`, :class:`LazyCoarseToFine`). Set ``lazy=False`` to force the
-eager path (it gives the same outputs).
+(:meth:`ChunkSource.read_lazily`, :class:`LazyCoarseToFine`). Encode with
+``Reading(lazy=False)`` to take the eager path (it gives the same outputs).
+
+The step and the teacher-forced pass are every family's (:class:`~c2fsum.models.seq2seq.Seq2Seq`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import cast
+from dataclasses import replace
 
 import torch
 from torch import Tensor, nn
 
 from c2fsum.config import ModelConfig
-from c2fsum.models.base import Capabilities, DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
-from c2fsum.models.chunk_cache import ChunkCache
+from c2fsum.models.base import DEFAULT_READING, Capabilities, Memory, Reading
 from c2fsum.models.parts import init_uniform
-from c2fsum.models.parts.attention import EagerCoarseToFine, LazyCoarseToFine, Reading, SourceAttention
-from c2fsum.models.parts.decoder import Decoder, decoder_lstm, output_layers
-from c2fsum.models.parts.generator import Generator, generator_layers
+from c2fsum.models.parts.attention import EagerCoarseToFine, LazyCoarseToFine, SourceAttention
+from c2fsum.models.parts.decoder import decoder_lstm, output_layers
+from c2fsum.models.parts.generator import generator_layers
 from c2fsum.models.parts.source import ChunkSource, source_layers
+from c2fsum.models.seq2seq import Seq2Seq
 from c2fsum.modules.chunk_encoders import ChunkEncoder
 from c2fsum.modules.hierarchical import CoarseToFineAttention
-from c2fsum.modules.kernels import FAST, Kernels
 
 
-class CoarseToFine(Summarizer):
+class CoarseToFine(Seq2Seq):
     """Hierarchical attention; ``model2`` attends softly, ``model3`` hard (``coarse`` = soft / hard).
 
-    ``with model.soft_attention(): ...`` (the trainer, per minibatch, thesis +ALTERNATE /
-    +PRETRAIN) makes a hard model attend softly inside the block. It acts in training mode
-    only: in eval mode (validation, evaluation, decoding) a hard model always attends by argmax,
-    as at test time. ``kernels``: as :class:`~c2fsum.models.flat.Flat`'s.
+    ``Reading(soft=True)`` (the trainer, per minibatch, thesis +ALTERNATE / +PRETRAIN) makes a hard
+    model attend softly in that pass. It acts in training mode only: in eval mode (validation,
+    evaluation, decoding) a hard model always attends by argmax, as at test time.
     """
 
     FROM_FLAT = {"attention.W.weight": "attention.W_w.weight"}
@@ -62,15 +60,14 @@ class CoarseToFine(Summarizer):
                 "model.temporal: intra-temporal attention is defined for flat attention "
                 "(model0, model1), not for coarse-to-fine attention"
             )
-        self.vocab_size = vocab_size
-        self.hidden = cfg.hidden
-        self.input_feed = cfg.input_feed
-        self.output = cfg.output
-        self.kernels: Kernels = FAST
+        self.settings(cfg, vocab_size)
         self.coarse = "hard" if cfg.family == "model3" else "soft"
         hard = self.coarse == "hard"
         self.capabilities = Capabilities(copies=cfg.pointer, hierarchical=True, hard=hard, lazy=hard)
-        self.shares_src_tgt_emb = cfg.share_src_tgt_emb
+        self.samples = cfg.samples
+        """+MULTI k: chunks drawn per step in training."""
+        self.lazy_fine = cfg.lazy_fine
+        """Also encode lazily in training (hard attention)."""
         # the modules, in the parameter order of saved checkpoints and optimizer states: MODEL 0's
         # without its attention, initialized, then the chunk encoder and the attention that needs
         # its size, initialized after them (the draws, hence the weights, of every seeded run)
@@ -97,28 +94,7 @@ class CoarseToFine(Summarizer):
             init_uniform(late, cfg.init_range)
         # the parts that run them
         self.source = ChunkSource(self.src_emb, self.encoder, self.chunk_encoder, chunk_slice=256)
-        bridge = cfg.enc_layers == cfg.dec_layers
-        self.dec = Decoder(
-            self.decoder, self.combine, self.intra, self.switch, input_feed=self.input_feed, bridge=bridge
-        )
-        self.gen = Generator(self.generator, self.tgt_emb, self.dropout, copies=self.copies)
-        # how it reads
-        self.samples = cfg.samples
-        self.read_chunks = 1
-        """MODEL 3 at test time: chunks read per decoder step (``decode.read_chunks``; 1 = argmax)."""
-        self.read_budget = 1.0
-        """MODEL 3 at test time: the share of a document's words read at the word level after which
-        steps choose only among chunks already read (``decode.read_budget``; 1 = no limit)."""
-        self._soft = False
-        self.lazy = True
-        """Decode a hard model lazily (False: always the eager path, e.g. to compare)."""
-        self.lazy_fine = cfg.lazy_fine
-        """Also encode lazily in training (hard attention)."""
-
-    @property
-    def copies(self) -> bool:
-        """Whether the model copies source words (pointer): ``capabilities.copies``."""
-        return self.capabilities.copies
+        self.decoder_parts(cfg)
 
     @classmethod
     def weights_from_flat(cls, weights: dict[str, Tensor]) -> dict[str, Tensor]:
@@ -126,111 +102,45 @@ class CoarseToFine(Summarizer):
         of :data:`NEW_OVER_FLAT` are not among them (they keep their own initialization)."""
         return {cls.FROM_FLAT.get(k, k): v for k, v in weights.items()}
 
-    # -- how it reads --------------------------------------------------------------------------
-    @contextmanager
-    def soft_attention(self, soft: bool = True) -> Iterator[None]:
-        """Inside the block a hard model in training mode attends softly (``soft=False``: as
-        configured); one +PRETRAIN or +ALTERNATE soft minibatch of the thesis."""
-        before = self._soft
-        self._soft = soft
-        try:
-            yield
-        finally:
-            self._soft = before
+    def resolve(self, reading: Reading) -> Reading:
+        """``reading`` as this model reads a batch now, decided once at encode time: the attention
+        mode (``soft``: MODEL 2, or a +PRETRAIN / +ALTERNATE soft training batch of MODEL 3;
+        ``sample``: MODEL 3 in training; ``argmax``: MODEL 3 in eval mode), lazily or not (hard
+        attention, at test time or with ``lazy_fine``, unless ``reading.lazy`` is False), the
+        budget (test time only) and sparse step attention (lazily, where ``reading.sparse`` allows
+        it and nothing needs its gradient through the copy mixture: pointer models take it by
+        ``pointer_mixture_sparse``)."""
+        hard = self.coarse == "hard" and not (reading.soft and self.training)
+        mode = "soft" if not hard else "sample" if self.training else "argmax"
+        lazy = hard and reading.lazy and (not self.training or self.lazy_fine)
+        sparse = lazy and reading.sparse and (not self.copies or not torch.is_grad_enabled())
+        budget = 1.0 if self.training else reading.budget
+        return replace(reading, mode=mode, lazy=lazy, sparse=sparse, budget=budget, samples=self.samples)
 
-    @contextmanager
-    def reading(self, chunks: int = 1, budget: float = 1.0) -> Iterator[None]:
-        """Inside the block, read ``chunks`` chunks per step at test time (``decode.read_chunks``)
-        and at most about ``budget`` of each document's words (``decode.read_budget``); the
-        previous values are restored after it, so decoding leaves the model as it found it."""
-        before = self.read_chunks, self.read_budget
-        self.read_chunks, self.read_budget = chunks, budget
-        try:
-            yield
-        finally:
-            self.read_chunks, self.read_budget = before
-
-    def soft_batch(self) -> bool:
-        """Whether a hard model attends softly now: inside :meth:`soft_attention`, in training mode."""
-        return self._soft and self.training
-
-    def attention_mode(self) -> str:
-        """``soft`` (MODEL 2, or a +PRETRAIN / +ALTERNATE soft training batch of MODEL 3),
-        ``sample`` (MODEL 3 in training) or ``argmax`` (MODEL 3 in eval mode)."""
-        if self.coarse == "soft" or self.soft_batch():
-            return "soft"
-        return "sample" if self.training else "argmax"
-
-    def lazy_active(self) -> bool:
-        """Whether :meth:`encode` reads lazily (hard attention, at test time or with lazy_fine)."""
-        hard = self.coarse == "hard" and not self.soft_batch()
-        return hard and self.lazy and (not self.training or self.lazy_fine)
-
-    def source_attention(self, memory: Memory) -> SourceAttention:
-        """The attention for ``memory`` as the model reads now: lazily where :meth:`encode` read
-        lazily (``memory.lazy``), else over every word state."""
-        budget = 1.0 if self.training else self.read_budget
-        reading = Reading(mode=self.attention_mode(), samples=self.samples, chunks=self.read_chunks, budget=budget)
-        if memory.lazy is not None:
-            return LazyCoarseToFine(self.attention, reading)
-        return EagerCoarseToFine(self.attention, reading)
-
-    def parallel_teacher_forcing(self) -> bool:
-        """Whether teacher forcing runs every decoder step at once (:meth:`Decoder.attend_steps`):
-        the ``Kernels.parallel_steps`` speed path, for a decoder without input feeding."""
-        return self.kernels.parallel_steps and not self.input_feed
-
-    # -- the seam ------------------------------------------------------------------------------
-    def encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None = None, n_ext: int = 0) -> Memory:
-        """``(B, M, N)`` -> word states ``(B, M, N, H)`` and chunk vectors ``(B, M, Hc)``; lazily
-        (:meth:`ChunkSource.read_lazily`) when :meth:`lazy_active`."""
-        src_ext = src if self.copies and src_ext is None else src_ext
-        skip = self.kernels.skip_packing
-        if self.lazy_active():
-            # sparse step attention where nothing needs its gradient through the copy mixture
-            # (pointer models take it by pointer_mixture_sparse); teacher forcing turns it off
-            sparse = not self.copies or not torch.is_grad_enabled()
-            memory = self.source.read_lazily(src, src_mask, src_ext, n_ext, skip_packing=skip, sparse_attn=sparse)
-        else:
-            memory = self.source.read(src, src_mask, src_ext, n_ext, skip_packing=skip)
-        memory.cache = self.source_attention(memory).prepare(memory)
-        return memory
-
-    def init_state(self, memory: Memory) -> DecoderState:
-        return self.dec.init_state(memory)
-
-    def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
-        self.gen.prepare(memory, self.kernels)
-        attention = self.source_attention(memory)
-        o = self.dec.attend(attention, memory, state, self.tgt_emb(self.input_ids(prev)))  # (B, D)
-        logprobs = self.gen.logprobs(o.features, o.attn, o.p_copy, memory)  # (B, V')
-        return StepOutput(logprobs=logprobs, state=o.state, attn=o.attn, coarse=o.coarse)
-
-    def forward(
+    def encode(
         self,
         src: Tensor,
         src_mask: Tensor,
-        tgt_in: Tensor,
         src_ext: Tensor | None = None,
         n_ext: int = 0,
-        target: Tensor | None = None,
-    ) -> ForwardOutput:
-        """Teacher forcing, as :meth:`Flat.forward`; also the chunk attention ``coarse``, the hard
-        choices' ``policy`` (MODEL 3 in training) and, read lazily, the share of words read."""
-        memory = self.encode(src, src_mask, src_ext, n_ext)
-        lazy = cast(ChunkCache | None, memory.lazy)
-        if lazy is not None:  # teacher forcing returns dense attention
-            lazy.sparse_attn = False
-        attention = self.source_attention(memory)
-        state = self.dec.init_state(memory)
-        emb = self.tgt_emb(self.input_ids(tgt_in))  # (B, T, E): one look-up, one gradient
-        if self.parallel_teacher_forcing():
-            tf = self.dec.attend_steps(attention, memory, state, emb)
+        reading: Reading = DEFAULT_READING,
+    ) -> Memory:
+        """``(B, M, N)`` -> word states ``(B, M, N, H)`` and chunk vectors ``(B, M, Hc)``; lazily
+        (:meth:`ChunkSource.read_lazily`) where ``reading`` resolves so (:meth:`resolve`)."""
+        src_ext = src if self.copies and src_ext is None else src_ext
+        skip = self.kernels.skip_packing
+        reading = self.resolve(reading)
+        if reading.lazy:
+            memory = self.source.read_lazily(src, src_mask, src_ext, n_ext, skip_packing=skip)
         else:
-            deferred = self.kernels.deferred_grads and torch.is_grad_enabled()
-            tf = self.dec.attend_loop(attention, memory, state, emb, deferred=deferred)
-        logprobs, target_lp = self.gen.score(tf, memory, target, fused=self.kernels.fused_loss)
-        fine_fraction = lazy.fraction_encoded() if lazy is not None else None
-        return ForwardOutput(
-            logprobs, tf.attn, coarse=tf.coarse, policy=tf.policy, fine_fraction=fine_fraction, target_lp=target_lp
-        )
+            memory = self.source.read(src, src_mask, src_ext, n_ext, skip_packing=skip)
+        memory.reading = reading
+        memory.cache = self.source_attention(memory).prepare(memory)
+        return memory
+
+    def source_attention(self, memory: Memory) -> SourceAttention:
+        """The attention for ``memory`` as it was encoded to be read (``memory.reading``): lazily
+        where :meth:`encode` read lazily (``memory.lazy``), else over every word state."""
+        if memory.lazy is not None:
+            return LazyCoarseToFine(self.attention, memory.reading)
+        return EagerCoarseToFine(self.attention, memory.reading)

@@ -15,7 +15,9 @@ choice for REINFORCE. At test time the hard path reads only the chosen chunks: i
 is O(k N), not O(M N).
 
 ``forward_lazy`` is the hard path for models that encode words lazily: it asks a ``fetch``
-callback for the word states of the chosen chunks only (thesis 4.4: O(M + N) per step).
+callback for the word states of the chosen chunks only (thesis 4.4: O(M + N) per step). Both
+take every step of a query at once (teacher forcing) or one step (decoding): T = 1 is a step.
+What soft, sampled and argmax attention read is chosen in one place, :func:`choose_chunks`.
 """
 
 from __future__ import annotations
@@ -31,17 +33,61 @@ from c2fsum.modules.attention import masked_softmax
 
 @dataclass
 class HierarchicalAttentionOutput:
+    """Every step asked for: shapes with a T dimension after B, or without it for one step."""
+
     ctx: Tensor
-    """``(B, H)`` context c~."""
+    """``(B, [T,] H)`` context c~."""
     attn: Tensor
-    """``(B, M, N)`` final word attention alpha (with the sampled / argmax chunk weights if hard)."""
+    """``(B, [T,] M, N)`` final word attention alpha (with the sampled / argmax chunk weights if hard);
+    a sparse COO ``(B, M, N)`` on the lazy path with ``sparse``."""
     coarse: Tensor
-    """``(B, M)`` soft chunk attention alpha^s (before sampling)."""
+    """``(B, [T,] M)`` soft chunk attention alpha^s (before sampling)."""
     policy: Tensor | None
-    """``(B,)`` log-probability of the hard choice (training, hard mode), else None."""
+    """``(B, [T])`` log-probability of the hard choice (training, hard mode), else None."""
+
+
+@dataclass
+class Choice:
+    """The coarse choice of R query rows (:func:`choose_chunks`)."""
+
+    chunks: Tensor | None
+    """``(R, k)`` the chunks read, or None: every chunk, weighted by ``weights``."""
+    weights: Tensor | None
+    """``(R, k)`` the weights of ``chunks`` (None: 1/k each), or ``(R, M)`` over every chunk."""
+    policy: Tensor | None = None
+    """``(R,)`` log-probability of a sampled choice, else None."""
+
+
+def choose_chunks(alpha_s: Tensor, mode: str, *, samples: int = 1, read: int = 1, every: bool = True) -> Choice:
+    """The one place soft, sampled and argmax coarse attention differ: alpha^s ``(R, M)`` -> what
+    to read.
+
+    ``soft`` (MODEL 2): every chunk, weighted by alpha^s. ``sample`` (MODEL 3 in training):
+    mu ~ Multinomial(``samples``, alpha^s) with its log-probability (thesis +MULTI); with
+    ``every`` (the word states of every chunk at hand) read as weights mu / k over all chunks
+    (:func:`sample_chunks`), else as the k drawn chunks, 1/k each. ``argmax`` (test): the ``read``
+    chunks of highest alpha^s, weighted by alpha^s renormalized over them (:func:`top_chunks`).
+    """
+    if mode == "soft" and every:
+        return Choice(chunks=None, weights=alpha_s)
+    if mode == "sample" and every:
+        weights, policy = sample_chunks(alpha_s, samples)  # (R, M), (R,)
+        return Choice(chunks=None, weights=weights, policy=policy)
+    if mode == "sample":
+        draws = draw_chunks(alpha_s, samples)  # (R, k)
+        return Choice(chunks=draws, weights=None, policy=multinomial_logp(alpha_s, draws))
+    if mode == "argmax":
+        chunks, weights = top_chunks(alpha_s, read)  # (R, k) each
+        return Choice(chunks=chunks, weights=weights)
+    expected = "soft, sample or argmax" if every else "sample or argmax (lazily)"
+    raise ValueError(f"attention mode: got {mode!r}, expected {expected}")
 
 
 class CoarseToFineAttention(nn.Module):
+    """The coarse map W_s and the fine map W_w; :meth:`forward` over every chunk's word states,
+    :meth:`forward_lazy` over the chosen chunks' only. Both take every step of a query at once,
+    ``(B, T, Hd)``, or one step, ``(B, Hd)`` (T = 1, outputs without the T dimension)."""
+
     def __init__(self, *, query_dim: int, word_dim: int, chunk_dim: int):
         super().__init__()
         self.W_s = nn.Linear(query_dim, chunk_dim, bias=False)
@@ -55,9 +101,11 @@ class CoarseToFineAttention(nn.Module):
         return values, values.transpose(1, 2).contiguous(), chunks.transpose(1, 2).contiguous()
 
     def coarse_weights(self, query: Tensor, chunk_keys_t: Tensor, chunk_mask: Tensor) -> Tensor:
-        """alpha^s ``(B, M)``."""
-        scores = torch.bmm(self.W_s(query).unsqueeze(1), chunk_keys_t).squeeze(1)  # (B, M)
-        return masked_softmax(scores, chunk_mask)
+        """alpha^s: query ``(B, [T,] Hd)`` -> ``(B, [T,] M)``."""
+        q = query.unsqueeze(1) if query.dim() == 2 else query  # (B, T, Hd)
+        scores = torch.bmm(self.W_s(q), chunk_keys_t)  # (B, T, M)
+        alpha_s = masked_softmax(scores, chunk_mask.unsqueeze(1))
+        return alpha_s.squeeze(1) if query.dim() == 2 else alpha_s
 
     def forward(
         self,
@@ -72,44 +120,90 @@ class CoarseToFineAttention(nn.Module):
         samples: int = 1,
         read: int = 1,
     ) -> HierarchicalAttentionOutput:
-        """One step.
+        """Coarse-to-fine attention over the word states of every chunk, every step at once (hard
+        modes: each step draws or picks its own chunks).
 
         Args:
-            query ``(B, Hd)``; values ``(B, S, H)``; keys_t ``(B, H, S)``; chunk_keys_t ``(B, Hc, M)``;
-            word_mask ``(B, M, N)``; chunk_mask ``(B, M)``.
+            query ``(B, T, Hd)`` or one step ``(B, Hd)``; values ``(B, S, H)``; keys_t ``(B, H, S)``;
+            chunk_keys_t ``(B, Hc, M)``; word_mask ``(B, M, N)``; chunk_mask ``(B, M)``.
             mode: ``soft``, ``sample`` (hard, training: draw ``samples`` chunks) or ``argmax``
-                (test: the ``read`` chunks of highest alpha^s, see :func:`top_chunks`).
+                (test: the ``read`` chunks of highest alpha^s, and only their N words each are read).
+        Returns:
+            ctx ``(B, T, H)``, attn ``(B, T, M, N)``, coarse ``(B, T, M)``, policy ``(B, T)`` or None
+            (without T for one step).
         """
-        B, M, N = word_mask.shape
-        alpha_s = self.coarse_weights(query, chunk_keys_t, chunk_mask)  # (B, M)
-        if mode == "argmax":
-            return self._argmax(query, values, alpha_s, word_mask, read)
-        q_w = self.W_w(query).unsqueeze(1)  # (B, 1, H)
-        scores = torch.bmm(q_w, keys_t).view(B, M, N)  # (B, M, N)
-        alpha_w = masked_softmax(scores, word_mask)  # per chunk
-        policy = None
-        if mode == "soft":
-            weights = alpha_s
-        elif mode == "sample":
-            weights, policy = sample_chunks(alpha_s, samples)
-        else:
-            raise ValueError(f"attention mode: got {mode!r}, expected soft, sample or argmax")
-        alpha = weights.unsqueeze(-1) * alpha_w  # (B, M, N)
-        ctx = torch.bmm(alpha.view(B, 1, M * N), values).squeeze(1)  # (B, H)
-        return HierarchicalAttentionOutput(ctx=ctx, attn=alpha, coarse=alpha_s, policy=policy)
+        q = query.unsqueeze(1) if query.dim() == 2 else query  # (B, T, Hd)
+        B, T, _ = q.shape
+        M, N = word_mask.shape[1:]
+        alpha_s = self.coarse_weights(q, chunk_keys_t, chunk_mask)  # (B, T, M)
+        choice = choose_chunks(alpha_s.reshape(B * T, M), mode, samples=samples, read=read)
+        if choice.chunks is not None:  # argmax: only the chosen chunks' words
+            rows = torch.arange(B, device=q.device).repeat_interleave(T)  # (B*T,) the document of each row
+            words = values.view(B, M, N, -1)  # (B, M, N, H)
+            fetch = lambda chunks: words[rows.unsqueeze(1), chunks]  # noqa: E731  (B*T, k) -> (B*T, k, N, H)
+            ctx, attn = self._read_chosen(q.reshape(B * T, -1), choice, word_mask, rows, fetch, sparse=False)
+        else:  # every chunk, weighted
+            scores = torch.bmm(self.W_w(q), keys_t).view(B, T, M, N)
+            alpha_w = masked_softmax(scores, word_mask.unsqueeze(1))  # (B, T, M, N) per chunk
+            assert choice.weights is not None  # every chunk is read with a weight
+            attn = choice.weights.view(B, T, M, 1) * alpha_w  # (B, T, M, N)
+            ctx = torch.bmm(attn.view(B, T, M * N), values)  # (B, T, H)
+        return _output(query, ctx, attn, alpha_s, choice.policy)
 
-    def _argmax(
-        self, query: Tensor, values: Tensor, alpha_s: Tensor, word_mask: Tensor, read: int = 1
+    def forward_lazy(
+        self,
+        query: Tensor,
+        chunk_keys_t: Tensor,
+        chunk_mask: Tensor,
+        word_mask: Tensor,
+        fetch: Callable[[Tensor], Tensor],
+        *,
+        mode: str,
+        samples: int = 1,
+        read: int = 1,
+        sparse: bool = False,
     ) -> HierarchicalAttentionOutput:
-        """Test-time hard attention that reads only the chosen chunks' N words each."""
-        B, M, N = word_mask.shape
-        H = values.size(-1)
-        choice, weights = top_chunks(alpha_s, read)  # (B, k) each
-        rows = torch.arange(B, device=values.device).unsqueeze(1)  # (B, 1)
-        words = values.view(B, M, N, H)[rows, choice]  # (B, k, N, H)
-        alpha_w, ctx = self.read_chunks(query, words, word_mask[rows, choice], weights)
-        attn = scatter_chunks(alpha_w, choice, M, sparse=False)
-        return HierarchicalAttentionOutput(ctx=ctx, attn=attn, coarse=alpha_s, policy=None)
+        """Hard attention (MODEL 3) that needs word states only for the chunks it picks (thesis 4.4:
+        O(M + N) per step): the coarse scores of every step in one product, the chunks of every
+        step chosen at once, and their union fetched (encoded) in one call.
+
+        Args:
+            query ``(B, T, Hd)`` or one step ``(B, Hd)``; chunk_keys_t ``(B, Hc, M)``; chunk_mask
+            ``(B, M)``; word_mask ``(B, M, N)``.
+            fetch: the chosen chunks ``(B*T, k)`` of row ``b * T + t`` (query row b) -> their word
+                states ``(B*T, k, N, H)`` (encoding them on demand).
+            mode: ``argmax`` (test: the ``read`` chunks of highest alpha^s) or ``sample``
+                (training, ``samples`` draws).
+            sparse: one step's ``attn`` as a sparse COO tensor (only the chosen chunks are stored).
+        Returns:
+            as :meth:`forward`.
+        """
+        q = query.unsqueeze(1) if query.dim() == 2 else query  # (B, T, Hd)
+        B, T, _ = q.shape
+        M = word_mask.size(1)
+        alpha_s = self.coarse_weights(q, chunk_keys_t, chunk_mask)  # (B, T, M)
+        choice = choose_chunks(alpha_s.reshape(B * T, M), mode, samples=samples, read=read, every=False)
+        rows = torch.arange(B, device=q.device).repeat_interleave(T)  # (B*T,) each row its own mask row
+        ctx, attn = self._read_chosen(q.reshape(B * T, -1), choice, word_mask, rows, fetch, sparse=sparse)
+        return _output(query, ctx, attn, alpha_s, choice.policy)
+
+    def _read_chosen(
+        self,
+        query: Tensor,
+        choice: Choice,
+        word_mask: Tensor,
+        rows: Tensor,
+        fetch: Callable[[Tensor], Tensor],
+        *,
+        sparse: bool,
+    ) -> tuple[Tensor, Tensor]:
+        """Fine attention of R query rows ``(R, Hd)`` inside their chosen chunks ``choice.chunks``
+        ``(R, k)`` (word states from ``fetch``); row r reads the mask of row ``rows[r]`` of
+        ``word_mask`` ``(D, M, N)``. Returns the context ``(R, H)`` and attention ``(R, M, N)``."""
+        assert choice.chunks is not None  # the chunks to read were chosen
+        mask = word_mask[rows.unsqueeze(1), choice.chunks]  # (R, k, N)
+        alpha_w, ctx = self.read_chunks(query, fetch(choice.chunks), mask, choice.weights)
+        return ctx, scatter_chunks(alpha_w, choice.chunks, word_mask.size(1), sparse=sparse)
 
     def read_chunks(
         self, query: Tensor, words: Tensor, mask: Tensor, weights: Tensor | None = None
@@ -134,150 +228,26 @@ class CoarseToFineAttention(nn.Module):
         ctx = torch.bmm(alpha_w.view(B, 1, k * N), flat).squeeze(1)  # (B, H)
         return alpha_w, ctx
 
-    def forward_lazy(
-        self,
-        query: Tensor,
-        chunk_keys_t: Tensor,
-        chunk_mask: Tensor,
-        word_mask: Tensor,
-        fetch: Callable[[Tensor], Tensor],
-        *,
-        mode: str,
-        samples: int = 1,
-        read: int = 1,
-        sparse: bool = False,
-    ) -> HierarchicalAttentionOutput:
-        """Hard attention (MODEL 3) that needs word states only for the chunks it picks.
 
-        Args:
-            query ``(B, Hd)``; chunk_keys_t ``(B, Hc, M)``; chunk_mask ``(B, M)``; word_mask ``(B, M, N)``.
-            fetch: maps the chosen chunk indices ``(B, k)`` to their word states ``(B, k, N, H)``
-                (encoding them on demand).
-            mode: ``argmax`` (test: the ``read`` chunks of highest alpha^s) or ``sample``
-                (training, ``samples`` draws).
-            sparse: return ``attn`` as a sparse COO tensor (only the chosen chunks are stored).
-        """
-        alpha_s = self.coarse_weights(query, chunk_keys_t, chunk_mask)  # (B, M)
-        rows = torch.arange(query.size(0), device=query.device)  # (B,) each row its own mask row
-        return self._read_lazy(query, alpha_s, word_mask, rows, fetch, mode, samples, read, sparse)
-
-    def forward_steps(
-        self,
-        query: Tensor,
-        values: Tensor,
-        keys_t: Tensor,
-        chunk_keys_t: Tensor,
-        word_mask: Tensor,
-        chunk_mask: Tensor,
-        *,
-        mode: str = "soft",
-        samples: int = 1,
-        read: int = 1,
-    ) -> HierarchicalAttentionOutput:
-        """Every step of a teacher-forced target at once: what T calls of :meth:`forward` give
-        (hard modes: the same distribution of chunk draws).
-
-        Args:
-            query ``(B, T, Hd)``; values ``(B, S, H)``; keys_t ``(B, H, S)``; chunk_keys_t
-            ``(B, Hc, M)``; word_mask ``(B, M, N)``; chunk_mask ``(B, M)``; modes as in :meth:`forward`.
-        Returns:
-            ctx ``(B, T, H)``, attn ``(B, T, M, N)``, coarse ``(B, T, M)``, policy ``(B, T)`` or None.
-        """
-        B, T, _ = query.shape
-        M, N = word_mask.shape[1:]
-        alpha_s = self.coarse_steps(query, chunk_keys_t, chunk_mask)  # (B, T, M)
-        if mode == "argmax":
-            rows = torch.arange(B, device=query.device).repeat_interleave(T)  # (B*T,) the document of each row
-            choice, weights = top_chunks(alpha_s.reshape(B * T, M), read)  # (B*T, k) each
-            words = values.view(B, M, N, -1)[rows.unsqueeze(1), choice]  # (B*T, k, N, H)
-            mask = word_mask[rows.unsqueeze(1), choice]  # (B*T, k, N)
-            alpha_w, ctx = self.read_chunks(query.reshape(B * T, -1), words, mask, weights)
-            attn = scatter_chunks(alpha_w, choice, M, sparse=False)  # (B*T, M, N)
-            return HierarchicalAttentionOutput(
-                ctx=ctx.view(B, T, -1), attn=attn.view(B, T, M, N), coarse=alpha_s, policy=None
-            )
-        scores = torch.bmm(self.W_w(query), keys_t).view(B, T, M, N)
-        alpha_w = masked_softmax(scores, word_mask.unsqueeze(1))  # (B, T, M, N) per chunk
-        policy = None
-        if mode == "soft":
-            weights = alpha_s
-        elif mode == "sample":
-            drawn, logp = sample_chunks(alpha_s.reshape(B * T, M), samples)  # (B*T, M), (B*T,)
-            weights, policy = drawn.view(B, T, M), logp.view(B, T)
-        else:
-            raise ValueError(f"attention mode: got {mode!r}, expected soft, sample or argmax")
-        alpha = weights.unsqueeze(-1) * alpha_w  # (B, T, M, N)
-        ctx = torch.bmm(alpha.view(B, T, M * N), values)  # (B, T, H)
-        return HierarchicalAttentionOutput(ctx=ctx, attn=alpha, coarse=alpha_s, policy=policy)
-
-    def forward_lazy_steps(
-        self,
-        query: Tensor,
-        chunk_keys_t: Tensor,
-        chunk_mask: Tensor,
-        word_mask: Tensor,
-        fetch: Callable[[Tensor], Tensor],
-        *,
-        mode: str,
-        samples: int = 1,
-        read: int = 1,
-    ) -> HierarchicalAttentionOutput:
-        """:meth:`forward_lazy` for every step of a teacher-forced target at once: the coarse
-        scores of all steps in one product, the chunks of all steps drawn at once, and the union
-        of the drawn chunks fetched (encoded) in one call.
-
-        Args:
-            query ``(B, T, Hd)``; chunk_keys_t ``(B, Hc, M)``; chunk_mask ``(B, M)``; word_mask
-            ``(B, M, N)``.
-            fetch: the chosen chunks ``(B*T, k)`` of row ``b * T + t`` (document b) -> their word
-                states ``(B*T, k, N, H)``.
-        Returns:
-            ctx ``(B, T, H)``, dense attn ``(B, T, M, N)``, coarse ``(B, T, M)``, policy ``(B, T)`` or None.
-        """
-        B, T, _ = query.shape
-        M, N = word_mask.shape[1:]
-        alpha_s = self.coarse_steps(query, chunk_keys_t, chunk_mask)  # (B, T, M)
-        rows = torch.arange(B, device=query.device).repeat_interleave(T)  # (B*T,)
-        o = self._read_lazy(
-            query.reshape(B * T, -1), alpha_s.reshape(B * T, M), word_mask, rows, fetch, mode, samples, read, False
-        )
-        policy = None if o.policy is None else o.policy.view(B, T)
+def _output(
+    query: Tensor, ctx: Tensor, attn: Tensor, alpha_s: Tensor, policy: Tensor | None
+) -> HierarchicalAttentionOutput:
+    """The outputs of B*T rows ``(B*T, ...)`` shaped as ``query`` asked: ``(B, T, ...)``, or
+    ``(B, ...)`` for one step ``(B, Hd)`` (a sparse ``attn`` stays ``(B, M, N)``: one step only)."""
+    B, T, M = alpha_s.shape
+    if query.dim() == 2:
         return HierarchicalAttentionOutput(
-            ctx=o.ctx.view(B, T, -1), attn=o.attn.view(B, T, M, N), coarse=alpha_s, policy=policy
+            ctx=ctx.view(B, -1),
+            attn=attn if attn.is_sparse else attn.view(B, M, -1),
+            coarse=alpha_s.squeeze(1),
+            policy=policy,
         )
-
-    def coarse_steps(self, query: Tensor, chunk_keys_t: Tensor, chunk_mask: Tensor) -> Tensor:
-        """alpha^s of every step at once: query ``(B, T, Hd)`` -> ``(B, T, M)``."""
-        scores = torch.bmm(self.W_s(query), chunk_keys_t)  # (B, T, M)
-        return masked_softmax(scores, chunk_mask.unsqueeze(1))
-
-    def _read_lazy(
-        self,
-        query: Tensor,
-        alpha_s: Tensor,
-        word_mask: Tensor,
-        rows: Tensor,
-        fetch: Callable[[Tensor], Tensor],
-        mode: str,
-        samples: int,
-        read: int,
-        sparse: bool,
-    ) -> HierarchicalAttentionOutput:
-        """Choose chunks from alpha^s ``(R, M)``, fetch them and attend inside them for R query
-        rows ``(R, Hd)``; row r reads the mask of document ``rows[r]`` of ``word_mask`` ``(D, M, N)``."""
-        M = word_mask.size(1)
-        policy = weights = None
-        if mode == "argmax":
-            choice, weights = top_chunks(alpha_s, read)  # (R, k) each
-        elif mode == "sample":
-            choice = draw_chunks(alpha_s, samples)  # (R, k)
-            policy = multinomial_logp(alpha_s, choice)
-        else:
-            raise ValueError(f"lazy attention mode: got {mode!r}, expected sample or argmax")
-        mask = word_mask[rows.unsqueeze(1), choice]  # (R, k, N)
-        alpha_w, ctx = self.read_chunks(query, fetch(choice), mask, weights)
-        attn = scatter_chunks(alpha_w, choice, M, sparse=sparse)
-        return HierarchicalAttentionOutput(ctx=ctx, attn=attn, coarse=alpha_s, policy=policy)
+    return HierarchicalAttentionOutput(
+        ctx=ctx.view(B, T, -1),
+        attn=attn.view(B, T, M, -1),
+        coarse=alpha_s,
+        policy=None if policy is None else policy.view(B, T),
+    )
 
 
 def scatter_chunks(alpha_w: Tensor, choice: Tensor, M: int, *, sparse: bool) -> Tensor:

@@ -250,7 +250,7 @@ def model_card(
     command: str | None,
 ) -> str:
     """The model card (Markdown) from the facts the export has (see ``templates/model_card.md.j2``)."""
-    from c2fsum.models.registry import SHIPPED
+    from c2fsum.pretrained.registry import SHIPPED
 
     shipped = SHIPPED.get(name)
     env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, keep_trailing_newline=True)

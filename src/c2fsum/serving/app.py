@@ -181,6 +181,7 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
         replace_unk=served.replace_unk,
         read_chunks=served.read_chunks if pipeline.model.capabilities.hard else None,
         read_budget=served.read_budget if pipeline.model.capabilities.hard else None,
+        max_words=served.max_words,
     )
 
     @app.get("/health", response_model=Health, summary="Liveness, model facts and the model's decoding defaults")

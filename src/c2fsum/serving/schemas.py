@@ -98,6 +98,7 @@ class DecodeDefaults(BaseModel):
     replace_unk: bool
     read_chunks: int | None = Field(description="MODEL 3's chunks read per step; null for other models.")
     read_budget: float | None = Field(description="MODEL 3's reading budget; null for other models.")
+    max_words: int = Field(description="Words of a document read (its first max_words; 0: the whole document).")
 
 
 class Limits(BaseModel):

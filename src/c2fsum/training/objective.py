@@ -48,7 +48,7 @@ from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, r
 from c2fsum.losses.self_critical import mixed_loss, self_critical_loss
 from c2fsum.metrics.rouge import score_pair
 from c2fsum.models import Summarizer
-from c2fsum.models.base import ForwardOutput
+from c2fsum.models.base import DEFAULT_READING, ForwardOutput, Reading
 
 Reward = Callable[[list[int], Example], float]
 """r(summary ids in V', example) -> a float, e.g. ROUGE-L F against the reference."""
@@ -129,11 +129,12 @@ def batch_loss(
     docs: float | None = None,
     reward: Reward | None = None,
     fused: bool = True,
+    reading: Reading = DEFAULT_READING,
 ) -> BatchLoss:
     """The loss of one training batch (see the module docstring for the equations).
 
     Args:
-        model: in training mode (its soft/hard switch already set for this batch).
+        model: in training mode.
         batch: ``src`` ``(B, M, N)``, targets ``(B, T)``.
         objective: the settings.
         baseline: MODEL 3's b_t; read here, updated by the caller after the step.
@@ -143,15 +144,17 @@ def batch_loss(
             trainer's path); False: from the whole ``(B, T, V')`` distribution (log-softmax,
             then gather; the same values up to float rounding, slower: ``bench/speed.py
             --plain-loss``).
+        reading: how the model reads the batch (``Reading.soft``: MODEL 3 attends softly,
+            +PRETRAIN / +ALTERNATE, :func:`soft_attention_for_batch`).
     """
     docs = batch.size if docs is None else docs
     target = loss_target(model, batch)  # (B, T)
     if fused:
-        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, target)
+        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, target, reading)
         assert out.target_lp is not None  # forward was given the target
         target_lp = out.target_lp
     else:
-        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext)
+        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, reading=reading)
         assert out.logprobs is not None  # forward was not given the target
         target_lp = out.logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)  # (B, T)
     lp = masked_target_logprobs(target_lp, batch.tgt_mask)  # (B, T), 0 on padding
@@ -161,7 +164,7 @@ def batch_loss(
     if objective.kind == "mixed":
         if reward is None:
             raise ValueError("batch_loss: the mixed objective needs a reward function, got reward=None")
-        rl, r_sample, r_greedy = self_critical(model, batch, reward, max_len=objective.max_len)
+        rl, r_sample, r_greedy = self_critical(model, batch, reward, max_len=objective.max_len, reading=reading)
         loss = mixed_loss(rl / docs, loss, objective.rl_weight)  # Paulus eq. 16
         rewards = (float(r_sample.mean()), float(r_greedy.mean()))
     sums = None
@@ -178,7 +181,9 @@ def batch_loss(
     return BatchLoss(loss=loss, nll=nll, return_sums=sums, rewards=rewards, forward=out)
 
 
-def self_critical(model: Summarizer, batch: Batch, reward: Reward, *, max_len: int) -> tuple[Tensor, Tensor, Tensor]:
+def self_critical(
+    model: Summarizer, batch: Batch, reward: Reward, *, max_len: int, reading: Reading = DEFAULT_READING
+) -> tuple[Tensor, Tensor, Tensor]:
     """L_rl summed over the batch (Paulus eq. 15) and the rewards ``(B,)`` of the sampled and
     the greedy summaries.
 
@@ -186,7 +191,7 @@ def self_critical(model: Summarizer, batch: Batch, reward: Reward, *, max_len: i
     eval mode without gradient, so the batch is encoded twice here (dropout on, then off) besides
     the teacher-forced pass: one encoding cannot serve both modes.
     """
-    memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext)
+    memory = model.encode(batch.src, batch.src_mask, batch.src_ext, batch.n_ext, reading)
     drawn = sample(model, memory, max_len=max_len)
     model.eval()
     with torch.no_grad():

@@ -46,6 +46,7 @@ from c2fsum.evaluation.perplexity import perplexity
 from c2fsum.losses.checks import NonFiniteError, require_finite
 from c2fsum.losses.reinforce import MovingAverageBaseline
 from c2fsum.models import build_model
+from c2fsum.models.base import DEFAULT_READING, Reading
 from c2fsum.models.checkpoint import warm_start
 from c2fsum.training import rng
 from c2fsum.training.checkpoint import restore_training, rewind_log, save_checkpoint, truncate_log
@@ -348,9 +349,8 @@ class Trainer:
         """MODEL 3: whether this training step attends softly, +PRETRAIN and +ALTERNATE switching a
         whole (global) minibatch (:func:`~c2fsum.training.objective.soft_attention_for_batch`);
         with several processes rank 0 draws and every rank follows. None for a model without hard
-        attention. :meth:`train_step` holds the switch for one step
-        (:meth:`~c2fsum.models.base.Summarizer.soft_attention`), and it acts in training mode only, so validation and
-        evaluation always read the hard model (argmax)."""
+        attention. :meth:`train_step` passes the choice with the batch (``Reading.soft``), and it
+        acts in training mode only, so validation and evaluation always read the hard model (argmax)."""
         tc = self.cfg.train
         soft = soft_attention_for_batch(
             self.model, epoch=self.pos.epoch, soft_pretrain_epochs=tc.soft_pretrain_epochs, alternate=tc.alternate
@@ -359,7 +359,9 @@ class Trainer:
             soft = self.dist.broadcast(soft)
         return soft
 
-    def batch_loss(self, batch, docs: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def batch_loss(
+        self, batch, docs: float | None = None, reading: Reading = DEFAULT_READING
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Loss to minimize (per document) and the summed token NLL of one training batch
         (:func:`c2fsum.training.objective.batch_loss`).
 
@@ -368,7 +370,9 @@ class Trainer:
         a micro-batch too, so the gradients add up to those of the whole batch.
         MODEL 3's summed returns are kept for the baseline update after the optimizer step.
         """
-        out = batch_loss(self.model, batch, self.objective, self.baseline, docs=docs, reward=self.reward)
+        out = batch_loss(
+            self.model, batch, self.objective, self.baseline, docs=docs, reward=self.reward, reading=reading
+        )
         if out.rewards is not None:
             self._last_rewards = out.rewards
         if out.return_sums is not None:
@@ -384,11 +388,9 @@ class Trainer:
         A rank whose shard is empty (a batch smaller than the number of processes) runs one
         document with weight 0, because every rank must take part in the gradient average.
         """
-        soft = self.choose_attention()
-        with nullcontext() if soft is None else self.model.soft_attention(soft):
-            return self._train_step(indices)
+        return self._train_step(indices, Reading(soft=bool(self.choose_attention())))
 
-    def _train_step(self, indices: list[int]) -> float:
+    def _train_step(self, indices: list[int], reading: Reading) -> float:
         cfg, tc = self.cfg, self.cfg.train
         local = shard_batch(indices, self.dist.rank, self.dist.world)
         idle = not local
@@ -409,7 +411,7 @@ class Trainer:
             with self._ddp.no_sync() if self._ddp is not None and not last else nullcontext():
                 with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=tc.amp == "bf16"):
                     try:  # NaN/Inf guard: see _skip_step
-                        loss, nll = loss_fn(batch, docs)
+                        loss, nll = loss_fn(batch, docs, reading)
                         require_finite("training loss", loss)
                     except NonFiniteError as e:
                         if self._ddp is not None:  # every rank must join the all-reduce

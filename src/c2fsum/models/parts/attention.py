@@ -10,7 +10,8 @@
   (:class:`~c2fsum.models.chunk_cache.ChunkCache`), within a reading budget at test time.
 
 Each runs the family's attention module (``model.attention``) and holds no parameters; a family
-picks one per batch (:meth:`CoarseToFine.source_attention`), so the choice is made in one place.
+picks one per batch (:meth:`CoarseToFine.source_attention`) from how the batch was encoded to be
+read (``memory.reading``, a :class:`~c2fsum.models.base.Reading`), so the choice is made in one place.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import cast
 import torch
 from torch import Tensor
 
-from c2fsum.models.base import BatchFields, Memory
+from c2fsum.models.base import BatchFields, Memory, Reading
 from c2fsum.models.chunk_cache import ChunkCache
 from c2fsum.modules.attention import BilinearAttention
 from c2fsum.modules.deferred import StepMatrix
@@ -118,21 +119,6 @@ class FlatAttention(SourceAttention):
         return Context(ctx=ctx, attn=alpha.view(*top.shape[:2], *memory.word_mask.shape[1:]))
 
 
-@dataclass(frozen=True)
-class Reading:
-    """How a coarse-to-fine attention reads now (set by the model from its mode and options)."""
-
-    mode: str
-    """``soft`` (MODEL 2, or a soft batch of MODEL 3), ``sample`` (MODEL 3 in training) or ``argmax``."""
-    samples: int = 1
-    """+MULTI k: chunks drawn per step in training."""
-    chunks: int = 1
-    """Chunks read per step at test time (``decode.read_chunks``; 1 = argmax)."""
-    budget: float = 1.0
-    """The share of a document's words read after which steps choose only among chunks already
-    read (``decode.read_budget``; 1 = no limit; one step at a time, lazily, only)."""
-
-
 class EagerCoarseToFine(SourceAttention):
     """Coarse-to-fine attention over the word states of every chunk (MODEL 2; MODEL 3 eagerly)."""
 
@@ -147,17 +133,13 @@ class EagerCoarseToFine(SourceAttention):
 
     def attend(self, top: Tensor, memory: Memory, past: Tensor | None) -> Context:
         """``past`` is unused (no intra-temporal attention here)."""
+        return self.attend_steps(top, memory)
+
+    def attend_steps(self, top: Tensor, memory: Memory) -> Context:
+        """Every step of ``top`` ``(B, T, H)`` at once, or one step ``(B, H)``."""
         r, cache = self.reading, cast(HierarchicalCache, memory.cache)
         args = (top, memory.words.flatten(1, 2), cast(Tensor, cache.keys_t), cache.chunk_keys_t)
         o = self.module(*args, memory.word_mask, memory.chunk_mask, mode=r.mode, samples=r.samples, read=r.chunks)
-        return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
-
-    def attend_steps(self, top: Tensor, memory: Memory) -> Context:
-        r, cache = self.reading, cast(HierarchicalCache, memory.cache)
-        args = (top, memory.words.flatten(1, 2), cast(Tensor, cache.keys_t), cache.chunk_keys_t)
-        o = self.module.forward_steps(
-            *args, memory.word_mask, memory.chunk_mask, mode=r.mode, samples=r.samples, read=r.chunks
-        )
         return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
 
 
@@ -175,38 +157,28 @@ class LazyCoarseToFine(SourceAttention):
 
     def attend(self, top: Tensor, memory: Memory, past: Tensor | None) -> Context:
         """``past`` is unused (no intra-temporal attention here)."""
-        r, chunks, doc = self.reading, cast(ChunkCache, memory.lazy), memory.doc
-        assert doc is not None  # ChunkSource.read_lazily sets doc together with lazy
+        return self.attend_steps(top, memory)
+
+    def attend_steps(self, top: Tensor, memory: Memory) -> Context:
+        """Every step of ``top`` ``(B, T, H)`` at once (the chunks of every step are chosen first
+        and their union is encoded in one call), or one step ``(B, H)``; a reading budget below 1
+        acts one step at a time (it depends on what the steps before read)."""
+        r, chunks, doc = self.reading, memory.lazy, memory.doc
+        assert chunks is not None and doc is not None  # ChunkSource.read_lazily sets both
         chunk_mask = memory.chunk_mask
-        if r.budget < 1:
+        if r.budget < 1 and top.dim() == 2:
             chunk_mask = within_budget(chunks, doc, chunk_mask, r.budget)
+        rows = doc if top.dim() == 2 else doc.repeat_interleave(top.size(1))  # (B*T,) the document of each row
         o = self.module.forward_lazy(
             top,
             cast(HierarchicalCache, memory.cache).chunk_keys_t,
             chunk_mask,
             memory.word_mask,
-            lambda choice: chunks.read(doc, choice),  # (B, k) -> (B, k, N, H)
-            mode=r.mode,
-            samples=r.samples,
-            read=r.chunks,
-            sparse=chunks.sparse_attn,
-        )
-        return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
-
-    def attend_steps(self, top: Tensor, memory: Memory) -> Context:
-        """The chunks of every step are drawn first and their union is encoded in one call."""
-        r, chunks, doc = self.reading, cast(ChunkCache, memory.lazy), memory.doc
-        assert doc is not None  # ChunkSource.read_lazily sets doc together with lazy
-        rows = doc.repeat_interleave(top.size(1))  # (B*T,) the document of each query row
-        o = self.module.forward_lazy_steps(
-            top,
-            cast(HierarchicalCache, memory.cache).chunk_keys_t,
-            memory.chunk_mask,
-            memory.word_mask,
             lambda choice: chunks.read(rows, choice),  # (B*T, k) -> (B*T, k, N, H)
             mode=r.mode,
             samples=r.samples,
             read=r.chunks,
+            sparse=r.sparse and top.dim() == 2,  # one step's attention may come back sparse
         )
         return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
 

@@ -94,13 +94,11 @@ class ChunkSource(WordSource):
         n_ext: int,
         *,
         skip_packing: bool,
-        sparse_attn: bool,
     ) -> Memory:
         """Chunk vectors ``(B, M, Hc)`` of every chunk; word states only of each document's last
         non-empty chunk (the decoder's initial state, as on the eager path), the others encoded
         when attention reads them (``memory.lazy``, a :class:`ChunkCache`). ``words`` is a
-        ``(B, M, N, 0)`` placeholder. ``sparse_attn``: step attention comes back sparse
-        (:attr:`ChunkCache.sparse_attn`)."""
+        ``(B, M, N, 0)`` placeholder."""
         B, M, N = src.shape
         # with gradients (lazy training), one look-up of the whole grid: one embedding gradient,
         # not one per encoder call; without, slices bound the scratch memory of long documents
@@ -118,7 +116,6 @@ class ChunkSource(WordSource):
             return states.squeeze(1), final
 
         cache = ChunkCache(encode_rows, src, src_mask)
-        cache.sparse_attn = sparse_attn
         last = chunk_mask.long().cumsum(-1).argmax(-1)  # (B,) last non-empty chunk
         _, (h, c) = cache.encode(torch.arange(B, device=src.device), last)  # (L, B, H)
         return Memory(

@@ -154,6 +154,9 @@ function render() {
 
   const list = $("chunks");
   list.replaceChildren();
+  // each chunk's number written in its box, as wide as the largest one (an <ol>'s markers hang
+  // outside the scroll box: 100 showed as ".00.")
+  list.style.setProperty("--num-width", `${String(Math.max(m - 1, 0)).length + 1}ch`);
   chunks.forEach((text, i) => {
     const li = document.createElement("li");
     li.className = "chunk" + (fineSet.has(i) ? "" : " coarse-only");
@@ -162,9 +165,12 @@ function render() {
     li.dataset.weight = "0";
     const w = document.createElement("span");
     w.className = "weight";
+    const num = document.createElement("span");
+    num.className = "num";
+    num.textContent = `${i}.`;
     const body = document.createElement("span");
     body.textContent = text;
-    li.append(w, body);
+    li.append(w, num, body);
     list.append(li);
   });
   $("chunk-caption").textContent = `${plural(m, "chunk")} of ${grid[1]} words, as the model reads them` +

@@ -1,0 +1,63 @@
+"""Refuse bad input before anything heavy is imported: the files a command reads and the model it
+names, checked as the command itself would check them, so a refusal comes in a fraction of a second
+instead of after torch loads (issue 39; ``bench/refusal_time.py`` measures it).
+
+Imports nothing heavy (no torch, numpy, nltk): :func:`check_before_loading` runs in
+:func:`c2fsum.cli.main.main` before the command's own function. What it lets through is checked
+again, in full, by the command (``summarize`` tokenizes the text to see that it has words).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from c2fsum.cli.options import CLIError, read_input, read_lines
+
+EMPTY = "empty input, no words to summarize"
+"""The refusal of a text without words (``summarize`` and ``extract`` word it alike)."""
+
+
+def _files(a: argparse.Namespace) -> list[str]:
+    """The input files a command was given (``file`` or ``files``; one name or a list), stdin left out."""
+    found: list[str] = []
+    for name in ("file", "files"):
+        given = getattr(a, name, None)
+        if isinstance(given, str):
+            found.append(given)
+        elif isinstance(given, list | tuple):
+            found.extend(str(g) for g in given)
+    return [f for f in found if f != "-"]  # stdin can be read only once: the command checks it
+
+
+def check_input(path: str, *, lines: bool = False) -> None:
+    """Raise :class:`CLIError` for a file ``summarize`` or ``extract`` would refuse without reading
+    a word: missing, a directory, not UTF-8 (a whole text; ``--lines`` only warns per line), or
+    empty (no line with ``--lines``; nothing but white space without)."""
+    if lines:
+        if not read_lines(path):
+            raise CLIError(f"{path}: empty input")
+        return
+    if not read_input(path).strip():
+        raise CLIError(f"{path}: {EMPTY}")
+
+
+def check_model(spec: str) -> None:
+    """Raise :class:`~c2fsum.errors.CheckpointError` for a model name that names nothing (the
+    same resolution, and the same message, as loading it: :func:`c2fsum.pretrained.registry.resolve_model`)."""
+    from pathlib import Path
+
+    from c2fsum.pretrained.registry import parse_hub_id, resolve_model  # torch-free
+
+    if parse_hub_id(spec) is None or Path(spec).expanduser().exists():  # a hub repository is fetched once, by the load
+        resolve_model(spec)
+
+
+def check_before_loading(a: argparse.Namespace) -> None:
+    """The input files of ``summarize`` / ``extract``, then the ``--model`` of any command that
+    loads one; raises the error the command would raise later."""
+    if a.command in ("summarize", "extract"):
+        for path in _files(a):
+            check_input(path, lines=bool(getattr(a, "lines", False)))
+    model = getattr(a, "model", None)
+    if isinstance(model, str) and a.command in ("summarize", "evaluate", "serve", "plot"):
+        check_model(model)

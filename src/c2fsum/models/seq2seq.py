@@ -1,0 +1,125 @@
+"""What every family (MODEL 0-3) shares, written once: one decoder step and the teacher-forced pass.
+
+    encode (the family's)  ->  Memory (word states, chunk vectors, how to read: ``memory.reading``)
+    step t:   x_t = emb(y_{t-1})  --Decoder.attend (the family's source attention)-->  f_t
+              --Generator.logprobs-->  log p(y_t)                                        (B, V')
+    forward:  every step of a target at once (Decoder.attend_steps) where the decoder has no input
+              feeding, else one step at a time (Decoder.attend_loop); then the generator once
+
+A family (:mod:`c2fsum.models.flat`, :mod:`c2fsum.models.coarse_to_fine`) registers its modules
+and builds its parts (``source``, ``dec``, ``gen``) in ``__init__``, and writes ``encode`` and
+``source_attention`` (which attention reads a memory): the rest is here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import torch
+from torch import Tensor, nn
+
+from c2fsum.config import ModelConfig
+from c2fsum.models.base import DEFAULT_READING, DecoderState, ForwardOutput, Memory, Reading, StepOutput, Summarizer
+from c2fsum.models.parts.attention import SourceAttention
+from c2fsum.models.parts.decoder import Decoder
+from c2fsum.models.parts.generator import Generator
+from c2fsum.modules.decoder import InputFeedingLSTM
+from c2fsum.modules.generators import VocabGenerator
+from c2fsum.modules.intra import IntraDecoderAttention
+from c2fsum.modules.kernels import FAST, Kernels
+
+
+class Seq2Seq(Summarizer):
+    """An attentional encoder-decoder: a family's ``encode`` and ``source_attention`` around the
+    shared :class:`~c2fsum.models.parts.decoder.Decoder` (``dec``) and
+    :class:`~c2fsum.models.parts.generator.Generator` (``gen``).
+
+    ``kernels``: which speed paths to take (:mod:`c2fsum.modules.kernels`; ``PLAIN``: the plain
+    twins, same results); set it on the model to change them.
+    """
+
+    # the modules a family registers (under these names: those of saved checkpoints)
+    src_emb: nn.Embedding
+    tgt_emb: nn.Embedding
+    decoder: InputFeedingLSTM
+    combine: nn.Linear | None
+    intra: IntraDecoderAttention | None
+    dropout: nn.Dropout
+    generator: VocabGenerator
+    switch: nn.Linear | None
+    # the parts that run them
+    dec: Decoder
+    gen: Generator
+
+    def settings(self, cfg: ModelConfig, vocab_size: int) -> None:
+        """The sizes and switches every family keeps from its config (no modules)."""
+        self.vocab_size = vocab_size
+        self.hidden = cfg.hidden
+        self.input_feed = cfg.input_feed
+        self.output = cfg.output
+        self.kernels: Kernels = FAST
+        self.shares_src_tgt_emb = cfg.share_src_tgt_emb
+
+    def decoder_parts(self, cfg: ModelConfig) -> None:
+        """The decoder and generator parts, over the modules the family registered (``decoder``,
+        ``combine``, ``intra``, ``switch``; ``generator``, ``tgt_emb``, ``dropout``)."""
+        bridge = cfg.enc_layers == cfg.dec_layers
+        self.dec = Decoder(
+            self.decoder, self.combine, self.intra, self.switch, input_feed=self.input_feed, bridge=bridge
+        )
+        self.gen = Generator(self.generator, self.tgt_emb, self.dropout, copies=self.copies)
+
+    @property
+    def copies(self) -> bool:
+        """Whether the model copies source words (pointer): ``capabilities.copies``."""
+        return self.capabilities.copies
+
+    def source_attention(self, memory: Memory) -> SourceAttention:
+        """The attention that reads ``memory`` (as it was encoded to be read)."""
+        raise NotImplementedError
+
+    def parallel_teacher_forcing(self) -> bool:
+        """Whether teacher forcing runs every decoder step at once (:meth:`Decoder.attend_steps`):
+        the ``Kernels.parallel_steps`` speed path, for a decoder without input feeding."""
+        return self.kernels.parallel_steps and not self.input_feed
+
+    def init_state(self, memory: Memory) -> DecoderState:
+        return self.dec.init_state(memory)
+
+    def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
+        self.gen.prepare(memory, self.kernels)
+        attention = self.source_attention(memory)
+        o = self.dec.attend(attention, memory, state, self.tgt_emb(self.input_ids(prev)))  # (B, D)
+        logprobs = self.gen.logprobs(o.features, o.attn, o.p_copy, memory)  # (B, V')
+        return StepOutput(logprobs=logprobs, state=o.state, attn=o.attn, coarse=o.coarse)
+
+    def forward(
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        tgt_in: Tensor,
+        src_ext: Tensor | None = None,
+        n_ext: int = 0,
+        target: Tensor | None = None,
+        reading: Reading = DEFAULT_READING,
+    ) -> ForwardOutput:
+        """Teacher forcing (see :meth:`Summarizer.forward`): the decoder and attention every step at
+        once where the model allows it (:meth:`parallel_teacher_forcing`), else step by step; then
+        the generator once over all steps (:meth:`Generator.score`: given ``target``, only its
+        log-probability ``target_lp`` with the fused loss). Also the chunk attention ``coarse``,
+        the hard choices' ``policy`` (MODEL 3 in training) and, read lazily, the share of words
+        read (``fine_fraction``), where the family has them."""
+        memory = self.encode(src, src_mask, src_ext, n_ext, replace(reading, sparse=False))  # dense attention
+        attention = self.source_attention(memory)
+        state = self.dec.init_state(memory)
+        emb = self.tgt_emb(self.input_ids(tgt_in))  # (B, T, E): one look-up, one gradient
+        if self.parallel_teacher_forcing():
+            tf = self.dec.attend_steps(attention, memory, state, emb)
+        else:
+            deferred = self.kernels.deferred_grads and torch.is_grad_enabled()
+            tf = self.dec.attend_loop(attention, memory, state, emb, deferred=deferred)
+        logprobs, target_lp = self.gen.score(tf, memory, target, fused=self.kernels.fused_loss)
+        fine_fraction = memory.lazy.fraction_encoded() if memory.lazy is not None else None
+        return ForwardOutput(
+            logprobs, tf.attn, coarse=tf.coarse, policy=tf.policy, fine_fraction=fine_fraction, target_lp=target_lp
+        )
