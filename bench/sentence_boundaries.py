@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sentence boundaries on scientific text: c2fsum's splitter against well-kept libraries (issue 36).
 
-This is a measurement, not a test. ``bench/data/sentence_boundaries.json`` holds 367 unit starts
+This is a measurement, not a test. ``bench/data/sentence_boundaries.json`` holds 369 unit starts
 labelled by hand in 30 passages of ``../shared/data/pubmed`` train papers (read in place: the file
 holds offsets, not text). A unit is a sentence, a heading line, or a line of a caption, table
 or footnote. Each method splits each passage as the papers give it (lower-cased, line breaks
@@ -70,8 +70,8 @@ def snap(text: str, p: int) -> int:
 # ------------------------------------------------------------------------------ methods
 def _token_starts(text: str, sentences: list[list[str]]) -> list[int]:
     """Where each tokenized sentence starts in ``text``: its first token with a letter or digit,
-    found from a cursor in the text with digits as ``#`` (as c2fsum writes them)."""
-    seen = re.sub(r"\d", "#", text)
+    found from a cursor in the text lower-cased with digits as ``#`` (as c2fsum writes them)."""
+    seen = re.sub(r"\d", "#", text.lower())
     cursor, starts = 0, []
     for sentence in sentences:
         words = [t for t in sentence if any(c.isalnum() or c == "#" for c in t) and not re.fullmatch(r"-[a-z]{3}-", t)]
@@ -90,9 +90,26 @@ def _token_starts(text: str, sentences: list[list[str]]) -> list[int]:
 
 
 def c2fsum_splitter() -> Splitter:
-    from c2fsum.data.tokenize import split_sentences
+    """Units as c2fsum reads them: since issue 36 the blocks of :func:`c2fsum.data.layout.blocks`
+    (a heading, each line of a table or caption, the sentences of a paragraph); before it, the
+    sentences of the whole text."""
+    from c2fsum.data.tokenize import split_sentences, tokenize_words
 
-    return lambda text: _token_starts(text, split_sentences(text))
+    try:
+        from c2fsum.data.layout import blocks
+    except ImportError:  # a checkout before issue 36
+        return lambda text: _token_starts(text, split_sentences(text))
+
+    def split(text: str) -> list[int]:
+        units: list[list[str]] = []
+        for block in blocks(text):
+            if block.kind == "text":
+                units += split_sentences(block.text)
+            else:
+                units += [tokenize_words(line) for line in block.text.split("\n")]
+        return _token_starts(text, units)
+
+    return split
 
 
 def c2fsum_sbd() -> Splitter:
