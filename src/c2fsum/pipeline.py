@@ -32,8 +32,7 @@ from tqdm.auto import tqdm
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, encode_document
 from c2fsum.data.grid import inference_grid
-from c2fsum.data.surface import surface_forms
-from c2fsum.data.tokenize import preprocess_article
+from c2fsum.data.tokenize import preprocess_article, preprocess_document
 from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.decoding.options import DecodeOptions
 from c2fsum.errors import InputError
@@ -155,11 +154,13 @@ class Pipeline:
             head = leading_words(text, read_words)
             if len(head) < len(text) and not max_words:
                 log.warning("text %d: longer than %d words; only the first %d are read", i, read_words, read_words)
-            sents = preprocess_article(head)
-            if not sents:
+            doc = preprocess_document(head)  # headings as sections, non-running text left out
+            if not doc.sentences:
                 raise InputError(f"text {i}: empty article, nothing to summarize")
-            surface = {str(k): v for k, v in surface_forms(head, sents).items()}
-            docs.append({"id": str(i), "src": sents, "tgt": [], "refs": [], "surface": surface})
+            surface = {str(k): v for k, v in doc.surface().items()}
+            sections = [[title, first] for title, first in doc.sections]  # as prepare writes them
+            docs.append({"id": str(i), "src": doc.sentences, "tgt": [], "refs": [], "surface": surface})
+            docs[-1]["sections"] = sections
         return self.encode_documents(docs, max_words=max_words)
 
     def decode(
@@ -294,10 +295,11 @@ def extract(
             log.warning(
                 "text %d: longer than %d words; only the first %d are read", i, MAX_INPUT_WORDS, MAX_INPUT_WORDS
             )
-        sents = preprocess_article(head)
+        doc = preprocess_document(head)  # headings as sections, non-running text left out
+        sents = doc.sentences
         if not sents:
             raise InputError(f"text {i}: empty article, nothing to summarize")
-        spelled = surface_forms(head, sents)
+        spelled = doc.surface()
         bar.update()
         if method == "ilp":
             bar.set_description(stages[1])

@@ -93,13 +93,14 @@ def test_all_highlights_target(tmp_path):
 
 
 def test_process_document():
-    doc = RawDocument(id="x", article="A b. C d.", highlights=("First .", "Second ."), where="here")
+    doc = RawDocument(id="x", article="A bc. C de.", highlights=("First .", "Second ."), where="here")
     assert process_document(doc) == {
         "id": "x",
-        "src": [["a", "b", ".", EOS], ["c", "d", ".", EOS]],
+        "src": [["a", "bc", ".", EOS], ["c", "de", ".", EOS]],
         "tgt": ["first", "."],
         "refs": [["first", "."], ["second", "."]],
         "surface": {"0": "A", "4": "C"},  # the article's own spelling where preprocessing changed it
+        "non_running": {},  # what the article left out, by kind (prepare counts it, never writes it)
     }
     empty = RawDocument(id="y", article="", highlights=("h",), where="here")
     assert process_document(empty) == ("empty_article", "the article has no tokens")

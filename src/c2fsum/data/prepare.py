@@ -9,15 +9,22 @@ every document (:mod:`c2fsum.data.tokenize`) on ``workers`` processes and writes
                                             "src":  [[tok, ..., "</s>"], ...]  article sentences,
                                             "tgt":  [tok, ...]                 target (no </s>),
                                             "refs": [[tok, ...], ...],         every highlight
-                                            "surface": {"17": "Brisbane", ...}}  the article's own
+                                            "surface": {"17": "Brisbane", ...},  the article's own
                                                 spelling of the src tokens that preprocessing lowercased or
                                                 masked (flat index, </s> counted; data/surface.py)
+                                            "sections": [["RESULTS", 12], ...]}  headings, each with
+                                                the index of the first src sentence under it (only
+                                                when the article has headings)
       vocab.txt                            the vocabulary of the train split (see vocab.py)
-      stats.json                           thesis Table 5.1 figures, dropped and skipped counts
+      stats.json                           thesis Table 5.1 figures, dropped and skipped counts, and
+                                           the non-running text left out of the articles, by kind
 
 The target is the first highlight (``all_highlights=True``: all highlights, concatenated);
 ``refs`` keeps every highlight for evaluation. Documents whose article has no tokens are
 dropped and counted; bad input records are skipped, logged with file and line, and counted.
+Headings are kept as ``sections``, never inside a sentence; supplementary-file captions, table
+footnotes and rows, licence lines and bare URLs are left out of ``src`` and counted by kind
+(``non_running`` in stats.json; :mod:`c2fsum.data.layout`).
 Output order is input order, whatever the number of workers.
 """
 
@@ -39,6 +46,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from c2fsum.data.layout import NON_RUNNING
 from c2fsum.data.readers import (
     SPLITS,
     DataError,
@@ -49,8 +57,8 @@ from c2fsum.data.readers import (
     find_sources,
     hf_sources,
 )
-from c2fsum.data.surface import parse_surface, surface_forms
-from c2fsum.data.tokenize import preprocess_article, preprocess_highlights
+from c2fsum.data.surface import parse_surface
+from c2fsum.data.tokenize import preprocess_document, preprocess_highlights
 from c2fsum.data.vocab import EOS, SPECIALS, Vocab
 from c2fsum.errors import InputError
 from c2fsum.utils.io import atomic_write_text
@@ -66,16 +74,23 @@ def process_document(doc: RawDocument, *, all_highlights: bool = False) -> dict[
     """The prepared record of ``doc``, or ``(reason, detail)`` when it must be dropped.
 
     Reasons: ``empty_article`` (no article tokens), ``empty_highlights`` (no highlight tokens).
+    The record's ``non_running`` (the counts of what the article left out, by kind) is taken off
+    by the caller before it is written.
     """
-    src = preprocess_article(doc.article)
+    article = preprocess_document(doc.article)
+    src = article.sentences
     if not src:
         return ("empty_article", "the article has no tokens")
     refs = preprocess_highlights(doc.highlights)
     if not refs:
         return ("empty_highlights", "the highlights have no tokens")
     tgt = [tok for ref in refs for tok in ref] if all_highlights else refs[0]
-    surface = {str(k): v for k, v in surface_forms(doc.article, src).items()}
-    return {"id": doc.id, "src": src, "tgt": tgt, "refs": refs, "surface": surface}
+    surface = {str(k): v for k, v in article.surface().items()}
+    rec: dict[str, Any] = {"id": doc.id, "src": src, "tgt": tgt, "refs": refs, "surface": surface}
+    if article.sections:  # a text without headings (every news article) is written as before issue 36
+        rec["sections"] = [[title, first] for title, first in article.sections]
+    rec["non_running"] = dict(article.dropped)
+    return rec
 
 
 @dataclass
@@ -83,8 +98,8 @@ class _Chunk:
     """What a worker sends back for a chunk of documents (in input order)."""
 
     results: list[tuple] = field(default_factory=list)
-    """``("ok", json_line, words, sentences, tgt_words, refs)`` or ``(status, reason, where, detail)``
-    with status ``dropped`` or ``skipped``."""
+    """``("ok", json_line, words, sentences, tgt_words, refs, id, non_running, sections)`` or ``(status, reason,
+    where, detail)`` with status ``dropped`` or ``skipped``."""
     counts: Counter | None = None
 
 
@@ -102,6 +117,7 @@ def _process_chunk(task: tuple[list[RawDocument], bool, bool]) -> _Chunk:
             status = "dropped" if rec[0] == "empty_article" else "skipped"
             out.results.append((status, rec[0], doc.where, rec[1]))
             continue
+        non_running = rec.pop("non_running")
         n_sents = len(rec["src"])
         n_words = sum(len(s) for s in rec["src"]) - sum(1 for s in rec["src"] if s[-1] == EOS)
         line = json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
@@ -110,7 +126,10 @@ def _process_chunk(task: tuple[list[RawDocument], bool, bool]) -> _Chunk:
         except UnicodeEncodeError as e:  # a lone surrogate, e.g. from a JSON "\udc80" escape
             out.results.append(("skipped", "not_utf8", doc.where, f"unpaired surrogate {e.object[e.start]!r}"))
             continue
-        out.results.append(("ok", line, n_words, n_sents, len(rec["tgt"]), len(rec["refs"]), rec["id"]))
+        out.results.append(
+            ("ok", line, n_words, n_sents, len(rec["tgt"]), len(rec["refs"]), rec["id"])
+            + (non_running, len(rec.get("sections", [])))
+        )
         if out.counts is not None:
             for sentence in rec["src"]:
                 out.counts.update(sentence)
@@ -164,6 +183,8 @@ class _SplitTally:
     highlights: int = 0
     dropped: Counter = field(default_factory=Counter)
     duplicate_ids: int = 0
+    non_running: Counter = field(default_factory=Counter)
+    sections: int = 0
 
     def as_dict(self, skips: SkipLog, sources: Sequence[Source]) -> dict[str, Any]:
         n = self.documents
@@ -184,6 +205,8 @@ class _SplitTally:
             "dropped": dict(sorted(self.dropped.items())),
             "skipped": skips.as_dict(),
             "duplicate_ids": self.duplicate_ids,
+            "sections": self.sections,
+            "non_running": {k: self.non_running[k] for k in NON_RUNNING},
             "sources": [s.describe() for s in sources],
         }
 
@@ -393,7 +416,9 @@ def _prepare_split(
             for chunk in _ordered_map(_process_chunk, tasks, pool, max_pending=max_pending):
                 for result in chunk.results:
                     if result[0] == "ok":
-                        _, line, n_words, n_sents, n_tgt, n_refs, doc_id = result
+                        _, line, n_words, n_sents, n_tgt, n_refs, doc_id, non_running, n_sections = result
+                        tally.non_running.update(non_running)
+                        tally.sections += n_sections
                         f.write(line + "\n")
                         tally.documents += 1
                         tally.words += n_words
@@ -469,6 +494,12 @@ def format_stats_table(stats: Mapping[str, Any]) -> str:
         for kind in ("dropped", "skipped"):
             if s.get(kind):
                 notes.append(f"{split} {kind}: " + ", ".join(f"{k}={v:,}" for k, v in s[kind].items()))
+        left_out = s.get("non_running") or {}
+        if any(left_out.values()) or s.get("sections"):
+            notes.append(
+                f"{split} articles: {s.get('sections', 0):,} headings kept as sections; left out of the sentences: "
+                + ", ".join(f"{k}={v:,}" for k, v in left_out.items())
+            )
     if stats.get("skipped_inputs"):
         notes.append("inputs skipped: " + ", ".join(f"{k}={v:,}" for k, v in stats["skipped_inputs"].items()))
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
@@ -512,6 +543,11 @@ def _check_prepared(doc: Any) -> str | None:
     for i, ref in enumerate(refs):
         if not isinstance(ref, list) or not all(type(t) is str for t in ref):
             return f"'refs'[{i}] must be a list of strings"
+    sections = doc.get("sections", [])  # optional: files prepared before issue 36 have none
+    if not isinstance(sections, list) or not all(
+        isinstance(x, list) and len(x) == 2 and isinstance(x[0], str) and type(x[1]) is int for x in sections
+    ):
+        return "'sections' must be a list of [heading, first sentence index] pairs"
     if "surface" in doc:  # optional: files prepared before it was kept have none
         try:
             parse_surface(doc["surface"], "'surface'")

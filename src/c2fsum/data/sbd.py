@@ -79,6 +79,15 @@ _AFTER_NUMBER_ABBR = re.compile(r"\s\d|\s+\(")
 _AFTER_ABBR = re.compile(r"(\.|\:|-|\?|,)|(\s([a-z]|I\s|I'm|I'll|\d|\())")
 _MAX_ABBR = max(len(a) for a in _ABBREVIATIONS)
 _POSSESSIVE_ABBR = re.compile(r"\.(?='s\s)|\.(?='s$)|\.(?='s\Z)")
+# issue 36: on scientific text (lowercase, so no capital tells a name from a sentence start) a
+# period after a single letter is a species' genus ("e. coli", "c. elegans", "x. laevis") or an
+# initial, and these abbreviations of papers end no sentence before a lowercase word, a digit or
+# "(" either; "(e.", "innocua-l." count as well as " e."
+_SCIENCE_ABBR = frozenset(
+    set(string.ascii_lowercase) | set("sp spp ssp subsp var cf ca approx resp figs eq eqs refs et ae vol suppl".split())
+)
+_NOT_SCIENCE_ABBR = frozenset("min hr mm sec ms".split())  # units: "for 5 min." ends a sentence in papers
+_AFTER_SCIENCE_ABBR = re.compile(r"(\.|\:|-|\?|,)|(\s([a-z]|I\s|I'm|I'll|\d|\(|<))")  # and "et al. <cit>"
 _MULTI_PERIOD_ABBR = re.compile(r"\b[a-z](?:\.[a-z])+[.]", re.IGNORECASE)
 
 # ------------------------------------------------------------------ numbers, punctuation
@@ -156,8 +165,8 @@ _SPACE_AFTER_PAREN = re.compile(r"(?<=\))\s")
 _FIND_WINDOW = 4096
 
 
-def sentence_starts(view: str) -> list[int]:
-    """Offsets in ``view`` where a sentence other than the first starts, as pysbd would cut it.
+def sentence_starts(view: str, *, science: bool = True) -> list[int]:
+    """Offsets in ``view`` where a sentence other than the first starts (:func:`sentences`).
 
     Each sentence of :func:`sentences` is located in the view after the previous one (within
     a window, so that a sentence pysbd rewrote cannot send the search to the end of the text
@@ -168,7 +177,7 @@ def sentence_starts(view: str) -> list[int]:
     pos = 0
     first = True
     n = len(text)
-    for sentence in sentences(view):
+    for sentence in sentences(view, science=science):
         start = pos
         while start < n and text[start].isspace():
             start += 1
@@ -185,16 +194,22 @@ def sentence_starts(view: str) -> list[int]:
     return cuts
 
 
-def sentences(view: str) -> list[str]:
-    """The sentences pysbd finds in ``view`` (lowercase, no line breaks), stripped, empty ones left out.
+def sentences(view: str, *, science: bool = True) -> list[str]:
+    """The sentences of ``view`` (lowercase, no line breaks), stripped, empty ones left out.
 
-    pysbd leaves a sentence of three or more ASCII letters unstripped; it has no spaces to strip.
+    ``science=False``: exactly those pysbd finds (pysbd leaves a sentence of three or more ASCII
+    letters unstripped; it has no spaces to strip). ``science=True`` (what c2fsum reads with,
+    issue 36) differs in two rules only: a period after a single letter or after one of the
+    abbreviations of papers (``sp.``, ``spp.``, ``cf.``, ``ca.``, ``approx.``, ``et.``, ``figs.``...)
+    ends no sentence before a lowercase word, a digit or ``(``; and single letters followed by
+    ``.`` are never list items (``c. elegans ... d. melanogaster`` is no list ``c. d.``), while
+    lists with brackets (``(a) ... (b)``) still are.
     """
     if not view:
         return []
     text = _PLACEHOLDERS.sub("\x01", view)
-    text = _list_items(text)
-    text = _abbreviations(text)
+    text = _list_items(text, periods=not science)
+    text = _abbreviations(text, science)
     for rule, repl in _NUMBER_RULES:
         text = rule.sub(repl, text)
     if "!" in text or "?" in text:
@@ -232,14 +247,15 @@ def _parens_between_quotes(match: re.Match) -> str:
 
 
 # ------------------------------------------------------------------ list items
-def _list_items(text: str) -> str:
+def _list_items(text: str, periods: bool = True) -> str:
     """pysbd's ListItemReplacer.add_line_break (alphabetical and roman lists; the numbered ones
-    never fire on views, see the module docstring)."""
+    never fire on views, see the module docstring); ``periods=False``: lists with brackets only."""
     if ")" not in text and "." not in text:
         return text
     found: dict[re.Pattern, tuple[str, list[str]]] = {}  # regex -> (text it read, what it found)
     for alphabet in (_LATIN, _ROMAN):
-        text = _alphabet_list(text, _LIST_WITH_PERIODS, alphabet, parens=False, found=found)
+        if periods:
+            text = _alphabet_list(text, _LIST_WITH_PERIODS, alphabet, parens=False, found=found)
         text = _alphabet_list(text, _LIST_WITH_PARENS, alphabet, parens=True, found=found)
     return text
 
@@ -291,16 +307,17 @@ def _alphabet_list(
 
 
 # ------------------------------------------------------------------ abbreviations
-def _abbreviations(text: str) -> str:
-    """pysbd's AbbreviationReplacer.replace: a period after a known abbreviation is not an end."""
+def _abbreviations(text: str, science: bool = False) -> str:
+    """pysbd's AbbreviationReplacer.replace: a period after a known abbreviation is not an end
+    (``science``: nor after a single letter or an abbreviation of papers, see :func:`sentences`)."""
     text = _POSSESSIVE_ABBR.sub("∯", text)
     if "." in text:
-        text = "".join(_abbreviations_in_line(line) for line in text.splitlines(True))
+        text = "".join(_abbreviations_in_line(line, science) for line in text.splitlines(True))
         text = _MULTI_PERIOD_ABBR.sub(lambda m: m.group().replace(".", "∯"), text)
     return text
 
 
-def _abbreviations_in_line(line: str) -> str:
+def _abbreviations_in_line(line: str, science: bool = False) -> str:
     """The periods of ``line`` that pysbd turns into ``∯``, found in one scan.
 
     A period is replaced when the word before it (after whitespace or the line start) is an
@@ -310,7 +327,7 @@ def _abbreviations_in_line(line: str) -> str:
     """
     if "." not in line:
         return line
-    words = set(_PLAIN_ABBR)
+    words = (set(_PLAIN_ABBR) | _SCIENCE_ABBR) - _NOT_SCIENCE_ABBR if science else set(_PLAIN_ABBR)
     lowered = line.lower()
     for abbr in _DOTTED_ABBR:
         if abbr in lowered:
@@ -322,7 +339,8 @@ def _abbreviations_in_line(line: str) -> str:
         for length in range(1, min(_MAX_ABBR, pos) + 1):
             start = pos - length
             if start > 0 and not line[start - 1].isspace():
-                continue
+                if not (science and line[start - 1] in "([-/" and line[start:pos].lower() in _SCIENCE_ABBR):
+                    continue
             word = line[start:pos]
             if word not in words:
                 continue
@@ -330,10 +348,10 @@ def _abbreviations_in_line(line: str) -> str:
             key = word.lower()
             if key in _PREPOSITIVE:
                 after = _AFTER_PREPOSITIVE
-            elif key in _NUMBER_ABBR:
+            elif key in _NUMBER_ABBR and not (science and key in _SCIENCE_ABBR):  # "p. gingivalis", "p. 0"
                 after = _AFTER_NUMBER_ABBR
             else:
-                after = _AFTER_ABBR
+                after = _AFTER_SCIENCE_ABBR if science else _AFTER_ABBR
             if pos + 1 < n and after.match(line, pos + 1):
                 chars[pos] = "∯"
                 break

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""How many of the sentences c2fsum makes of a paper are broken, and how (issue 36).
+
+This is a measurement, not a test. It runs :func:`c2fsum.pipeline.extract` (ILP, 250 words) on
+validation papers of ``../shared/data/pubmed`` and checks every sentence it returns with
+heuristics that do not share code with the splitter they judge:
+
+    abbrev_end     ends on a single letter or a scientific abbreviation taken for a sentence end
+                   ("... lon protease in e.", "the reconstructed p.", "et al.", "sp.")
+    after_abbrev   starts where the document's previous sentence ended that way ("coli ...")
+    heading        starts with one of the article's heading lines glued to the text under it
+                   ("RESULTS biomarkers of ...", "cell culture and transfection a range of ...")
+    file_caption   a supplementary-file caption ("click here for file", "additional file 2: ...")
+    footnote       starts with a table footnote mark: a digit glued to a word ("3number of ..."),
+                   "*", a dagger
+    licence        a licence or copyright line ("creative commons", "©", "open access article")
+    url            holds a URL or a DOI
+    short          fewer than 4 words
+
+A sentence counts once as broken, whatever the number of kinds it shows; the kinds are counted
+each. ``--units`` checks every sentence of the papers (what the summarizers choose from) instead
+of the extracts. ``--start`` picks the papers: 0 (papers 0-99) is the set the fix was built
+looking at; 200 (papers 200-299) a set its builder did not read.
+
+    python bench/sentence_quality.py                      # 100 val papers, ILP extracts
+    python bench/sentence_quality.py --start 200 --units
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import itertools
+import json
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+
+# abbreviations whose period, in scientific text, is no sentence end (judged on the sentence's last word)
+_ABBREV_WORDS = frozenset(
+    "al sp spp ssp subsp var cf ca approx fig figs eq eqs ref refs vs e.g i.e etc viz resp no nos vol pp "
+    "dr mr mrs prof st ae aa".split()
+)
+_ABBREV_END = re.compile(r"(?:^|[\s(\[])([a-zA-Z]|[a-zA-Z]{2,6}|[a-z]\.[a-z])\.\s*$")
+_HEADING_LINE_WORDS = 12
+_FILE_CAPTION = re.compile(r"click here for file|^\s*additional file\b|additional file\s+\S+\s*:", re.I)
+_FOOTNOTE = re.compile(r"^\s*(?:\d+[a-z]{2,}|[*†‡§¶#])", re.I)
+_LICENCE = re.compile(
+    r"creative commons|open access article|distributed under the terms|©|\(c\) \d|copyright|"
+    r"all rights reserved|licensee biomed|licence|license",
+    re.I,
+)
+_URL = re.compile(r"https?://|www\.|\bdoi\s*:|\b10\.\d{4,}/|ftp://", re.I)
+_WORD = re.compile(r"\w")
+
+
+def papers(split: str, start: int, n: int) -> list[dict]:
+    with gzip.open(DATA / "pubmed" / f"{split}.jsonl.gz", "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in itertools.islice(f, start, start + n)]
+
+
+def heading_lines(article: str) -> list[str]:
+    """Lines of the article that look like headings: short, no sentence end, letters (lowercase)."""
+    out = set()
+    for line in article.split("\n"):
+        s = " ".join(line.split())
+        if not s or s[-1] in ".!?:;," or not re.search(r"[a-z]{3}", re.sub(r"<(dig|cit)>", " ", s.lower())):
+            continue
+        if len(s.split()) <= _HEADING_LINE_WORDS:
+            out.add(s.lower())
+    return sorted(out, key=len, reverse=True)
+
+
+def words(sentence: str) -> int:
+    return sum(1 for w in sentence.split() if _WORD.search(w))
+
+
+def ends_on_abbreviation(sentence: str) -> bool:
+    m = _ABBREV_END.search(sentence)
+    if not m:
+        return False
+    w = m.group(1).lower()
+    return len(w) == 1 or w in _ABBREV_WORDS
+
+
+def kinds(sentence: str, previous: str | None, headings: list[str]) -> list[str]:
+    """The ways ``sentence`` (as the reader sees it) is broken; ``previous``: the document's sentence before it."""
+    found = []
+    low = " ".join(sentence.lower().split())
+    if ends_on_abbreviation(sentence):
+        found.append("abbrev_end")
+    if previous is not None and ends_on_abbreviation(previous):
+        found.append("after_abbrev")
+    for h in headings:
+        if low.startswith(h + " ") and words(low) > words(h):
+            found.append("heading")
+            break
+    if _FILE_CAPTION.search(sentence):
+        found.append("file_caption")
+    if _FOOTNOTE.search(sentence):
+        found.append("footnote")
+    if _LICENCE.search(sentence):
+        found.append("licence")
+    if _URL.search(sentence):
+        found.append("url")
+    if words(sentence) < 4:
+        found.append("short")
+    return found
+
+
+def document_sentences(text: str) -> list[str]:
+    """Every sentence of ``text`` as :func:`c2fsum.pipeline.extract` renders it (all of them chosen)."""
+    from c2fsum.pipeline import extract
+
+    big = extract(text, method="lead", words=10**9)[0]
+    return big.text.split("\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--split", default="val")
+    parser.add_argument("--start", type=int, default=0, help="first paper (0: the papers the fix looked at)")
+    parser.add_argument("-n", type=int, default=100, help="papers")
+    parser.add_argument("--words", type=int, default=250, help="extract budget")
+    parser.add_argument("--units", action="store_true", help="check every sentence, not the extracts")
+    parser.add_argument("--examples", type=int, default=4, help="examples printed per kind")
+    parser.add_argument("--json", type=Path, help="write the counts here")
+    args = parser.parse_args()
+
+    from c2fsum.pipeline import extract
+
+    started = time.perf_counter()
+    per_kind: Counter = Counter()
+    examples: dict[str, list[str]] = {}
+    total = broken = 0
+    for paper in papers(args.split, args.start, args.n):
+        text = paper["article"]
+        headings = heading_lines(text)
+        every = document_sentences(text)
+        if args.units:
+            chosen = list(range(len(every)))
+        else:
+            chosen = extract(text, method="ilp", words=args.words)[0].sentences
+        for j in chosen:
+            sentence = every[j]
+            found = kinds(sentence, every[j - 1] if j > 0 else None, headings)
+            total += 1
+            if found:
+                broken += 1
+            for kind in found:
+                per_kind[kind] += 1
+                ex = examples.setdefault(kind, [])
+                if len(ex) < args.examples:
+                    ex.append(f"{paper['id']}#{j}: {sentence[:150]}")
+    elapsed = time.perf_counter() - started
+    what = "sentences of the papers" if args.units else f"sentences of ILP extracts ({args.words} words)"
+    print(f"{args.n} {args.split} papers from #{args.start}: {total} {what}, {elapsed:.0f} s")
+    print(f"broken: {broken} ({100 * broken / max(total, 1):.1f}%)")
+    for kind, count in per_kind.most_common():
+        print(f"  {kind:13s} {count:6d} ({100 * count / max(total, 1):.1f}%)")
+    for kind, ex in examples.items():
+        print(f"-- {kind}")
+        for e in ex:
+            print("   ", e)
+    if args.json:
+        args.json.write_text(
+            json.dumps({"sentences": total, "broken": broken, "kinds": dict(per_kind)}, indent=1) + "\n"
+        )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

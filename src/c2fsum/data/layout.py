@@ -1,0 +1,240 @@
+"""What of a document's lines is running text, what is a heading, and what is neither (issue 36).
+
+A paper is not all sentences. SumPubMed's articles put section names (``BACKGROUND``,
+``RESULTS``, ``discussion``) and subsection titles on lines of their own, and keep the debris of
+tables, supplementary-file captions and footnotes; plain text has headings too. Read as one
+stream, a heading is glued to the sentence under it (``RESULTS biomarkers of ...``) and a table
+row becomes a "sentence". :func:`blocks` reads the lines of a raw text (before any tokenizing)
+and says what each is:
+
+* ``text``: running text, a paragraph (its lines joined by a space); a paragraph ends a sentence,
+  and so does a figure caption glued to the sentence before it (``pathogenicity.fig.  <dig> the``);
+* ``heading``: a short line (at most :data:`HEADING_WORDS` words) with no sentence end, at the
+  head of a paragraph and clearly shorter than its running text (SumPubMed: ``RESULTS`` then
+  ``cell culture and transfection`` then the paragraph), or a paragraph of one or two such lines
+  before running text (``competing interests``, blank line, text);
+* non-running text, kept out of the sentences and counted by kind (:data:`NON_RUNNING`):
+  ``file_caption`` (``additional file 2`` and its caption, ``click here for file``),
+  ``footnote`` (a line starting with ``*``, a dagger, or a digit glued to a word: ``3number of
+  unique reads``), ``licence`` (copyright and licence lines), ``url`` (a line that is a URL or DOI
+  with at most :data:`URL_WORDS` other words), ``table`` (three or more short lines in a row: table
+  cells, lists of abbreviations).
+
+A text without line breaks (every CNN/DailyMail article) is one ``text`` block, as before. A text
+with no running text at all (a list of short lines) is one ``text`` block too, so that nothing a
+user gives is read as empty. :func:`is_non_running` judges one sentence the same way (a licence
+sentence or a URL inside a paragraph).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+HEADING_WORDS = 12
+"""Most words of a heading line (SumPubMed's longest subsection titles have about 10)."""
+HEADING_SHARE = 0.7
+"""A heading at the head of a paragraph is at most this share of the paragraph's longest line."""
+URL_WORDS = 4
+"""A line or sentence holding a URL or DOI and at most this many other words is not running text."""
+NON_RUNNING = ("file_caption", "footnote", "licence", "url", "table")
+"""Kinds of non-running text, in the order ``prepare`` reports them."""
+
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
+_LETTERS = re.compile(r"[^\W\d_]{2}")
+_CONTINUES = re.compile(r"<cit>|[,.;:)\]%]")  # a line that goes on with the one before it
+# SumPubMed glues a figure's caption to the sentence before it: "... pathogenicity.fig.  <dig> the numbers"
+_GLUED_CAPTION = re.compile(r"(?<=\S\.)(?=(?:fig\.|figure)\s+(?:<dig>|\d))", re.I)
+_MARKUP = re.compile(r"<(?:dig|cit)>")
+_FILE_CAPTION = re.compile(r"^additional[ _-]?file\b|click here for (?:file|additional)")  # on lowercase
+_FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|\d+[^\W\d_]{3,})")
+_LICENCE = re.compile(
+    r"creative commons|open access article|distributed under the terms|\u00a9|\(c\) (?:19|20)\d\d|copyright|"
+    r"all rights reserved|licensee \w+|this article is (?:published|distributed) under|terms of the \w+ licen[cs]e"
+)  # on lowercase
+_URL = re.compile(r"(?:https?|ftp)://\S+|\bwww\.\S+|\bdoi\s*:\s*\S+|\b10\.\d{4,}/\S+", re.I)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A piece of a document: ``kind`` is ``text``, ``heading`` or one of :data:`NON_RUNNING`."""
+
+    kind: str
+    text: str
+
+
+def is_non_running(text: str) -> str | None:
+    """The kind of non-running text ``text`` (a line or a sentence) is, or None for running text.
+
+    >>> is_non_running("click here for file")
+    'file_caption'
+    >>> is_non_running("the authors thank the staff.") is None
+    True
+    """
+    s = text.strip()
+    if not s:
+        return None
+    low = s.lower()
+    if ("additional" in low or "click here" in low) and _FILE_CAPTION.search(low):
+        return "file_caption"
+    if _FOOTNOTE.match(s):
+        return "footnote"
+    if _maybe_licence(low) and _LICENCE.search(low):
+        return "licence"
+    if _maybe_url(low) and _URL.search(s) and len(_URL.sub(" ", s).split()) <= URL_WORDS:
+        return "url"
+    return None
+
+
+def _maybe_licence(low: str) -> bool:
+    """A quick test (substrings, no regex) that :data:`_LICENCE` may match lower-cased ``low``."""
+    return (
+        "licen" in low or "copyright" in low or "\u00a9" in low or "commons" in low or "open access" in low
+        or "rights" in low or "(c)" in low
+    )  # fmt: skip
+
+
+def _maybe_url(low: str) -> bool:
+    """A quick test that ``low`` may hold a URL or a DOI."""
+    return "http" in low or "www." in low or "doi" in low or "ftp" in low or "//" in low or "10." in low
+
+
+def sentence_kinds(text: str, sentences: list[list[str]]) -> list[str | None]:
+    """:func:`sentence_kind` of each of the tokenized ``sentences`` of the paragraph ``text``; the
+    paragraph is looked at first, so that most paragraphs cost a few substring tests."""
+    low = text.lower()
+    if not ("additional" in low or "click here" in low or _maybe_licence(low) or _maybe_url(low)):
+        return [None if not _TOKEN_FOOTNOTE.match(s[0]) else sentence_kind(s) for s in sentences]
+    return [sentence_kind(s) for s in sentences]
+
+
+def _short(line: str) -> bool:
+    """A line that could be a heading or a table cell: few words, no sentence end, no comma end."""
+    words = line.split()
+    return 0 < len(words) <= HEADING_WORDS and not _SENTENCE_END.search(line) and line[-1] not in ",;"
+
+
+def _titled(line: str) -> bool:
+    """A short line with a word in it (not ``<dig>`` or ``+/-`` alone)."""
+    return bool(_LETTERS.search(_MARKUP.sub(" ", line)))
+
+
+def blocks(text: str) -> list[Block]:
+    """The blocks of ``text`` in order (see the module docstring); running text is never lost:
+    a text with no ``text`` block gives its whole text as one."""
+    if "\n" not in text:
+        return [Block("text", text)] if text.strip() else []
+    paragraphs: list[list[str]] = []
+    current: list[str] = []
+    for raw in text.split("\n"):
+        line = " ".join(raw.split())
+        if line:
+            current.append(line)
+        elif current:
+            paragraphs.append(current)
+            current = []
+    if current:
+        paragraphs.append(current)
+    out: list[Block] = []
+    pending: list[list[str]] = []  # paragraphs of short lines, waiting for what follows them
+
+    def flush(heads: list[str] | None) -> None:
+        """Write the pending short paragraphs, then ``heads`` (the headings at the head of a
+        paragraph of running text; None: no running text follows). With running text after them
+        and no heads of its own, the last pending paragraph of one or two titled lines is its heading;
+        the rest is a table when three lines or more, else headings."""
+        paras = list(pending)
+        pending.clear()
+        if heads is None:
+            heads = []
+        elif not heads and paras and len(paras[-1]) <= 2 and all(_titled(x) for x in paras[-1]):
+            heads = paras.pop()
+        rest = [x for para in paras for x in para]
+        if len(rest) >= 3:
+            out.append(Block("table", "\n".join(rest)))
+        else:
+            out.extend(Block("heading" if _titled(x) else "table", x) for x in rest)
+        out.extend(Block("heading", h) for h in heads)
+
+    for para in paragraphs:
+        lines: list[tuple[str, str]] = []
+        for k, line in enumerate(para):
+            kind = is_non_running(line)
+            if kind == "file_caption" and line.lower().startswith("additional"):
+                lines.append(("caption", "\n".join(para[k:])))
+                break
+            lines.append((kind or "line", line))
+        running = [x for kind, x in lines if kind == "line"]
+        if not running or all(_short(x) for x in running):
+            # a paragraph of short lines only: a heading or part of a table, decided by what follows
+            short: list[str] = []
+            for kind, x in lines:
+                if kind == "line":
+                    short.append(x)
+                    continue
+                if short:
+                    pending.append(short)
+                    short = []
+                flush(None)
+                out.append(Block("file_caption" if kind == "caption" else kind, x))
+            if short:
+                pending.append(short)
+            continue
+        longest = max(len(x) for x in running)
+        lead = 0
+        while (
+            lead < len(lines) - 1
+            and lines[lead][0] == "line"
+            and _short(lines[lead][1])
+            and _titled(lines[lead][1])
+            and len(lines[lead][1]) <= HEADING_SHARE * longest
+            and not _CONTINUES.match(lines[lead + 1][1])
+        ):
+            lead += 1
+        if lead > 3:  # a table whose last rows touch the text: no headings
+            pending.append([x for _, x in lines[:lead]])
+            flush([])
+        else:
+            flush([x for _, x in lines[:lead]])
+        body: list[str] = []
+        for kind, x in lines[lead:]:
+            if kind == "line":
+                body.append(x)
+                continue
+            if body:
+                out.extend(Block("text", x) for x in _GLUED_CAPTION.split(" ".join(body)))
+                body = []
+            out.append(Block("file_caption" if kind == "caption" else kind, x))
+        if body:
+            out.extend(Block("text", x) for x in _GLUED_CAPTION.split(" ".join(body)))
+    flush(None)
+    if not any(b.kind == "text" for b in out):
+        return [Block("text", text)]
+    return out
+
+
+_URL_TOKEN = re.compile(r"^(?:https?|ftp|//\S+|www\.\S+|doi:\S+|[#\d]{2}\.[#\d]{4,}/\S*)$")
+_TOKEN_FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|[#\d]+[^\W\d_]{3,})")
+
+
+def sentence_kind(tokens: list[str]) -> str | None:
+    """:func:`is_non_running` for a tokenized sentence (lowercase PTB tokens, digits ``#``), whose
+    URLs are split by the tokenizer (``http : //www.x.org``, ``doi:##.####/...``)."""
+    words = [t for t in tokens if t != "</s>"]
+    if not words:
+        return None
+    text = " ".join(words)
+    if ("additional" in text or "click here" in text) and _FILE_CAPTION.search(text):
+        return "file_caption"
+    if _TOKEN_FOOTNOTE.match(words[0]):
+        return "footnote"
+    if _maybe_licence(text) and _LICENCE.search(text):
+        return "licence"
+    if not _maybe_url(text):
+        return None
+    urls = [t for t in words if _URL_TOKEN.match(t)]
+    if urls:
+        other = [t for t in words if t not in urls and t != "doi" and any(c.isalnum() for c in t)]
+        if len(other) <= URL_WORDS:
+            return "url"
+    return None
