@@ -261,14 +261,20 @@ class Extract:
     """Indices of the chosen sentences among the document's (``preprocess_article``'s split)."""
 
 
-def extract(texts: str | list[str], *, method: str = "ilp", words: int = EXTRACT_WORDS) -> list[Extract]:
+def extract(
+    texts: str | list[str], *, method: str = "ilp", words: int = EXTRACT_WORDS, progress: bool = False
+) -> list[Extract]:
     """Summarize raw texts with sentences of their own, at most ``words`` words each.
 
     ``ilp``: the sentences that cover the most frequent word pairs of the text within the budget
-    (Gillick & Favre 2009; :mod:`c2fsum.baselines.ilp`); ``lead``: the first sentences that fit.
-    A text whose first sentence alone is longer than ``words`` gets that sentence. InputError for
-    an unknown method, a budget below 1 word or a text without words.
+    (Gillick & Favre 2009; :mod:`c2fsum.baselines.ilp`; on a long text the solver chooses among
+    the sentences of most weight per word, :func:`c2fsum.baselines.ilp.candidates`); ``lead``:
+    the first sentences that fit (:func:`c2fsum.baselines.extractive.lead_sentences`). A text
+    whose first sentence alone is longer than ``words`` gets that sentence. ``progress``: a bar
+    on stderr over the texts and the stages of each (read, concepts, solve, write). InputError
+    for an unknown method, a budget below 1 word or a text without words.
     """
+    from c2fsum.baselines.extractive import lead_sentences
     from c2fsum.baselines.ilp import SENTENCE_MARKS, build_problem, solve
     from c2fsum.decoding.render import render
 
@@ -276,26 +282,35 @@ def extract(texts: str | list[str], *, method: str = "ilp", words: int = EXTRACT
         raise InputError(f"method: got {method!r}, expected one of {', '.join(EXTRACT_METHODS)}")
     if words < 1:
         raise InputError(f"words: expected a budget of at least 1 word, got {words}")
+    texts = [texts] if isinstance(texts, str) else texts
+    stages = ("read", "concepts", "solve", "write") if method == "ilp" else ("read", "write")
+    bar = tqdm(total=len(texts) * len(stages), unit="step", disable=not progress, dynamic_ncols=True)
     out = []
-    for i, text in enumerate([texts] if isinstance(texts, str) else texts):
+    for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise InputError(f"text {i}: expected a str, got {type(text).__name__}")
+        bar.set_description(stages[0])
         head = leading_words(text, MAX_INPUT_WORDS)
+        if len(head) < len(text):
+            log.warning(
+                "text %d: longer than %d words; only the first %d are read", i, MAX_INPUT_WORDS, MAX_INPUT_WORDS
+            )
         doc = preprocess_document(head)  # headings as sections, non-running text left out
         sents = doc.sentences
         if not sents:
             raise InputError(f"text {i}: empty article, nothing to summarize")
         spelled = doc.surface()
-        lengths = [sum(1 for t in s if t not in SENTENCE_MARKS) for s in sents]
+        bar.update()
         if method == "ilp":
-            chosen = solve(build_problem(sents, words))
+            bar.set_description(stages[1])
+            problem = build_problem(sents, words)
+            bar.update()
+            bar.set_description(stages[2])
+            chosen = solve(problem)
+            bar.update()
         else:
-            chosen, total = [], 0
-            for j, n in enumerate(lengths):
-                if total + n > words:
-                    break
-                chosen.append(j)
-                total += n
+            chosen = lead_sentences(sents, words)
+        bar.set_description(stages[-1])
         chosen = chosen or [0]
         source = [t for s in sents for t in s]  # the document's cells, as Example.words and surface count them
         surface = [spelled.get(k, t) for k, t in enumerate(source)]
@@ -305,6 +320,8 @@ def extract(texts: str | list[str], *, method: str = "ilp", words: int = EXTRACT
             lines.append(render(sentence, source=source, surface=surface))  # headings' capitals, <dig>, brackets
             tokens.extend(sentence)
         out.append(Extract(text="\n".join(lines), tokens=tokens, sentences=chosen))
+        bar.update()
+    bar.close()
     return out
 
 

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from c2fsum.baselines.ilp import build_problem, ilp_summary, objective, sentence_concepts, solve
+from c2fsum.baselines.ilp import TIE_BREAK, build_problem, candidates, ilp_summary, objective, sentence_concepts, solve
 from c2fsum.cli.main import main
 from c2fsum.data.prepare import read_prepared
 from c2fsum.evaluation.baselines import run_baseline
@@ -156,3 +156,78 @@ def test_ilp_scores_like_any_system(prepared_small, tmp_path):
         )
         == 0
     )
+
+
+# --------------------------------------------------------------------------- candidates (pruning)
+
+
+def test_sentences_no_optimum_holds_are_never_candidates():
+    """Too long, covering no concept, or repeating the concepts of an earlier sentence no longer
+    than it (module docstring): left out even with no pruning, and the answer is the brute force's."""
+    article = [
+        toks("the red car hit the blue truck ."),  # 0
+        toks("weather was fine ."),  # 1: no concept
+        toks("the red car hit the blue truck ."),  # 2: the same concepts as 0, as long
+        toks("police said the red car was stolen ."),  # 3
+        toks("the blue truck driver was unhurt and the red car driver was unhurt too , police said ."),  # 4: 18 words
+        toks("a red car and a blue truck collided ."),  # 5
+    ]
+    p = build_problem(article, budget=16)
+    assert candidates(p, prune_words=None).tolist() == [0, 3, 5]
+    best, best_sel = brute_force(p)
+    assert solve(p, prune_words=None) == solve(p) == best_sel
+    assert objective(p, best_sel) == pytest.approx(best)
+
+
+def test_a_duplicate_shorter_than_the_earlier_sentence_stays():
+    """The swap argument needs the earlier sentence to be no longer: a later, shorter sentence
+    with the same concepts may be the only one that fits, so it stays a candidate."""
+    article = [toks("the red car hit the blue truck at noon ."), toks("red car hit the blue truck"), toks("red car")]
+    p = build_problem(article, budget=6)
+    assert 1 in candidates(p, prune_words=None).tolist()
+    assert solve(p) == brute_force(p)[1] == [1]
+
+
+def _filler(k: int) -> list[str]:
+    return toks(f"note{k} about{k} , , , .")  # one concept in 6 words
+
+
+def test_pruning_keeps_the_answer_when_the_optimum_is_among_the_densest():
+    """A long article: three dense sentences (gain 12 in 6 words, repeated at the end) and 200
+    sentences of one concept each (gain 2 in 6 words, each said twice). The optimum is the three
+    dense sentences (coverage 24; two of them and a filler: 22), the densest of all, so pruning
+    to 2 x the budget keeps them and the answer."""
+    dense = [
+        toks("gene alpha binds protein beta ."),
+        toks("protein beta activates kinase gamma ."),
+        toks("kinase gamma phosphorylates gene alpha ."),
+    ]
+    article = [*dense, *[_filler(k % 100) for k in range(200)], *dense]
+    p = build_problem(article, budget=20)
+    kept = candidates(p, prune_words=2)
+    assert len(kept) < 10 and {0, 1, 2} <= set(kept.tolist())
+    assert solve(p, prune_words=2) == solve(p, prune_words=None) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_restricted_problem_is_the_full_one_when_it_holds_the_optimum(seed):
+    """Random articles over a small vocabulary: whenever the exact optimum is among the pruned
+    candidates, the pruned answer covers the same concept weight (positions and J stay the
+    article's; HiGHS's default relative gap, 1e-4, decides coverage exactly, not always the
+    tie-break between equal coverages); it is never better than the exact one, always within
+    the budget."""
+    rng = np.random.default_rng(seed)
+    vocab = [f"w{i}" for i in range(12)]
+    article = [toks(" ".join(rng.choice(vocab, size=rng.integers(2, 7)))) for _ in range(10)]
+    p = build_problem(article, budget=int(rng.integers(6, 16)))
+    exact = solve(p, prune_words=None)
+    assert objective(p, exact) == pytest.approx(brute_force(p)[0], abs=TIE_BREAK)
+    held = 0
+    for prune in (0.5, 1, 1.5, 2, 10):
+        kept, pruned = candidates(p, prune_words=prune).tolist(), solve(p, prune_words=prune)
+        assert set(pruned) <= set(kept) and p.lengths[pruned].sum() <= p.budget
+        assert objective(p, pruned) <= brute_force(p)[0] + 1e-9
+        if set(exact) <= set(kept):
+            held += 1
+            assert objective(p, pruned) == pytest.approx(objective(p, exact), abs=TIE_BREAK), (prune, kept)
+    assert held >= 1  # prune_words=10 keeps at least 60 words: the whole article (10 x at most 6)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from c2fsum.baselines.extractive import lead_words, oracle_summary
+from c2fsum.baselines.extractive import lead_sentences, lead_words, oracle_summary
 from c2fsum.cli.main import main
 from c2fsum.data.prepare import read_prepared
 from c2fsum.metrics.rouge import score_pair
@@ -94,3 +94,18 @@ def test_the_cli_lists_every_baseline():
     from c2fsum.cli.baseline import BASELINES as CLI_BASELINES
 
     assert CLI_BASELINES == BASELINES
+
+
+def test_lead_sentences_are_the_whole_sentences_of_lead_words():
+    """The one LEAD: ``lead_sentences`` (what ``c2fsum extract --method lead`` takes) are the whole
+    lines of ``lead_words``, which then cuts the next sentence; together always the first
+    ``budget`` words of the article (empty sentences skipped)."""
+    article = [["<s>", "</s>"], *ARTICLE, ["</s>"], toks("birds sing")]
+    words = [w for s in article for w in s if w not in ("<s>", "</s>")]
+    for budget in range(1, len(words) + 3):
+        chosen = lead_sentences(article, budget)
+        lines = lead_words(article, budget).split("\n")
+        assert lines[: len(chosen)] == [" ".join(w for w in article[j] if w != "</s>") for j in chosen]
+        assert len(lines) - len(chosen) <= 1 and all(j > 0 for j in chosen)
+        assert " ".join(lines).split() == words[:budget]
+    assert lead_sentences(article, 5) == [1] and lead_sentences(article, 2) == []

@@ -41,20 +41,33 @@ ILP_BUDGET = 25
 """Default ILP length budget in words (about a first sentence; the gold highlights average 14)."""
 
 
-def lead_words(src_sentences: Sequence[Sequence[str]], budget: int) -> str:
-    """LEAD with a word budget: the article's first ``budget`` words (``<s>``/``</s>`` not counted),
-    one sentence per line, the last sentence cut where the budget runs out."""
+def lead_sentences(src_sentences: Sequence[Sequence[str]], budget: int) -> list[int]:
+    """LEAD's whole sentences: the indices of the article's first non-empty sentences (``<s>``/``</s>``
+    not counted) while their words fit ``budget``; it stops at the first sentence that does not fit."""
     if budget < 1:
         raise InputError(f"budget: expected at least 1 word, got {budget}")
-    lines, left = [], budget
-    for sentence in src_sentences:
-        words = sentence_words(sentence)[:left]
-        if words:
-            lines.append(" ".join(words))
-            left -= len(words)
-        if left == 0:
+    chosen, left = [], budget
+    for j, sentence in enumerate(src_sentences):
+        n = len(sentence_words(sentence))
+        if n > left:
             break
-    return "\n".join(lines)
+        if n:
+            chosen.append(j)
+            left -= n
+    return chosen
+
+
+def lead_words(src_sentences: Sequence[Sequence[str]], budget: int) -> str:
+    """LEAD with a word budget: the article's first ``budget`` words (``<s>``/``</s>`` not counted),
+    one sentence per line: :func:`lead_sentences`, then the next sentence cut where the budget runs out."""
+    chosen = lead_sentences(src_sentences, budget)
+    lines = [sentence_words(src_sentences[j]) for j in chosen]
+    left = budget - sum(map(len, lines))
+    after = chosen[-1] + 1 if chosen else 0
+    rest = next((w for w in map(sentence_words, src_sentences[after:]) if w), [])
+    if left and rest:
+        lines.append(rest[:left])
+    return "\n".join(" ".join(w) for w in lines)
 
 
 def _f1(overlap: int, cand_total: int, ref_total: int) -> float:

@@ -16,6 +16,27 @@ containing no punctuation; its weight is its count in the article. Concepts seen
 when some concept is seen twice or more (``min_count``). The tiny ``eps`` term breaks ties
 towards earlier sentences and away from sentences that add nothing, so the solution is unique.
 The solver is HiGHS through ``scipy.optimize.milp``.
+
+**Candidates** (:func:`candidates`). The solver chooses among some of the sentences only, so that
+a 100,000-word text (4,000 sentences) costs about what a paper does. Three kinds of sentence are
+left out because no optimum can hold them (exact):
+
+* a sentence longer than the budget (it does not fit);
+* a sentence covering no concept: taking it out of a solution keeps it feasible, covers the same
+  concepts and lowers the tie-break cost, so a solution holding it is never the optimum;
+* a sentence whose concepts are exactly those of an earlier sentence no longer than it: swapping
+  it for that one (or dropping it, when both are in) keeps the length within the budget, covers
+  the same concepts and lowers the tie-break cost.
+
+Of the rest, the solver sees the sentences of the highest gain per word (the summed weight of a
+sentence's concepts over its length: what it adds to an empty summary, per word of budget) until
+they hold ``PRUNE_WORDS`` times the budget in words. This step is a heuristic, measured on
+validation papers (``bench/ilp_pruning.py``; docs/results.md, "Extraction at any length"). It
+keeps the answer whenever the optimum's sentences are among the candidates, because the restricted
+problem is the full one with the other sentences fixed at 0, tie-break included (positions ``j``
+and ``J`` stay the article's). HiGHS stops within its default relative gap (1e-4): that decides
+the covered weight exactly (weights are whole numbers, objectives below 10,000), but between two
+choices of equal coverage it may return either, pruned or not.
 """
 
 from __future__ import annotations
@@ -23,19 +44,24 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from c2fsum.errors import InputError
 from c2fsum.metrics.output_stats import STOPWORDS
 
-__all__ = ["IlpProblem", "build_problem", "ilp_summary", "objective", "solve"]
+__all__ = ["IlpProblem", "build_problem", "candidates", "ilp_summary", "objective", "solve"]
 
 SENTENCE_MARKS = frozenset({"<s>", "</s>"})
 TIE_BREAK = 1e-3
 """``eps``: below any concept weight (>= 1), so it only ever decides between equal coverage."""
+PRUNE_WORDS = 8
+"""The candidates the solver sees hold this many times the budget in words (:func:`candidates`)."""
 
 
+@lru_cache(maxsize=1 << 16)
 def _is_word(tok: str) -> bool:
     return any(ch.isalnum() for ch in tok)
 
@@ -57,20 +83,23 @@ class IlpProblem:
     Attributes:
         lengths: ``(J,)`` words per sentence (sentence marks excluded).
         weights: ``(K,)`` concept weights.
-        occurs: ``(K, J)`` bool, concept ``i`` occurs in sentence ``j``.
+        occurs: ``(K, J)`` sparse bool (``scipy.sparse.csc_matrix``), concept ``i`` occurs in
+            sentence ``j``.
         budget: the length budget L in words.
         concepts: the K bigrams, in the order of ``weights``.
     """
 
     lengths: np.ndarray
     weights: np.ndarray
-    occurs: np.ndarray
+    occurs: Any
     budget: int
     concepts: list[tuple[str, str]]
 
 
 def build_problem(sentences: Sequence[Sequence[str]], budget: int, *, min_count: int = 2) -> IlpProblem:
     """Concepts and weights of a tokenized article (see the module docstring)."""
+    from scipy.sparse import csc_matrix
+
     if budget < 1:
         raise InputError(f"budget: expected at least 1 word, got {budget}")
     per_sent = [sentence_concepts(s) for s in sentences]
@@ -79,64 +108,107 @@ def build_problem(sentences: Sequence[Sequence[str]], budget: int, *, min_count:
         min_count = 1
     concepts = sorted(c for c, n in counts.items() if n >= min_count)
     index = {c: i for i, c in enumerate(concepts)}
-    occurs = np.zeros((len(concepts), len(sentences)), dtype=bool)
+    rows, cols = [], []
     for j, cs in enumerate(per_sent):
-        for c in cs:
-            if c in index:
-                occurs[index[c], j] = True
+        ids = {index[c] for c in cs if c in index}
+        rows.extend(ids)
+        cols.extend([j] * len(ids))
+    occurs = csc_matrix(
+        (np.ones(len(rows), dtype=bool), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
+        shape=(len(concepts), len(sentences)),
+    )
+    occurs.sort_indices()
     lengths = np.array([sum(1 for t in s if t not in SENTENCE_MARKS) for s in sentences], dtype=np.int64)
     weights = np.array([counts[c] for c in concepts], dtype=np.float64)
     return IlpProblem(lengths=lengths, weights=weights, occurs=occurs, budget=int(budget), concepts=concepts)
+
+
+def _covered(problem: IlpProblem, selected: Sequence[int]) -> np.ndarray:
+    """``(K,)`` bool: the concepts that occur in one of the ``selected`` sentences."""
+    if not len(selected):
+        return np.zeros(len(problem.weights), dtype=bool)
+    return np.asarray(problem.occurs[:, list(selected)].sum(axis=1)).ravel() > 0
 
 
 def objective(problem: IlpProblem, selected: Sequence[int]) -> float:
     """The ILP's objective for a set of sentence indices (concepts covered by them count once)."""
     sel = sorted(set(selected))
     J = len(problem.lengths)
-    covered = problem.occurs[:, sel].any(axis=1) if sel else np.zeros(len(problem.weights), dtype=bool)
-    return float(problem.weights[covered].sum()) - TIE_BREAK * sum((j + 1) / max(J, 1) for j in sel)
+    return float(problem.weights[_covered(problem, sel)].sum()) - TIE_BREAK * sum((j + 1) / max(J, 1) for j in sel)
 
 
-def solve(problem: IlpProblem) -> list[int]:
-    """The optimal sentence indices (ascending) under the budget, by HiGHS (``scipy.optimize.milp``)."""
+def gains(problem: IlpProblem) -> np.ndarray:
+    """``(J,)``: each sentence's summed concept weight, what it adds to an empty summary."""
+    if not len(problem.weights):
+        return np.zeros(len(problem.lengths))
+    return np.asarray(problem.occurs.T @ problem.weights).ravel()
+
+
+def candidates(problem: IlpProblem, *, prune_words: float | None = PRUNE_WORDS) -> np.ndarray:
+    """The sentences (ascending indices) the solver chooses among (see the module docstring):
+    those that fit, cover a concept and repeat no earlier sentence's concepts; of them, when
+    ``prune_words`` is given, the highest gain per word up to ``prune_words`` times the budget
+    in words (None: all of them, the exact problem)."""
+    gain = gains(problem)
+    ok = (problem.lengths <= problem.budget) & (gain > 0)
+    occ, seen = problem.occurs, {}
+    for j in np.flatnonzero(ok):  # the same concepts as an earlier sentence no longer than it
+        key = occ.indices[occ.indptr[j] : occ.indptr[j + 1]].tobytes()
+        k = seen.get(key)
+        if k is not None and problem.lengths[k] <= problem.lengths[j]:
+            ok[j] = False
+        elif k is None or problem.lengths[j] < problem.lengths[k]:
+            seen[key] = j
+    keep = np.flatnonzero(ok)
+    if prune_words is None or problem.lengths[keep].sum() <= prune_words * problem.budget:
+        return keep
+    density = gain[keep] / np.maximum(problem.lengths[keep], 1)
+    order = keep[np.lexsort((keep, -density))]  # best first, earlier first among equals
+    total = np.cumsum(problem.lengths[order])
+    n = int(np.searchsorted(total, prune_words * problem.budget, side="left")) + 1
+    return np.sort(order[:n])
+
+
+def solve(problem: IlpProblem, *, prune_words: float | None = PRUNE_WORDS) -> list[int]:
+    """The optimal sentence indices (ascending) under the budget among the :func:`candidates`,
+    by HiGHS (``scipy.optimize.milp``); ``prune_words=None``: among all sentences (exact)."""
     from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import coo_matrix, vstack
+    from scipy.sparse import coo_matrix, hstack, identity, vstack
 
-    K, J = problem.occurs.shape
-    if J == 0:
+    J = len(problem.lengths)
+    keep = candidates(problem, prune_words=prune_words)
+    if not len(keep):
         return []
-    fits = problem.lengths <= problem.budget
-    if not fits.any():
-        return []
-    # variables: [c_1 .. c_K, s_1 .. s_J]; milp minimizes, so the objective is negated
-    cost = np.concatenate([-problem.weights, TIE_BREAK * np.arange(1, J + 1) / J])
-    rows = [coo_matrix(np.concatenate([np.zeros(K), problem.lengths]).reshape(1, -1))]
-    lo, hi = [-np.inf], [float(problem.budget)]
-    ki, kj = np.nonzero(problem.occurs)  # s_j - c_i <= 0 per occurrence
-    if len(ki):
-        n = len(ki)
-        r = np.concatenate([np.arange(n), np.arange(n)])
-        c = np.concatenate([K + kj, ki])
-        v = np.concatenate([np.ones(n), -np.ones(n)])
-        rows.append(coo_matrix((v, (r, c)), shape=(n, K + J)))
-        lo += [-np.inf] * n
-        hi += [0.0] * n
-    if K:  # sum_{j in occ(i)} s_j - c_i >= 0
-        cover = np.hstack([-np.eye(K), problem.occurs.astype(np.float64)])
-        rows.append(coo_matrix(cover))
-        lo += [0.0] * K
-        hi += [np.inf] * K
-    A = vstack(rows).tocsr()
-    upper = np.concatenate([np.ones(K), fits.astype(np.float64)])
+    occ = problem.occurs[:, keep].tocsr()  # (K, C)
+    used = np.flatnonzero(np.diff(occ.indptr) > 0)  # concepts no candidate holds stay 0: left out
+    occ = occ[used].astype(np.float64)  # (K', C)
+    K, C = occ.shape
+    # variables: [c_1 .. c_K', s_1 .. s_C]; milp minimizes, so the objective is negated; the
+    # tie-break keeps the article's positions, so the restricted problem is the full one's
+    cost = np.concatenate([-problem.weights[used], TIE_BREAK * (keep + 1) / J])
+    length = coo_matrix(np.concatenate([np.zeros(K), problem.lengths[keep]]).reshape(1, -1))
+    ki, kj = occ.nonzero()  # s_j - c_i <= 0 per occurrence
+    n = len(ki)
+    each = coo_matrix(
+        (
+            np.concatenate([np.ones(n), -np.ones(n)]),
+            (np.concatenate([np.arange(n), np.arange(n)]), np.concatenate([K + kj, ki])),
+        ),
+        shape=(n, K + C),
+    )
+    cover = hstack([-identity(K), occ])  # sum_{j in occ(i)} s_j - c_i >= 0
+    A = vstack([length, each, cover]).tocsr()
+    lo = np.concatenate([[-np.inf], np.full(n, -np.inf), np.zeros(K)])
+    hi = np.concatenate([[float(problem.budget)], np.zeros(n), np.full(K, np.inf)])
     res = milp(
         cost,
-        constraints=LinearConstraint(A, np.array(lo), np.array(hi)),
-        integrality=np.ones(K + J),
-        bounds=Bounds(np.zeros(K + J), upper),
+        constraints=LinearConstraint(A, lo, hi),
+        integrality=np.ones(K + C),
+        bounds=Bounds(np.zeros(K + C), np.ones(K + C)),
     )
     if res.x is None:
         raise RuntimeError(f"ILP solver failed: {res.message}")
-    return [j for j in range(J) if res.x[K + j] > 0.5]
+    return [int(keep[c]) for c in range(C) if res.x[K + c] > 0.5]
 
 
 def ilp_summary(sentences: Sequence[Sequence[str]], budget: int = 25, *, min_count: int = 2) -> str:

@@ -4,35 +4,43 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 
+from c2fsum.cli.files import LONG_INPUT_CHARS, add_files, each_file
 from c2fsum.cli.options import CLIError, add_lines, positive_int, read_input, read_lines
 
 
-def cmd_extract(a: argparse.Namespace) -> int:
+def _extract_file(a: argparse.Namespace, path: str, several: bool) -> Iterator[str]:
+    """The output lines of one input file (see :func:`cmd_extract`)."""
     from c2fsum.pipeline import extract, has_words
 
     if a.lines:  # one output line per input line, always: an empty one for a line without words
-        lines = read_lines(a.file)
+        lines = read_lines(path)
         if not lines:
-            raise CLIError(f"{a.file}: empty input")
+            raise CLIError(f"{path}: empty input")
         read = [x is not None and has_words(x) for x in lines]
         docs = [x for x, r in zip(lines, read, strict=True) if r and x is not None]
     else:
-        text = read_input(a.file)
+        text = read_input(path)
         if not has_words(text):
-            raise CLIError(f"{a.file}: empty input, no words to summarize")
+            raise CLIError(f"{path}: empty input, no words to summarize")
         read, docs = [True], [text]
-    written = iter(extract(docs, method=a.method, words=a.words) if docs else [])
+    progress = not a.quiet and (len(docs) > 1 or sum(map(len, docs)) > LONG_INPUT_CHARS)
+    written = iter(extract(docs, method=a.method, words=a.words, progress=progress) if docs else [])
     for r in read:
         e = next(written) if r else None
         if a.json:
-            print(json.dumps(None if e is None else {"text": e.text, "tokens": e.tokens, "sentences": e.sentences}))
+            row = None if e is None else {"text": e.text, "tokens": e.tokens, "sentences": e.sentences}
+            yield json.dumps(row if not several else {"file": path, **(row or {"text": None})})
         elif a.lines:
-            print("" if e is None else e.text.replace("\n", " "))
+            yield "" if e is None else e.text.replace("\n", " ")
         else:
             assert e is not None
-            print(" ".join(e.tokens) if a.tokens else e.text)
-    return 0
+            yield " ".join(e.tokens) if a.tokens else e.text
+
+
+def cmd_extract(a: argparse.Namespace) -> int:
+    return each_file("extract", a.file, lambda path, several: _extract_file(a, path, several), json_lines=a.json)
 
 
 def add_extract_parser(subparsers) -> argparse.ArgumentParser:
@@ -42,7 +50,7 @@ def add_extract_parser(subparsers) -> argparse.ArgumentParser:
         help="summarize raw text with its own sentences (ILP or LEAD; no model): today the best summary "
         "of a long paper c2fsum makes",
     )
-    s.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="article text (default: stdin)")
+    add_files(s)
     s.add_argument(
         "--method",
         choices=["ilp", "lead"],
@@ -61,6 +69,10 @@ def add_extract_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument(
         "--tokens", action="store_true", help="print c2fsum's tokens (what ROUGE scores) instead of the text"
     )
-    s.add_argument("--json", action="store_true", help="one JSON object per article: text, tokens, sentence indices")
+    s.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per article: text, tokens, sentence indices (and file, with several files)",
+    )
     s.set_defaults(func=cmd_extract)
     return s

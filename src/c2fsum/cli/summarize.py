@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
+from c2fsum.cli.files import LONG_INPUT_CHARS, add_files, each_file
 from c2fsum.cli.options import (
     CLIError,
     add_decode_options,
@@ -20,60 +22,75 @@ from c2fsum.cli.options import (
 
 log = logging.getLogger(__name__)
 
-LONG_INPUT_CHARS = 100_000
-"""``summarize`` shows progress bars for an input longer than this (or for several articles)."""
-
 
 def cmd_summarize(a: argparse.Namespace) -> int:
-    import c2fsum
-    from c2fsum.pipeline import has_words
-
     if a.attention_out and not Path(a.attention_out).resolve().parent.is_dir():
         raise CLIError(
             f"--attention-out {a.attention_out}: no directory {Path(a.attention_out).parent} (it is not created)"
         )
     overrides = decode_overrides(a)
+    loaded: list = []  # the model, loaded at the first file with words, once for all files
+    attention: list[dict] = []
+    status = each_file(
+        "summarize",
+        a.file,
+        lambda path, several: _summarize_file(a, path, several, overrides, loaded, attention),
+    )
+    if a.attention_out:
+        from c2fsum.utils.io import atomic_write_text
+
+        atomic_write_text(a.attention_out, json.dumps(attention))
+    return status
+
+
+def _summarize_file(
+    a: argparse.Namespace, path: str, several: bool, overrides: dict, loaded: list, attention: list[dict]
+) -> Iterator[str]:
+    """The output lines of one input file; its summaries' attention appended to ``attention``
+    (with ``"file"`` when ``several``)."""
+    import c2fsum
+    from c2fsum.pipeline import has_words
+
     max_words = overrides.get("max_words") or 0
     if a.lines:  # one output line per input line, always: an empty one for a line without words
-        lines = read_lines(a.file)
+        lines = read_lines(path)
         if not lines:
-            raise CLIError(f"{a.file}: empty input")
+            raise CLIError(f"{path}: empty input")
         read = [x is not None and has_words(x, max_words=max_words) for x in lines]
         docs = [x for x, r in zip(lines, read, strict=True) if r and x is not None]
     else:
-        text = read_input(a.file)
+        text = read_input(path)
         if not has_words(text, max_words=max_words):
-            raise CLIError(f"{a.file}: empty input, no words to summarize")
-        docs = [text]
+            raise CLIError(f"{path}: empty input, no words to summarize")
+        read, docs = [True], [text]
     summaries = []
     if docs:
-        model = c2fsum.load(a.model, device=a.device)
+        if not loaded:
+            loaded.append(c2fsum.load(a.model, device=a.device))
+        model = loaded[0]
         summaries = model.summarize(
             docs,
             model.options(**overrides),
             # bars on stderr for a batch or a long input (a 2 MB paper collection takes seconds to read)
             progress=not a.quiet and (len(docs) > 1 or sum(map(len, docs)) > LONG_INPUT_CHARS),
         )
-    if a.lines:
-        written = iter(summaries)
-        for r in read:
-            s = next(written) if r else None
-            print("" if s is None else (" ".join(s.tokens) if a.tokens else s.text.replace("\n", " ")))
-    else:
-        for s in summaries:
-            print(" ".join(s.tokens) if a.tokens else s.text)
-    if a.attention_out:
-        from c2fsum.utils.io import atomic_write_text
-
-        atomic_write_text(a.attention_out, json.dumps([s.to_json() for s in summaries]))
-    return 0
+    attention.extend({"file": path, **s.to_json()} if several else s.to_json() for s in summaries)
+    written = iter(summaries)
+    for r in read:
+        s = next(written) if r else None
+        if s is None:
+            yield ""
+        elif a.tokens:
+            yield " ".join(s.tokens)
+        else:
+            yield s.text.replace("\n", " ") if a.lines else s.text
 
 
 def add_summarize_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``summarize`` to the ``c2fsum`` subcommands; returns its parser."""
     s = subparsers.add_parser("summarize", help="summarize raw text from a file or stdin")
     add_model(s)
-    s.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="article text (default: stdin)")
+    add_files(s)
     add_lines(s)
     s.add_argument(
         "--tokens",

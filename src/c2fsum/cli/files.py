@@ -1,0 +1,75 @@
+"""Several input files in one call: ``c2fsum summarize|extract A.txt B.txt ...``.
+
+Each file is read and summarized on its own. A file that cannot be (missing, a directory, not
+UTF-8, without words) is named in one error line on stderr and the others go on; the exit status
+is then 2, after the last file. With one file the output is as it always was; with several,
+each file's output follows a header line ``==> FILE <==`` (as ``head`` and ``tail`` print) and
+a blank line separates them, or, with ``--json``, each JSON line carries ``"file"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterable
+
+LONG_INPUT_CHARS = 100_000
+"""Progress bars on stderr for an input longer than this (or for several articles in one file)."""
+
+
+def add_files(s: argparse.ArgumentParser) -> None:
+    """The ``FILE`` arguments: one or more article files, or ``-`` (the default) for stdin."""
+    s.add_argument(
+        "file",
+        nargs="*",
+        default=["-"],
+        metavar="FILE",
+        help="article text files (default: - for stdin); several files: each one's output under a "
+        "'==> FILE <==' line (with --json: a \"file\" field); a file that fails is named on stderr, "
+        "the others go on and the exit status is 2",
+    )
+
+
+def header(path: str) -> str:
+    """The line that opens a file's output when several files are given."""
+    return f"==> {path} <=="
+
+
+def each_file(
+    command: str, paths: list[str], work: Callable[[str, bool], Iterable[str]], *, json_lines: bool = False
+) -> int:
+    """Run ``work(path, several)`` for each file and print the lines it yields.
+
+    ``several`` tells ``work`` that more than one file was given (it adds the file's name to
+    its JSON lines then, ``json_lines``; plain output gets :func:`header` here). With several
+    files a user error (:func:`c2fsum.errors.is_user_error`) stops that file only: it is printed
+    as ``c2fsum COMMAND: error: FILE: reason`` (after its traceback when ``C2FSUM_DEBUG=1``) and
+    the status at the end is 2. With one file it is raised, as every command's; a bug always is.
+    """
+    import os
+    import traceback
+
+    from c2fsum.cli.main import error_line
+    from c2fsum.errors import is_user_error
+
+    several, failed, first = len(paths) > 1, [], True
+    for path in paths:
+        try:
+            lines = list(work(path, several))
+        except Exception as e:
+            if not several or not is_user_error(e):
+                raise
+            if os.environ.get("C2FSUM_DEBUG") == "1":
+                traceback.print_exc()
+            line = error_line(e)
+            print(f"c2fsum {command}: error: {line if line.startswith(path) else f'{path}: {line}'}", file=sys.stderr)
+            failed.append(path)
+            continue
+        if several and not json_lines:
+            print(("" if first else "\n") + header(path))
+        first = False
+        for out in lines:
+            print(out, flush=True)
+    if failed:
+        print(f"c2fsum {command}: {len(failed)} of {len(paths)} files failed: {', '.join(failed)}", file=sys.stderr)
+    return 2 if failed else 0
