@@ -53,11 +53,12 @@ def check_model(spec: str) -> None:
 
 
 def check_before_loading(a: argparse.Namespace) -> None:
-    """The input files of ``summarize`` / ``extract``, then the ``--model`` of any command that
-    loads one; raises the error the command would raise later."""
-    if a.command in ("summarize", "extract"):
-        for path in _files(a):
-            check_input(path, lines=bool(getattr(a, "lines", False)))
+    """The input file of ``summarize`` / ``extract`` (when it is one file), then the ``--model`` of
+    any command that loads one; raises the error the command would raise later."""
+    files = _files(a)
+    if a.command in ("summarize", "extract") and len(files) == 1:
+        # several files: the command names each bad one and still summarizes the others
+        check_input(files[0], lines=bool(getattr(a, "lines", False)))
     model = getattr(a, "model", None)
     if isinstance(model, str) and a.command in ("summarize", "evaluate", "serve", "plot"):
         check_model(model)
