@@ -334,7 +334,8 @@ def resolve_min_len(config: Config, lengths: dict | None, where: str | Path = "c
 
     ``None`` becomes :func:`~c2fsum.data.lengths.default_min_len` (the recorded one, or the
     fallback). A checkpoint without ``lengths.json`` was written when 0 was the only default
-    (which made barely trained models write empty summaries): its 0 also becomes the fallback. Pass ``min_len=0`` when decoding to allow empty summaries.
+    (which made barely trained models write empty summaries): its 0 also becomes the fallback.
+    Pass ``min_len=0`` when decoding to allow empty summaries.
     """
     dc = config.decode
     if dc.min_len is not None and not (lengths is None and dc.min_len == 0):
