@@ -804,19 +804,10 @@ def server_surface(recs: list[Record], run: Path, rnd: random.Random, timeout: f
 
 
 # ------------------------------------------------------------------------------------- main
-TINY = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.chunk_filters=8",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "data.max_tgt_len=20",
-    "data.vocab_size=500",
-    "data.val_holdout=0",
-    "train.batch_size=8",
-    "train.max_steps=8",
-    "train.threads=1",
-]
+sys.path.insert(0, str(ROOT / "tests"))
+import tiny  # noqa: E402  (tests/tiny.py: the one definition of the tiny models' sizes)
+
+TINY = [*tiny.CAMPAIGN, "train.max_steps=8"]
 
 
 def tiny_model(work: Path) -> Path:

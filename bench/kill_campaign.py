@@ -58,21 +58,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = 16
 # 40 corpus documents in batches of 8: 5 batches an epoch, so 16 steps cross three epoch ends
-SETS = [
-    "model.emb_dim=16",
-    "model.hidden=24",
-    "model.chunk_filters=8",
-    "data.chunks=4",
-    "data.chunk_len=20",
-    "data.max_tgt_len=20",
-    "data.vocab_size=500",
-    "data.val_holdout=0",
-    "train.batch_size=8",
-    "train.eval_every=1",
-    "train.log_every=1",
-    "train.threads=1",
-    "train.seed=11",
-]
+sys.path.insert(0, str(ROOT / "tests"))
+import tiny  # noqa: E402  (tests/tiny.py: the one definition of the tiny models' sizes)
+
+SETS = [*tiny.CAMPAIGN, "train.eval_every=1", "train.log_every=1", "train.seed=11"]
 MODELS = {
     "model0": (ROOT / "configs" / "model0-cpu.yaml", []),
     "model3-lazy": (ROOT / "configs" / "model3-cpu.yaml", ["model.lazy_fine=true"]),

@@ -56,7 +56,7 @@ def test_the_defaults_the_readme_and_serving_doc_state_are_the_servers_and_the_c
         return int(m[1]), int(m[2])
 
     h = {name: health(name) for name in ("cnndm-small", "pubmed-model0", "pubmed-model3")}
-    lengths = {name: (d["defaults"]["min_length"], d["defaults"]["max_length"]) for name, d in h.items()}
+    lengths = {name: (d["defaults"]["min_len"], d["defaults"]["max_len"]) for name, d in h.items()}
     assert lengths == {name: card_lengths(name) for name in h}
 
     readme = _prose(ROOT / "README.md")
@@ -68,7 +68,9 @@ def test_the_defaults_the_readme_and_serving_doc_state_are_the_servers_and_the_c
     assert said and all(int(a or b) == lengths["pubmed-model3"][0] for a, b in said), said
 
     serving = _prose(DOCS / "serving.md")
-    cap = re.search(r"`max_length` is capped at (\d+) and `beam` at (\d+) by default", serving)
+    cap = re.search(
+        r"`max_len` is capped at (\d+) \(the server's `max_length` limit\) and `beam` at (\d+) by default", serving
+    )
     assert cap and (int(cap[1]), int(cap[2])) == (ServeSettings().max_length, ServeSettings().max_beam)
     assert h["pubmed-model3"]["limits"]["max_length"] == ServeSettings().max_length
     caption = re.search(
@@ -76,7 +78,7 @@ def test_the_defaults_the_readme_and_serving_doc_state_are_the_servers_and_the_c
     )
     assert caption, "docs/serving.md: no caption of the page's defaults"
     d = h["pubmed-model3"]["defaults"]
-    assert tuple(map(int, caption.groups())) == (d["beam"], d["min_length"], d["max_length"], d["read_chunks"])
+    assert tuple(map(int, caption.groups())) == (d["beam"], d["min_len"], d["max_len"], d["read_chunks"])
     for m in re.finditer(r"`decode.read_chunks`: (\d+) for `pubmed-model3`", serving):
         assert int(m[1]) == d["read_chunks"]
 

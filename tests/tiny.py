@@ -16,6 +16,18 @@ SMALL = ["model.emb_dim=16", "model.hidden=24", "data.chunks=4", "data.chunk_len
 # from the defaults: SMALL with one layer each way and targets cut at 20 words
 TINY = [*SMALL, "model.enc_layers=1", "model.dec_layers=1", "data.max_tgt_len=20"]
 
+# the tiny MODEL 0 / MODEL 3 of the campaigns in bench/ (hostile_campaign.py, kill_campaign.py):
+# SMALL over a preset with 8 chunk filters, targets cut at 20 words, a 500-word vocabulary, every
+# validation document kept for validation, one thread
+CAMPAIGN = [
+    *SMALL,
+    "model.chunk_filters=8",
+    "data.max_tgt_len=20",
+    "data.vocab_size=500",
+    "data.val_holdout=0",
+    "train.threads=1",
+]
+
 # every preset made small enough to train a few steps in a test (test_every_preset, test_experiment)
 SHRINK = [
     "model.emb_dim=16",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import tomllib
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -199,38 +200,98 @@ class TrainConfig:
     """torchrun training (docs/distributed.md): ``auto`` (NCCL on CUDA, gloo on CPU), ``gloo`` or ``nccl``."""
 
 
-@dataclass
-class DecodeConfig:
-    """A model's default decoding settings, saved with it; callers override them per call."""
+def option(
+    default: Any,
+    help: str,
+    *,
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
+    metavar: str = "N",
+) -> Any:
+    """A decoding option of :class:`DecodeConfig`: its default, the help its CLI flag and HTTP field show,
+    its bounds (``ge``, ``gt``, ``le``: checked once, by :func:`bounds_error`, wherever a value
+    comes in) and the flag's metavar."""
+    return field(default=default, metadata={"help": help, "ge": ge, "gt": gt, "le": le, "metavar": metavar})
 
-    beam: int = 5
-    """Beam size (1: greedy search)."""
-    min_len: int | None = None
-    """Fewest tokens before ``</s>`` is allowed. None: the model's own default, the 5th percentile of
-    its training targets' lengths recorded in the checkpoint (``lengths.json``; 5 for a checkpoint
-    without one); 0 allows the empty summary (:mod:`c2fsum.data.lengths`)."""
-    max_len: int = 100
-    """Most summary tokens (without ``</s>``)."""
-    length_norm: float = 0.0
-    """Length penalty exponent: scores are divided by len**length_norm (0: raw log-prob)."""
-    block_trigrams: bool = False
-    """Never repeat a trigram in a summary (Paulus et al. 2017)."""
-    block_repeats: bool = False
-    """Never a word or word pair right after itself (``expression expression``, ``to be to be``):
-    c2fsum's addition to trigram blocking, which lets the first such repeat through."""
-    replace_unk: bool = False
-    """Write the most attended source word in place of ``<unk>``."""
-    batch_size: int = 10
-    """Documents decoded together."""
-    read_chunks: int = 1
-    """MODEL 3: chunks read per decoder step, the k of highest coarse weight with their weights
-    renormalized over them (1: the thesis's argmax; c2fsum's top-k reading, docs/results.md)."""
-    read_budget: float = 1.0
-    """MODEL 3: once this share of a document's words went through the word-level encoder, steps
-    choose only among the chunks already read (1: no limit; c2fsum's addition)."""
-    max_words: int = 0
-    """Read only each document's first ``max_words`` words when summarizing (0: the whole document):
-    a model trained and measured on a document's first words reads those by default (``--max-words``)."""
+
+@dataclass(frozen=True)
+class DecodeConfig:
+    """A model's default decoding settings, saved with it; callers override them per call.
+
+    The one declaration of the decoding options: the config section (``decode.*``), the options
+    of a call (:class:`c2fsum.decoding.options.DecodeOptions`, a subclass), the command-line
+    flags (:func:`c2fsum.cli.options.add_decode_options`), the HTTP request fields
+    (:mod:`c2fsum.serving.schemas`) and the settings ``evaluate`` records in ``metrics.json`` are
+    all made from these fields (:func:`decode_fields`). Adding an option is one line here plus
+    its use.
+    """
+
+    beam: int = option(5, "beam size (1: greedy search)", ge=1, metavar="K")
+    min_len: int | None = option(
+        None,
+        "fewest summary tokens before </s> (the model's own default: the 5th percentile of its training "
+        "summaries' lengths, recorded in the checkpoint; 0 allows an empty summary)",
+        ge=0,
+    )
+    max_len: int = option(100, "most summary tokens (without </s>)", ge=1)
+    length_norm: float = option(
+        0.0, "length penalty exponent: beam scores are divided by len**length_norm (0: raw log-prob)", metavar="A"
+    )
+    block_trigrams: bool = option(False, "never repeat a trigram in a summary (Paulus et al. 2017)")
+    block_repeats: bool = option(
+        False,
+        "never a word or word pair right after itself ('gene gene', 'to be to be'): c2fsum's addition to "
+        "trigram blocking, which lets the first such repeat through",
+    )
+    replace_unk: bool = option(False, "write the most attended source word in place of <unk>")
+    batch_size: int = option(10, "documents decoded together", ge=1)
+    read_chunks: int = option(
+        1,
+        "MODEL 3: chunks read per decoder step, the K of highest coarse weight with their weights "
+        "renormalized over them (1: the thesis's argmax; c2fsum's top-k reading, docs/results.md)",
+        ge=1,
+        metavar="K",
+    )
+    read_budget: float = option(
+        1.0,
+        "MODEL 3: once this share of a document's words went through the word-level encoder, steps read "
+        "only chunks already read (1: no limit; the share can end above it by the chunks one step reads, "
+        "at most beam * read_chunks)",
+        gt=0,
+        le=1,
+        metavar="SHARE",
+    )
+    max_words: int = option(
+        0,
+        "read only each document's first W words (0: the whole document; 400 with the 10x40 grid reproduces the paper)",
+        ge=0,
+        metavar="W",
+    )
+
+
+def decode_fields() -> dict[str, tuple[type, dataclasses.Field]]:
+    """Each decoding option by name: its plain type (``int``, ``float`` or ``bool``, without
+    None) and its field (default, ``metadata`` help and bounds), in declaration order."""
+    hints = typing.get_type_hints(DecodeConfig)
+    plain = {
+        name: next(t for t in typing.get_args(hint) or (hint,) if t is not type(None)) for name, hint in hints.items()
+    }
+    return {f.name: (plain[f.name], f) for f in dataclasses.fields(DecodeConfig)}
+
+
+def bounds_error(name: str, value: Any) -> str | None:
+    """What a value of the decoding option ``name`` was expected to be, when it breaks the option's
+    declared bounds (e.g. ``expected an integer >= 1``); None when it keeps them (None, "not given",
+    keeps every bound)."""
+    kind, f = decode_fields()[name]
+    ge, gt, le = (f.metadata[k] for k in ("ge", "gt", "le"))
+    if value is None or (ge is None or value >= ge) and (gt is None or value > gt) and (le is None or value <= le):
+        return None
+    noun = "an integer" if kind is int else "a number"
+    if gt is not None and le is not None:
+        return f"expected {noun} in ({gt}, {le}]"
+    return f"expected {noun} >= {ge}" if ge is not None else f"expected {noun} > {gt}"
 
 
 @dataclass
@@ -314,8 +375,8 @@ AT_LEAST_ONE = ("train.accumulate",)
 
 def check(cfg: Config) -> None:
     """Refuse a config whose values no code path accepts, once, at load (:func:`resolve`):
-    :data:`CHOICES`, :data:`AT_LEAST_ONE`. Raises :class:`ConfigError` naming the field, the
-    value and what was expected."""
+    :data:`CHOICES`, :data:`AT_LEAST_ONE`, the decoding options' bounds. Raises
+    :class:`ConfigError` naming the field, the value and what was expected."""
 
     def value(key: str) -> Any:
         section, name = key.split(".")
@@ -327,6 +388,10 @@ def check(cfg: Config) -> None:
     for key in AT_LEAST_ONE:
         if value(key) < 1:
             raise ConfigError(f"{key}: got {value(key)}, expected a positive integer")
+    for name in decode_fields():
+        expected = bounds_error(name, getattr(cfg.decode, name))
+        if expected:
+            raise ConfigError(f"decode.{name}: got {getattr(cfg.decode, name)}, {expected}")
 
 
 RETIRED = {"eval": {"limit"}}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from fastapi.testclient import TestClient
 import c2fsum
 import tiny
 from c2fsum.cli.main import main
+from c2fsum.config import decode_fields
 from c2fsum.data.lengths import FALLBACK_MIN_LEN, LENGTHS_FILE, target_length_facts
 from c2fsum.models.checkpoint import load_checkpoint, write_manifest
 from c2fsum.serving import create_app
@@ -108,22 +110,24 @@ def test_cli_evaluate_default_is_not_empty(barely_trained, prepared_small, tmp_p
     assert main([*args, "--out", str(out), "--limit", "3"]) == 0
     preds = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
     assert len(preds) == 3 and all(p["candidate"].strip() for p in preds)
-    assert json.loads((out / "metrics.json").read_text())["min_len"] == _expected_min_len(prepared_small)
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["min_len"] == _expected_min_len(prepared_small)
+    assert {k: metrics[k] for k in decode_fields()} == asdict(load_checkpoint(barely_trained).config.decode)
     assert main([*args, "--out", str(tmp_path / "zero"), "--limit", "3", "--min-len", "0"]) == 0
     zero = [json.loads(line) for line in (tmp_path / "zero" / "predictions.jsonl").read_text().splitlines()]
     assert all(p["candidate"] == "" for p in zero)
     assert json.loads((tmp_path / "zero" / "metrics.json").read_text())["min_len"] == 0
 
 
-def test_server_default_is_not_empty_and_min_length_zero_still_is(barely_trained, article, prepared_small):
+def test_server_default_is_not_empty_and_min_len_zero_still_is(barely_trained, article, prepared_small):
     with TestClient(create_app(barely_trained)) as client:
         r = client.post("/summarize", json={"text": article})
         assert r.status_code == 200, r.text
         assert len(r.json()["tokens"]) >= _expected_min_len(prepared_small) and r.json()["summary"].strip()
-        r = client.post("/summarize", json={"text": article, "min_length": 0})
+        r = client.post("/summarize", json={"text": article, "min_len": 0})
         assert r.status_code == 200 and r.json()["tokens"] == [] and r.json()["summary"] == ""
-        # capped at max_length when that is shorter
-        r = client.post("/summarize", json={"text": article, "max_length": 3})
+        # capped at max_len when that is shorter
+        r = client.post("/summarize", json={"text": article, "max_len": 3})
         assert r.status_code == 200 and len(r.json()["tokens"]) == 3
 
 

@@ -2,15 +2,17 @@
 evaluate take the same options by the same names."""
 
 import argparse
+from dataclasses import fields
 
 import pytest
+from pydantic import ValidationError
 
 from c2fsum.cli.options import DECODE_FLAGS, add_decode_options, decode_overrides
-from c2fsum.config import DecodeConfig
-from c2fsum.data.lengths import FALLBACK_MIN_LEN
+from c2fsum.config import Config, ConfigError, DecodeConfig, decode_fields, load_config
+from c2fsum.data.lengths import FALLBACK_MIN_LEN, default_min_len
 from c2fsum.decoding.options import DecodeOptions
 from c2fsum.errors import InputError
-from c2fsum.serving.schemas import SummarizeRequest
+from c2fsum.serving.schemas import DecodeDefaults, SummarizeRequest
 
 
 def test_from_config_resolves_an_unset_min_len_and_reads_whole_documents():
@@ -56,7 +58,7 @@ def test_the_cli_and_the_server_take_every_decoding_option():
     assert decode_overrides(p.parse_args([])) == dict.fromkeys(DECODE_FLAGS)
     a = p.parse_args(
         "--beam 2 --no-block-trigrams --block-repeats --replace-unk --min-len 0 --max-len 9 --read-chunks 3 "
-        "--read-budget 0.3 --max-words 0".split()
+        "--read-budget 0.3 --max-words 0 --length-norm 0.5 --batch-size 4".split()
     )
     assert decode_overrides(a) == {
         "beam": 2,
@@ -68,7 +70,58 @@ def test_the_cli_and_the_server_take_every_decoding_option():
         "max_len": 9,
         "read_chunks": 3,
         "max_words": 0,
+        "length_norm": 0.5,
+        "batch_size": 4,
     }
-    # the HTTP request names max_len / min_len max_length / min_length; every other option as the CLI does
-    http = {"max_length" if f == "max_len" else "min_length" if f == "min_len" else f for f in DECODE_FLAGS}
-    assert http <= set(SummarizeRequest.model_fields)
+    http = SummarizeRequest.model_validate({"text": "x", **decode_overrides(a)})
+    assert http.options() == decode_overrides(a)  # the HTTP fields are named as the flags
+
+
+def test_every_declared_option_is_a_config_key_a_flag_an_http_field_and_checked_alike():
+    """Adding an option is one line in config.DecodeConfig: it is then a config key, a flag of
+    every decoding command, a field of the HTTP request and of /health's defaults, an option of a
+    call, and recorded in metrics.json (tests/decoding/test_min_len_default.py), with the same
+    bounds everywhere."""
+    declared = decode_fields()
+    assert list(declared) == [f.name for f in fields(DecodeConfig)] == list(DECODE_FLAGS)
+    assert set(declared) == set(Config().to_dict()["decode"]) == set(DecodeOptions().to_dict())
+    assert set(SummarizeRequest.model_fields) == {"text", *declared}
+    assert set(DecodeDefaults.model_fields) == set(declared)
+    for command in ("summarize", "evaluate"):
+        flags = {o for action in _subparser(command)._actions for o in action.option_strings}
+        assert {"--" + name.replace("_", "-") for name in declared} <= flags, command
+    for name, (kind, f) in declared.items():
+        assert f.metadata["help"], name
+        if kind is bool:
+            continue
+        low = f.metadata["ge"] if f.metadata["ge"] is not None else f.metadata["gt"]
+        if low is None:
+            continue
+        bad = low - 1 if f.metadata["ge"] is not None else low  # just out of bounds
+        with pytest.raises(InputError, match=f"^{name}: got "):
+            DecodeOptions(**{name: bad})
+        with pytest.raises(ConfigError, match=f"^decode.{name}: got "):
+            load_config(None, [f"decode.{name}={bad}"])
+        with pytest.raises(ValidationError):
+            SummarizeRequest.model_validate({"text": "x", name: bad})
+        with pytest.raises(SystemExit):
+            _subparser("summarize").parse_args(["--model", "m", f"--{name.replace('_', '-')}", str(bad)])
+
+
+def test_old_http_names_are_still_accepted():
+    old = SummarizeRequest.model_validate({"text": "x", "max_length": 9, "min_length": 2}).options()
+    assert (old["max_len"], old["min_len"]) == (9, 2)
+    with pytest.raises(ValidationError, match="max_length"):  # both spellings at once: one is extra
+        SummarizeRequest.model_validate({"text": "x", "max_len": 9, "max_length": 9})
+
+
+def test_an_unset_min_len_is_chosen_in_one_place():
+    assert DecodeOptions().min_len == DecodeOptions(min_len=None).min_len == default_min_len(None)
+    assert default_min_len({"min_len": 17}) == 17
+
+
+def _subparser(command: str) -> argparse.ArgumentParser:
+    from c2fsum.cli.main import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[command]

@@ -85,16 +85,17 @@ def test_the_server_defaults_are_the_cards(shipped):
     row = card_row(name)
     with TestClient(create_app(model)) as client:
         d = client.get("/health").json()["defaults"]
-    hard = model.model.capabilities.hard
-    assert d == {
+    assert d == {  # every decoding option by its one name (config.DecodeConfig)
         "beam": row["beam"],
-        "max_length": row["max_len"],
-        "min_length": row["min_len"],
+        "max_len": row["max_len"],
+        "min_len": row["min_len"],
+        "length_norm": model.defaults.length_norm,
         "block_trigrams": row["block_trigrams"],
         "block_repeats": row["block_repeats"],
         "replace_unk": model.defaults.replace_unk,
-        "read_chunks": row["read_chunks"] if hard else None,
-        "read_budget": model.defaults.read_budget if hard else None,
+        "batch_size": model.defaults.batch_size,
+        "read_chunks": row["read_chunks"] if model.model.capabilities.hard else model.defaults.read_chunks,
+        "read_budget": model.defaults.read_budget,
         "max_words": row["max_words"],
     }
 

@@ -12,11 +12,12 @@ from safetensors.torch import load_file
 
 import tiny
 from c2fsum.config import load_config
+from c2fsum.errors import TrainingError
 from c2fsum.losses import reinforce
 from c2fsum.losses.checks import NonFiniteError, require_finite
 from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, reinforce_loss
 from c2fsum.models.checkpoint import load_checkpoint
-from c2fsum.training.trainer import Trainer, TrainingError
+from c2fsum.training.trainer import Trainer
 
 TINY = [
     *tiny.TINY,

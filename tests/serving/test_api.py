@@ -46,15 +46,17 @@ def test_health_names_the_model_and_its_grid(client, served_run):
     assert h["model"].startswith(str(served_run))
     # what the page starts from: the model's own decoding config (conftest), within the server's limits
     assert h["chunk_len"] == 20 and h["hard"] is False
-    assert h["defaults"] == {
+    assert h["defaults"] == {  # every decoding option (config.DecodeConfig), by its name
         "beam": 2,
-        "max_length": 14,
-        "min_length": 6,
+        "max_len": 14,
+        "min_len": 6,
+        "length_norm": 0.0,
         "block_trigrams": True,
         "block_repeats": False,
         "replace_unk": False,
-        "read_chunks": None,
-        "read_budget": None,
+        "batch_size": 10,
+        "read_chunks": 1,
+        "read_budget": 1.0,
         "max_words": 0,
     }
     assert h["limits"] == {"max_chars": 6000, "max_beam": 4, "max_length": 30}
@@ -68,7 +70,7 @@ def test_a_request_without_options_decodes_with_the_models_defaults(client, pipe
 
 def test_summary_chunks_and_attention_of_an_article(client, articles):
     text = articles[0]
-    r = post(client, {"text": text, "beam": 2, "max_length": 12, "block_trigrams": True})
+    r = post(client, {"text": text, "beam": 2, "max_len": 12, "block_trigrams": True})
     assert r.status_code == 200, r.text
     out = r.json()
     tokens, chunks, att = out["tokens"], out["chunks"], out["attention"]
@@ -96,7 +98,7 @@ def test_summary_chunks_and_attention_of_an_article(client, articles):
 
 def test_the_api_returns_what_the_pipeline_returns(client, pipeline, articles):
     text = articles[1]
-    out = post(client, {"text": text, "beam": 3, "max_length": 10, "block_trigrams": False}).json()
+    out = post(client, {"text": text, "beam": 3, "max_len": 10, "block_trigrams": False}).json()
     ref = pipeline.summarize(text, beam=3, max_len=10, block_trigrams=False, min_len=6)[0]
     assert out["tokens"] == ref.tokens and out["summary"] == ref.text and out["eos"] == ref.eos
     assert out["score"] == pytest.approx(ref.score, abs=1e-4)
@@ -104,10 +106,19 @@ def test_the_api_returns_what_the_pipeline_returns(client, pipeline, articles):
     assert torch.allclose(torch.tensor(out["attention"]), per_chunk, atol=1e-4)
 
 
+def test_the_old_names_max_length_and_min_length_still_work(client, articles):
+    """Clients written before the options had one spelling send ``max_length`` / ``min_length``."""
+    new = post(client, {"text": articles[1], "beam": 2, "max_len": 9, "min_len": 7}).json()
+    old = post(client, {"text": articles[1], "beam": 2, "max_length": 9, "min_length": 7}).json()
+    assert old == new and len(new["tokens"]) >= 7
+    r = post(client, {"text": "a b c", "max_length": 31})
+    assert r.status_code == 422 and r.json()["detail"].startswith("max_len: 31 is larger than this server allows")
+
+
 def test_a_short_text_has_fewer_chunks(client):
     r = post(
         client,
-        {"text": "The bridge will close for three months. Drivers should use the tunnel.", "beam": 1, "max_length": 8},
+        {"text": "The bridge will close for three months. Drivers should use the tunnel.", "beam": 1, "max_len": 8},
     )
     out = r.json()
     assert r.status_code == 200 and out["chunks"] == [
@@ -130,7 +141,7 @@ def test_concurrent_requests_each_get_their_own_summary(client, pipeline, articl
     results: dict[int, tuple[int, list[str]]] = {}
 
     def worker(i):
-        r = post(client, {"text": articles[i % 3], "beam": 2, "max_length": 10})
+        r = post(client, {"text": articles[i % 3], "beam": 2, "max_len": 10})
         results[i] = (r.status_code, r.json().get("tokens"))
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(9)]
@@ -150,8 +161,9 @@ def test_concurrent_requests_each_get_their_own_summary(client, pipeline, articl
         ({"text": "   \n\t "}, 422, "text: empty or only whitespace"),
         ({"text": "a b c", "beam": 0}, 422, "beam: Input should be greater than or equal to 1 (got 0)"),
         ({"text": "a b c", "beam": 9}, 422, "beam: 9 is larger than this server allows (4)"),
-        ({"text": "a b c", "max_length": 31}, 422, "max_length: 31 is larger than this server allows (30)"),
-        ({"text": "a b c", "max_length": 5, "min_length": 6}, 422, "min_length: 6 is larger than max_length (5)"),
+        ({"text": "a b c", "max_len": 31}, 422, "max_len: 31 is larger than this server allows (30)"),
+        ({"text": "a b c", "max_len": 5, "min_len": 6}, 422, "min_len: got 6, above the maximum summary length 5"),
+        ({"text": "a b c", "read_budget": 0}, 422, "read_budget: Input should be greater than 0 (got 0)"),
         ({"text": "a b c", "block_trigrams": "maybe"}, 422, "block_trigrams: Input should be a valid boolean"),
         ({"text": "a b c", "beams": 2}, 422, "beams: Extra inputs are not permitted"),
         ({"text": "\ud800 x"}, 422, "text: not valid Unicode (unpaired surrogate U+D800 at character 0)"),
@@ -214,10 +226,10 @@ def test_wrong_method_and_path(client):
 def test_the_cli_reading_options_reach_the_pipeline(client, pipeline, articles):
     """`max_words`, `replace_unk` and `read_chunks` do what `c2fsum summarize` does with them."""
     text = articles[0]
-    out = post(client, {"text": text, "beam": 2, "max_length": 10, "max_words": 20}).json()
+    out = post(client, {"text": text, "beam": 2, "max_len": 10, "max_words": 20}).json()
     ref = pipeline.summarize(text, beam=2, max_len=10, max_words=20)[0]
     assert out["tokens"] == ref.tokens and len(out["chunks"]) == 1  # the first 20 words: one chunk
-    out = post(client, {"text": text, "beam": 2, "max_length": 10, "replace_unk": True}).json()
+    out = post(client, {"text": text, "beam": 2, "max_len": 10, "replace_unk": True}).json()
     ref = pipeline.summarize(text, beam=2, max_len=10, replace_unk=True)[0]
     assert out["tokens"] == ref.tokens and out["summary"] == ref.text
     r = post(client, {"text": text, "read_chunks": 2})  # the served model is a MODEL 2
@@ -227,8 +239,8 @@ def test_the_cli_reading_options_reach_the_pipeline(client, pipeline, articles):
     assert r.status_code == 422 and r.json()["detail"].startswith(
         "read_chunks: Input should be greater than or equal to 1"
     )
-    whole = post(client, {"text": text, "beam": 2, "max_length": 10}).json()
-    assert post(client, {"text": text, "beam": 2, "max_length": 10, "max_words": 0}).json() == whole  # 0: all
+    whole = post(client, {"text": text, "beam": 2, "max_len": 10}).json()
+    assert post(client, {"text": text, "beam": 2, "max_len": 10, "max_words": 0}).json() == whole  # 0: all
 
 
 def test_the_request_options_are_passed_as_given(pipeline, monkeypatch):
@@ -240,7 +252,7 @@ def test_the_request_options_are_passed_as_given(pipeline, monkeypatch):
 
     monkeypatch.setattr(pipeline, "summarize", spy)
     with TestClient(create_app(pipeline, settings=LIMITS)) as c:
-        body = {"text": "a b c", "beam": 1, "max_length": 5, "read_chunks": 3, "replace_unk": True, "max_words": 7}
+        body = {"text": "a b c", "beam": 1, "max_len": 5, "read_chunks": 3, "replace_unk": True, "max_words": 7}
         r = post(c, body)
     assert r.status_code == 422 and r.json()["detail"] == "text: stop here"
     assert (seen["read_chunks"], seen["replace_unk"], seen["max_words"]) == (3, True, 7)
@@ -255,7 +267,7 @@ def test_a_bug_is_a_500_with_its_traceback_logged(pipeline, monkeypatch, caplog)
     monkeypatch.setattr(pipeline, "summarize", bug)
     with TestClient(create_app(pipeline, settings=LIMITS), raise_server_exceptions=False) as c:
         with caplog.at_level(logging.ERROR, logger="c2fsum.serving.app"):
-            r = post(c, {"text": "The bridge will close.", "beam": 1, "max_length": 5})
+            r = post(c, {"text": "The bridge will close.", "beam": 1, "max_len": 5})
     assert r.status_code == 500
     assert r.json()["detail"] == "internal error (ValueError); the server's log has its traceback"
     (record,) = [rec for rec in caplog.records if rec.name == "c2fsum.serving.app"]
@@ -278,7 +290,7 @@ def test_a_request_over_the_timeout_gets_504(pipeline, monkeypatch):
     settings = ServeSettings(timeout=0.2, batch_wait=0.0)
     with TestClient(create_app(pipeline, settings=settings)) as c:
         t0 = time.perf_counter()
-        r = post(c, {"text": "The bridge will close.", "beam": 1, "max_length": 5})
+        r = post(c, {"text": "The bridge will close.", "beam": 1, "max_len": 5})
         assert r.status_code == 504 and r.json()["detail"] == "the request took longer than 0.2 s and was abandoned"
         assert time.perf_counter() - t0 < 0.9  # answered at the timeout, not when decoding ended
 
@@ -290,13 +302,13 @@ def test_a_full_queue_gets_503_with_retry_after(pipeline, monkeypatch):
     with TestClient(create_app(pipeline, settings=settings)) as c:
 
         def worker():
-            statuses.append(post(c, {"text": "The bridge will close.", "beam": 1, "max_length": 5}).status_code)
+            statuses.append(post(c, {"text": "The bridge will close.", "beam": 1, "max_len": 5}).status_code)
 
         threads = [threading.Thread(target=worker) for _ in range(2)]  # one decoding, one waiting
         for t in threads:
             t.start()
             time.sleep(0.15)
-        r = post(c, {"text": "One too many.", "beam": 1, "max_length": 5})
+        r = post(c, {"text": "One too many.", "beam": 1, "max_len": 5})
         for t in threads:
             t.join(10)
     assert r.status_code == 503 and r.headers["retry-after"] == "1"
@@ -308,7 +320,7 @@ def test_openapi_schema_and_offline_docs(client):
     schema = client.get("/openapi.json").json()
     body = schema["paths"]["/summarize"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     ref = body["$ref"].rsplit("/", 1)[-1]
-    assert {"text", "beam", "max_length", "block_trigrams"} <= set(schema["components"]["schemas"][ref]["properties"])
+    assert {"text", "beam", "max_len", "block_trigrams"} <= set(schema["components"]["schemas"][ref]["properties"])
     assert {"413", "422", "503", "504"} <= set(schema["paths"]["/summarize"]["post"]["responses"])
     docs = client.get("/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
@@ -327,7 +339,7 @@ def test_the_page_and_its_assets_are_served(client):
 
 def test_the_api_takes_every_option_the_cli_does(client, pipeline, articles):
     """replace_unk, read_chunks and max_words as well as beam, lengths and trigram blocking."""
-    body = {"text": articles[0], "beam": 2, "max_length": 10, "replace_unk": True, "max_words": 30}
+    body = {"text": articles[0], "beam": 2, "max_len": 10, "replace_unk": True, "max_words": 30}
     out = post(client, body).json()
     ref = pipeline.summarize(articles[0], beam=2, max_len=10, min_len=6, replace_unk=True, max_words=30)[0]
     assert out["tokens"] == ref.tokens and len(out["chunks"]) == 2  # 30 words: two chunks of 20

@@ -104,7 +104,7 @@ def test_page_summarizes_an_article_and_highlights_what_each_word_read(browser, 
     # what the page shows is what the API answers for the same request
     api = httpx.post(
         live.url + "/summarize",
-        json={"text": text, "beam": 2, "max_length": 12, "min_length": 6, "block_trigrams": True},
+        json={"text": text, "beam": 2, "max_len": 12, "min_len": 6, "block_trigrams": True},
         timeout=60,
     ).json()
     assert browser.find_element(By.ID, "summary-text").text == api["summary"]  # the readable text

@@ -267,7 +267,7 @@ def test_gradient_accumulation_equals_one_batch(prepared_small, tmp_path):
 
 def test_bf16_autocast_trains_close_to_float32(prepared_small, tmp_path):
     sets = [*EXACT, "train.max_steps=2", "train.batch_size=8"]
-    from c2fsum.training.trainer import cpu_bf16_lstm_available
+    from c2fsum.training.precision import cpu_bf16_lstm_available
 
     if not cpu_bf16_lstm_available():  # an AVX2 CPU: the trainer refuses bf16 by name instead of crashing in oneDNN
         with pytest.raises(TrainingError, match="train.amp=bf16: this CPU's oneDNN has no bfloat16 LSTM"):

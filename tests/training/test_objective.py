@@ -163,7 +163,7 @@ def test_the_benchmarks_and_the_trainer_give_the_same_loss(family, prepared_smal
     bench = speed.bench_loss(t.model, batch, MovingAverageBaseline())
     assert torch.equal(loss, bench.loss) and torch.equal(nll, bench.nll)
     if family == "model3":
-        (sums, counts), bsums = t._return_sums[0], bench.return_sums
+        (sums, counts), bsums = t.returns.sums[0], bench.return_sums
         assert torch.equal(sums, bsums[0]) and torch.equal(counts, bsums[1])
     # --plain-loss (log-softmax over V, then gather) is the same objective by another path
     torch.manual_seed(11)

@@ -6,8 +6,9 @@ from safetensors.torch import load_file
 
 import tiny
 from c2fsum.config import load_config
+from c2fsum.errors import TrainingError
 from c2fsum.models.checkpoint import load_checkpoint
-from c2fsum.training.trainer import Trainer, TrainingError
+from c2fsum.training.trainer import Trainer
 
 TINY = [
     *tiny.TINY,
@@ -86,7 +87,7 @@ def test_a_run_killed_between_two_rows_of_one_step_resumes_to_the_same_log(prepa
         pass
 
     def killed_after_a_row(self, run):  # a row of step 3 after the step-3 checkpoint, then the kill
-        self._log({"split": "val", "step": self.pos.step, "epoch": self.pos.epoch, "ppl": 1.0})
+        self.log.write({"split": "val", "step": self.pos.step, "epoch": self.pos.epoch, "ppl": 1.0})
         raise Killed
 
     with monkeypatch.context() as m:

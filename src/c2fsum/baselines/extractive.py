@@ -22,9 +22,8 @@ from collections.abc import Sequence
 
 from c2fsum.baselines.ilp import ilp_summary
 from c2fsum.errors import InputError
+from c2fsum.metrics.output_stats import SENTENCE_MARKS
 from c2fsum.metrics.rouge import Rouge155Tokenizer, ngram_counts
-
-SENTENCE_MARKS = frozenset({"<s>", "</s>"})
 
 BASELINES = ("first", "lead3", "lead", "ilp", "oracle", "berkeley")
 DISPLAY = {

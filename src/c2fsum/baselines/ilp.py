@@ -50,11 +50,10 @@ from typing import Any
 import numpy as np
 
 from c2fsum.errors import InputError
-from c2fsum.metrics.output_stats import STOPWORDS
+from c2fsum.metrics.output_stats import SENTENCE_MARKS, STOPWORDS
 
 __all__ = ["IlpProblem", "build_problem", "candidates", "ilp_summary", "objective", "solve"]
 
-SENTENCE_MARKS = frozenset({"<s>", "</s>"})
 TIE_BREAK = 1e-3
 """``eps``: below any concept weight (>= 1), so it only ever decides between equal coverage."""
 PRUNE_WORDS = 8

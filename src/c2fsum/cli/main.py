@@ -1,31 +1,44 @@
 """The ``c2fsum`` command (argparse). Nothing in the package imports this module.
 
-c2fsum prepare    --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights]
+c2fsum prepare    --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights] [--url-lists DIR]
+                  [--hf NAME] [--workers N]
 c2fsum pretext    --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S] [--skip-short]
                   [--validate-on pretext|summaries] [--with-summaries K] [--extra-train FILE]
+                  [--val-holdout N]
 c2fsum train      --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                   [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
-c2fsum summarize  --model MODEL [DECODING] [--attention-out FILE] [--lines] [--tokens] [FILE|-]
+c2fsum summarize  --model MODEL [DECODING] [--attention-out FILE] [--lines] [--tokens] [--device cpu|cuda] [FILE|-]
 c2fsum extract    [--method ilp|lead] [--words N] [--lines] [--tokens] [--json] [FILE|-]   (no model)
 c2fsum models     [RUN_DIR ...]            (the shipped models: what for, test scores, size, defaults)
 c2fsum evaluate   --model MODEL --data DATA_DIR --split SPLIT --out DIR [DECODING] [--limit N] [--official]
-                  [--rouge-clean none|ptb]
-                  DECODING (cli/options.py, one definition): [--beam K] [--[no-]block-trigrams]
-                  [--[no-]block-repeats] [--[no-]replace-unk] [--min-len N] [--max-len N] [--read-chunks K]
-                  [--read-budget SHARE] [--max-words W]
+                  [--rouge-clean none|ptb] [--device cpu|cuda]
+                  DECODING (one flag per field of config.DecodeConfig): [--beam K] [--min-len N]
+                  [--max-len N] [--length-norm A] [--[no-]block-trigrams] [--[no-]block-repeats]
+                  [--[no-]replace-unk] [--batch-size N] [--read-chunks K] [--read-budget SHARE]
+                  [--max-words W]
 c2fsum baseline   first|lead3|lead|ilp|oracle|berkeley --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
                   [--limit N] [--official] [--rouge-clean none|ptb]
                   [--weights FILE] [--fit-docs N [--val-docs N] [--fit-budgets B,B] [--fit-metric M]]
                   [--no-compression] [--no-anaphora]                                   (berkeley)
 c2fsum rouge      --candidates C.jsonl --references R.jsonl [--official] [--rouge-clean none|ptb]
 c2fsum table      METRICS [METRICS ...]                                          (metrics.json files or folders)
-c2fsum plot       attention --model RUN_DIR --data DATA_DIR --doc ID --out FILE.png [--max-words W]
-c2fsum plot       curves RUN_DIR ... --out FILE.png | reading EVAL_DIR ... --out FILE.png
-c2fsum compare    A B [--samples N] [--seed S] [--concat]
-c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N|--epochs N
-c2fsum serve      --model RUN_DIR [--host 127.0.0.1] [--port 8000]
-c2fsum export     --model RUN_DIR --out DIR [--name NAME] [--dtype float16] [--eval DIR]
-c2fsum vectors    --data DATA_DIR --out FILE.safetensors [--dim 128] [--epochs 5]
+c2fsum plot       attention --model RUN_DIR --data DATA_DIR --doc ID --out FILE.png [--split SPLIT] [--beam K]
+                  [--max-words W] [--device cpu|cuda]
+c2fsum plot       curves RUN_DIR ... --out FILE.png [--labels A,B] | reading EVAL_DIR ... --out FILE.png
+                  [--labels A,B]
+c2fsum compare    A B [--samples N] [--seed S] [--confidence C] [--concat] [--json] [--fields F1,F2]
+                  [--rouge-clean none|ptb]
+c2fsum experiment --data DATA_DIR --presets P1,P2 --out EXP_DIR --budget-minutes N|--epochs N [--max-steps N]
+                  [--set KEY=VALUE ...] [--threads N] [--split SPLIT] [--eval-limit N] [--beam K]
+                  [--device cpu|cuda] [--seed S] [--max-words W] [--whole-documents] [--docs ID,ID]
+                  [--report-only]
+c2fsum serve      --model RUN_DIR [--host 127.0.0.1] [--port 8000] [--device cpu|cuda] [--max-chars N]
+                  [--max-batch N] [--max-queue N] [--timeout S] [--threads N]
+c2fsum export     --model RUN_DIR --out DIR [--name NAME] [--dtype float16] [--eval DIR] [--data DATA_DIR]
+                  [--notes FILE] [--which best|last] [--decode KEY=VALUE ...] [--max-mb MB]
+                  [--made-by COMMAND]
+c2fsum vectors    --data DATA_DIR --out FILE.safetensors [--dim 128] [--epochs 5] [--min-count N]
+                  [--window N] [--workers N] [--skip-gram] [--no-summaries]
 
 Each command is its own file, ``c2fsum/cli/NAME.py`` (its parser and its function); the options
 several share are defined once in ``c2fsum/cli/options.py``. --model takes a shipped model name

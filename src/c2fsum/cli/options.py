@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from c2fsum.config import bounds_error, decode_fields
 from c2fsum.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -14,20 +17,6 @@ log = logging.getLogger(__name__)
 
 class CLIError(UserError):
     """A one-line reason to stop; printed as ``c2fsum COMMAND: error: ...`` with exit status 2."""
-
-
-def non_negative_int(text: str) -> int:
-    v = int(text)
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
-    return v
-
-
-def unit_share(text: str) -> float:
-    v = float(text)
-    if not 0 < v <= 1:
-        raise argparse.ArgumentTypeError(f"expected a share in (0, 1], got {text}")
-    return v
 
 
 def positive_int(text: str) -> int:
@@ -42,19 +31,9 @@ MODEL_HELP = (
     "run or checkpoint directory, or hub repo id owner/name[@rev]"
 )
 
-DECODE_FLAGS = (
-    "beam",
-    "block_trigrams",
-    "block_repeats",
-    "read_budget",
-    "replace_unk",
-    "min_len",
-    "max_len",
-    "read_chunks",
-    "max_words",
-)
-"""The decoding options a command takes (:func:`add_decode_options`), by their
-:class:`c2fsum.decoding.options.DecodeOptions` names."""
+DECODE_FLAGS = tuple(decode_fields())
+"""The decoding options a command takes (:func:`add_decode_options`): every field of
+:class:`c2fsum.config.DecodeConfig`, by name."""
 
 
 def add_model(s: argparse.ArgumentParser) -> None:
@@ -83,76 +62,33 @@ def add_lines(s: argparse.ArgumentParser) -> None:
 
 
 def add_decode_options(s: argparse.ArgumentParser, *, flags: tuple[str, ...] = DECODE_FLAGS) -> None:
-    """The decoding options of :data:`DECODE_FLAGS` (or those of ``flags``); each left out is
-    None, which keeps the model's own value (:func:`decode_overrides`)."""
-    if "beam" in flags:
-        s.add_argument(
-            "--beam",
-            type=positive_int,
-            metavar="K",
-            help="beam size (default: the model's, 5 for cnndm-small, 4 for the PubMed models; 1 = greedy)",
-        )
-    if "block_trigrams" in flags:
-        s.add_argument(
-            "--block-trigrams",
-            action=argparse.BooleanOptionalAction,
-            default=None,
-            help="never repeat a trigram (Paulus et al.); default: the model's (on for the shipped models)",
-        )
-    if "block_repeats" in flags:
-        s.add_argument(
-            "--block-repeats",
-            action=argparse.BooleanOptionalAction,
-            default=None,
-            help="never write a word or word pair right after itself ('gene gene', 'to be to be'); "
-            "default: the model's (on for the PubMed recipes)",
-        )
-    if "replace_unk" in flags:
-        s.add_argument(
-            "--replace-unk",
-            action=argparse.BooleanOptionalAction,
-            default=None,
-            help="write the source word attended most in place of <unk> (default: the model's, off)",
-        )
-    if "min_len" in flags:
-        s.add_argument(
-            "--min-len",
-            type=non_negative_int,
-            metavar="N",
-            help="fewest summary tokens before </s> (default: the model's, the 5th percentile of its training "
-            "summaries' lengths; 0 allows an empty summary)",
-        )
-    if "max_len" in flags:
-        s.add_argument(
-            "--max-len",
-            type=positive_int,
-            metavar="N",
-            help="most summary tokens (default: the model's, 40 for cnndm-small, 300 for the PubMed models)",
-        )
-    if "read_chunks" in flags:
-        s.add_argument(
-            "--read-chunks",
-            type=positive_int,
-            metavar="K",
-            help="MODEL 3: chunks read per decoder step, the K of highest coarse weight (default: the "
-            "model's decode.read_chunks, 1 = the thesis's argmax)",
-        )
-    if "read_budget" in flags:
-        s.add_argument(
-            "--read-budget",
-            type=unit_share,
-            metavar="SHARE",
-            help="MODEL 3: once this share of a document's words was read at the word level, read "
-            "again only chunks already read (default: the model's decode.read_budget, 1 = no limit)",
-        )
-    if "max_words" in flags:
-        s.add_argument(
-            "--max-words",
-            type=non_negative_int,
-            metavar="W",
-            help="read only the first W words of each document (default and 0: the whole document; "
-            "400 with the 10x40 grid reproduces the paper)",
-        )
+    """A flag for each decoding option of ``flags`` (default: all of them), made from its declaration
+    (:class:`c2fsum.config.DecodeConfig`: help, bounds, metavar): ``--beam K``, ``--block-trigrams``
+    / ``--no-block-trigrams``, ... Each left out is None, which keeps the model's own value
+    (:func:`decode_overrides`)."""
+    declared = decode_fields()
+    for name in flags:
+        kind, f = declared[name]
+        flag = "--" + name.replace("_", "-")
+        help = f"{f.metadata['help']}; default: the model's decode.{name}"
+        if kind is bool:
+            s.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=help)
+        else:
+            s.add_argument(flag, type=_bounded(name, kind), metavar=f.metadata["metavar"], help=help)
+
+
+def _bounded(name: str, kind: type) -> Callable[[str], Any]:
+    """The argparse ``type`` of a decoding option: ``kind`` (int or float) within its declared bounds."""
+
+    def parse(text: str) -> Any:
+        value = kind(text)
+        expected = bounds_error(name, value)
+        if expected:
+            raise argparse.ArgumentTypeError(f"{expected}, got {text}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names it in "invalid int value: 'x'"
+    return parse
 
 
 def decode_overrides(a: argparse.Namespace) -> dict:

@@ -18,7 +18,14 @@ from collections.abc import Sequence
 
 from c2fsum.errors import InputError
 
-__all__ = ["FALLBACK_MIN_LEN", "LENGTHS_FILE", "MIN_LEN_PERCENTILE", "MIN_LEN_SHARE_OF_MAX", "target_length_facts"]
+__all__ = [
+    "FALLBACK_MIN_LEN",
+    "LENGTHS_FILE",
+    "MIN_LEN_PERCENTILE",
+    "MIN_LEN_SHARE_OF_MAX",
+    "default_min_len",
+    "target_length_facts",
+]
 
 MIN_LEN_PERCENTILE = 5
 """Percentile of the training targets' lengths used as the default ``min_len``."""
@@ -31,6 +38,13 @@ the cut itself, and a minimum equal to the maximum forced every summary to run t
 where the model would end it (a two-sentence input got 100 tokens)."""
 LENGTHS_FILE = "lengths.json"
 """The checkpoint file holding :func:`target_length_facts` of the training targets."""
+
+
+def default_min_len(lengths: dict | None) -> int:
+    """The ``min_len`` of a model whose config leaves ``decode.min_len`` unset (None): the one its
+    checkpoint recorded (``lengths``, the :data:`LENGTHS_FILE` facts), else :data:`FALLBACK_MIN_LEN`.
+    The one place this default is chosen (a checkpoint at load, options made without one)."""
+    return FALLBACK_MIN_LEN if lengths is None else int(lengths["min_len"])
 
 
 def _lower_rank(sorted_values: Sequence[int], q: float) -> int:

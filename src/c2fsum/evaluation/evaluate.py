@@ -9,7 +9,7 @@ words, of the grid the model read, that went through the word-level encoder: 1 b
 MODEL 3), ``seconds_per_doc`` (decoding wall time per document: batching, encoding, search),
 ``words_read`` (mean words of the grid), what a reader meets (``novel_words``,
 ``novel_specific_words``, ``top_opening_share``, ``back_to_back_repeats``, ``unfinished`` ...:
-:mod:`c2fsum.evaluation.reader`) and decoding settings). Each prediction also records
+:mod:`c2fsum.evaluation.reader`) and every decoding option, by name). Each prediction also records
 its ``fine_fraction``, its chunk-attention ``entropy`` (mean over its words), its reader counts
 (``content_words``, ``novel_words``, ``novel_specific_words``, ``back_to_back``, ``unfinished``) and,
 for hierarchical models, the chunk read at each step. ROUGE scores exactly the strings written to
@@ -126,13 +126,7 @@ def evaluate(
         "model": cfg.name or cfg.model.family,
         "split": split,
         "n_docs": len(decoded),
-        "max_words": o.max_words,
-        "beam": o.beam,
-        "min_len": o.min_len,
-        "block_trigrams": o.block_trigrams,
-        "block_repeats": o.block_repeats,
-        "read_chunks": o.read_chunks,
-        "read_budget": o.read_budget,
+        **o.to_dict(),  # every decoding option, by the names of the config's decode section
         "checkpoint": str(pipe.path),
     }
     out = Path(out_dir)

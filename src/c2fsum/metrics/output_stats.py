@@ -83,6 +83,8 @@ class OutputStats:
 
 # ----------------------------------------------------------------------- what a reader meets
 SENTENCE_MARKS = frozenset({"<s>", "</s>"})
+"""The markers around a sentence in prepared text (the vocabulary's BOS and EOS); never words of a
+summary (the one definition: reader measures, ILP, LEAD/ORACLE and BERKELEY import it)."""
 SENTENCE_ENDS = (".", "!", "?")
 CLOSERS = frozenset({"''", '"', "'", "`", ")", "]", "}", "-rrb-", "-rsb-", "-rcb-"})
 """Tokens that may follow a sentence's final mark (a closing quote or bracket)."""

@@ -253,6 +253,12 @@ class Summarizer(nn.Module):
         """Advance one word. ``prev`` ``(B,)`` holds ids in V'; ids >= V are read as <unk>."""
         raise NotImplementedError
 
+    def word_embeddings(self) -> list[nn.Embedding]:
+        """The tables that map this model's words to vectors, each once (a shared one once): every
+        ``nn.Embedding`` over the vocabulary (source, target, a BOW chunk encoder's fixed table).
+        What pretrained vectors start (``model.pretrained_emb``)."""
+        return [m for m in self.modules() if isinstance(m, nn.Embedding) and m.num_embeddings == self.vocab_size]
+
     def input_ids(self, prev: Tensor) -> Tensor:
         """Map extended-vocabulary ids (copied words) to <unk> for the embedding lookup."""
         return prev.masked_fill(prev >= self.vocab_size, self.unk_id)

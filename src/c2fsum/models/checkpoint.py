@@ -53,7 +53,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from c2fsum.config import Config, config_from_json
-from c2fsum.data.lengths import FALLBACK_MIN_LEN, LENGTHS_FILE
+from c2fsum.data.lengths import LENGTHS_FILE, default_min_len
 from c2fsum.data.vocab import Vocab, VocabError
 from c2fsum.errors import CheckpointError
 from c2fsum.models import CoarseToFine, Summarizer, build_model
@@ -332,18 +332,16 @@ def read_lengths(path: str | Path) -> dict | None:
 def resolve_min_len(config: Config, lengths: dict | None, where: str | Path = "checkpoint") -> Config:
     """``config`` with ``decode.min_len`` a number: the config's own, else the recorded default.
 
-    ``None`` becomes ``lengths["min_len"]``, or :data:`~c2fsum.data.lengths.FALLBACK_MIN_LEN`
-    without ``lengths``. A checkpoint without ``lengths.json`` was written when 0 was the only
-    default (which made barely trained models write empty summaries): its 0 also becomes the
-    fallback. Pass ``min_len=0`` when decoding to allow empty summaries.
+    ``None`` becomes :func:`~c2fsum.data.lengths.default_min_len` (the recorded one, or the
+    fallback). A checkpoint without ``lengths.json`` was written when 0 was the only default
+    (which made barely trained models write empty summaries): its 0 also becomes the fallback.
+    Pass ``min_len=0`` when decoding to allow empty summaries.
     """
     dc = config.decode
     if dc.min_len is not None and not (lengths is None and dc.min_len == 0):
         return config
-    if lengths is not None:
-        value = int(lengths["min_len"])
-    else:
-        value = FALLBACK_MIN_LEN
+    value = default_min_len(lengths)
+    if lengths is None:
         log.info("%s: no %s (older checkpoint): default decode.min_len %d", where, LENGTHS_FILE, value)
     return replace(config, decode=replace(dc, min_len=value))
 

@@ -171,18 +171,7 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
-    served = served_defaults(pipeline.defaults, settings)
-    defaults = DecodeDefaults(  # what a request that leaves an option out gets: the model's decoding options
-        beam=served.beam,
-        max_length=served.max_len,
-        min_length=served.min_len,
-        block_trigrams=served.block_trigrams,
-        block_repeats=served.block_repeats,
-        replace_unk=served.replace_unk,
-        read_chunks=served.read_chunks if pipeline.model.capabilities.hard else None,
-        read_budget=served.read_budget if pipeline.model.capabilities.hard else None,
-        max_words=served.max_words,
-    )
+    defaults = DecodeDefaults(**served_defaults(pipeline.defaults, settings).to_dict())  # a request leaving all out
 
     @app.get("/health", response_model=Health, summary="Liveness, model facts and the model's decoding defaults")
     async def health() -> dict:
@@ -240,40 +229,24 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
     return app
 
 
-def served_defaults(defaults: DecodeOptions, settings: ServeSettings) -> DecodeOptions:
+def served_defaults(defaults: DecodeOptions, settings: ServeSettings, max_len: int | None = None) -> DecodeOptions:
     """What a request that leaves an option out gets: the model's ``defaults`` within the server's
-    limits (beam and maximum length capped, the minimum length capped at the maximum)."""
-    max_len = min(defaults.max_len, settings.max_length)
+    limits (beam and maximum length capped), with ``max_len`` if the request gives one; the
+    model's minimum length capped at the maximum."""
+    max_len = min(defaults.max_len, settings.max_length) if max_len is None else max_len
     return replace(
         defaults, beam=min(defaults.beam, settings.max_beam), max_len=max_len, min_len=min(defaults.min_len, max_len)
     )
 
 
 def request_options(defaults: DecodeOptions, req: SummarizeRequest, settings: ServeSettings) -> DecodeOptions:
-    """A request's decoding options: the model's ``defaults`` within the server's limits
-    (:func:`served_defaults`) with the request's fields applied once. ``min_length`` left out:
-    the model's, capped at ``max_length``. InputError naming the field."""
-    served = served_defaults(defaults, settings)
-    beam = served.beam if req.beam is None else req.beam
-    max_len = served.max_len if req.max_length is None else req.max_length
-    if beam > settings.max_beam:
-        raise InputError(f"beam: {beam} is larger than this server allows ({settings.max_beam})")
-    if max_len > settings.max_length:
-        raise InputError(f"max_length: {max_len} is larger than this server allows ({settings.max_length})")
-    min_len = min(served.min_len, max_len) if req.min_length is None else req.min_length
-    if min_len > max_len:
-        raise InputError(f"min_length: {min_len} is larger than max_length ({max_len})")
-    return served.override(
-        beam=beam,
-        max_len=max_len,
-        min_len=min_len,
-        block_trigrams=req.block_trigrams,
-        block_repeats=req.block_repeats,
-        replace_unk=req.replace_unk,
-        read_chunks=req.read_chunks,
-        read_budget=req.read_budget,
-        max_words=req.max_words,
-    )
+    """A request's decoding options: the model's (:func:`served_defaults`) with the request's
+    fields applied and checked once (:meth:`DecodeOptions.override`). InputError naming the field."""
+    given = req.options()
+    for name, limit in (("beam", settings.max_beam), ("max_len", settings.max_length)):
+        if given[name] is not None and given[name] > limit:
+            raise InputError(f"{name}: {given[name]} is larger than this server allows ({limit})")
+    return served_defaults(defaults, settings, given["max_len"]).override(**given)
 
 
 def _unpaired_surrogate(text: str) -> int | None:

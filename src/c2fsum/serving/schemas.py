@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model
+
+from c2fsum.config import decode_fields
+
+OLD_NAMES = {"max_len": "max_length", "min_len": "min_length"}
+"""Request fields that earlier versions of the API spelled differently (still accepted, as aliases)."""
 
 
-class SummarizeRequest(BaseModel):
-    """``POST /summarize``: one article. Options left out take the model's decoding config."""
+class Article(BaseModel):
+    """``POST /summarize``: one article, and the decoding options of :class:`c2fsum.config.DecodeConfig`
+    (each may be left out: the model's decoding config)."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -16,7 +25,7 @@ class SummarizeRequest(BaseModel):
                     "text": "The mayor said on Tuesday that the bridge will close for three months. "
                     "Drivers should use the tunnel instead.",
                     "beam": 3,
-                    "max_length": 40,
+                    "max_len": 40,
                     "block_trigrams": True,
                 }
             ]
@@ -24,42 +33,40 @@ class SummarizeRequest(BaseModel):
     )
 
     text: str = Field(description="The article, raw text (it is tokenized like the training data).")
-    beam: int | None = Field(None, ge=1, description="Beam size (1 = greedy); default: the model's config.")
-    max_length: int | None = Field(None, ge=1, description="Most summary tokens; default: the model's config.")
-    min_length: int | None = Field(
-        None,
-        ge=0,
-        description="Fewest summary tokens before `</s>` is allowed; default: the model's (the 5th percentile "
-        "of its training summaries' lengths, capped at max_length); 0 allows an empty summary.",
+
+    def options(self) -> dict[str, Any]:
+        """The decoding options of the request by name (None: left out)."""
+        return self.model_dump(exclude={"text"})
+
+
+def _option(name: str, f: dataclasses.Field, **kw: Any) -> Any:
+    """The pydantic field of a decoding option: its declared help and bounds."""
+    bounds = {k: f.metadata[k] for k in ("ge", "gt", "le") if f.metadata[k] is not None}
+    return Field(description=f"{f.metadata['help']} (`--{name.replace('_', '-')}`).", **bounds, **kw)
+
+
+if TYPE_CHECKING:  # the checker sees the base classes; at run time the option fields are made below
+    SummarizeRequest = Article
+    DecodeDefaults = BaseModel
+else:
+    SummarizeRequest = create_model(
+        "SummarizeRequest",
+        __base__=Article,
+        __doc__=Article.__doc__,
+        **{
+            name: (
+                kind | None,
+                _option(
+                    name, f, default=None, validation_alias=AliasChoices(name, *filter(None, [OLD_NAMES.get(name)]))
+                ),
+            )
+            for name, (kind, f) in decode_fields().items()
+        },
     )
-    block_trigrams: bool | None = Field(None, description="Never repeat a trigram (Paulus et al. 2017).")
-    block_repeats: bool | None = Field(
-        None,
-        description="Never a word or word pair right after itself (`--block-repeats`); default: the model's.",
-    )
-    replace_unk: bool | None = Field(
-        None,
-        description="Write the most attended source word in place of `<unk>` (`c2fsum summarize --replace-unk`); "
-        "default: the model's config.",
-    )
-    read_chunks: int | None = Field(
-        None,
-        ge=1,
-        description="MODEL 3 only: chunks read at the word level per step, the k of highest coarse weight "
-        "(`--read-chunks`; 1 = the thesis's argmax); default: the model's. Refused for other models.",
-    )
-    read_budget: float | None = Field(
-        None,
-        gt=0,
-        le=1,
-        description="MODEL 3 only: once this share of the document's words was read at the word level, read "
-        "again only chunks already read (`--read-budget`; 1 = no limit); default: the model's.",
-    )
-    max_words: int | None = Field(
-        None,
-        ge=0,
-        description="Read only the first max_words words (`--max-words`; 400 = the paper's setting); "
-        "default and 0: the whole document.",
+    DecodeDefaults = create_model(
+        "DecodeDefaults",
+        __doc__="What a request that leaves an option out gets: the model's own decoding config.",
+        **{name: (kind, _option(name, f)) for name, (kind, f) in decode_fields().items()},
     )
 
 
@@ -77,7 +84,7 @@ class SummarizeResponse(BaseModel):
     attention: list[list[float]] = Field(description="len(tokens) x len(chunks): attention mass per chunk.")
     coarse: list[list[float]] | None = Field(description="len(tokens) x len(chunks) coarse attention, or null.")
     score: float = Field(description="Sum of the log-probabilities of the generated tokens.")
-    eos: bool = Field(description="False when the summary was cut at max_length.")
+    eos: bool = Field(description="False when the summary was cut at max_len.")
     grid: tuple[int, int] = Field(description="The grid the document was read on: chunks M x words per chunk N.")
     words: int = Field(description="Words (tokens) of the document read.")
     fine_chunks: list[int] = Field(
@@ -85,20 +92,6 @@ class SummarizeResponse(BaseModel):
         "reading lazily (only the chunks its hard attention picked)."
     )
     fine_fraction: float = Field(description="Share of the document's words encoded at the word level.")
-
-
-class DecodeDefaults(BaseModel):
-    """What a request that leaves an option out gets: the model's own decoding config."""
-
-    beam: int
-    max_length: int
-    min_length: int
-    block_trigrams: bool
-    block_repeats: bool
-    replace_unk: bool
-    read_chunks: int | None = Field(description="MODEL 3's chunks read per step; null for other models.")
-    read_budget: float | None = Field(description="MODEL 3's reading budget; null for other models.")
-    max_words: int = Field(description="Words of a document read (its first max_words; 0: the whole document).")
 
 
 class Limits(BaseModel):

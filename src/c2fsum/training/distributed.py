@@ -38,7 +38,8 @@ import torch
 import torch.distributed as dist
 from torch import Tensor, nn
 
-from c2fsum.errors import UserError
+from c2fsum.config import TrainConfig
+from c2fsum.errors import TrainingError, UserError
 from c2fsum.models.base import Summarizer
 
 log = logging.getLogger(__name__)
@@ -168,6 +169,18 @@ def setup(device: str = "cpu", backend: str = "auto") -> DistContext:
     if not ctx.is_main:
         logging.getLogger("c2fsum").setLevel(logging.WARNING)  # only rank 0 reports progress
     log.info("distributed training: %d processes, backend %s, rank 0 on %s", world, backend, dev)
+    return ctx
+
+
+def setup_training(tc: TrainConfig) -> DistContext:
+    """:func:`setup` for a training run (``train.device``, ``train.dist_backend``; TrainingError
+    naming the problem), with ``train.threads`` intra-op threads (0: torch's default)."""
+    try:
+        ctx = setup(tc.device, tc.dist_backend)
+    except DistributedError as e:
+        raise TrainingError(str(e)) from e
+    if tc.threads > 0:
+        torch.set_num_threads(tc.threads)
     return ctx
 
 

@@ -10,7 +10,12 @@ with a time budget the bar counts the budget's seconds, and the steps done are s
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from tqdm.auto import tqdm
+
+from c2fsum.config import TrainConfig
 
 BUDGET_FORMAT = (
     "{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s of the time budget [{elapsed}<{remaining}{postfix}]"
@@ -61,6 +66,18 @@ class TrainingBar:
             return
         self._bar.set_description_str(f"train (step {step})", refresh=False)
         self._bar.update(min(elapsed_s, self.budget_s) - self._bar.n)
+
+    @classmethod
+    def for_run(cls, tc: TrainConfig, n_train: int, pos: Any, *, disable: bool = False) -> TrainingBar:
+        """The bar of a run of ``train`` settings ``tc`` over ``n_train`` examples, at position
+        ``pos`` (``step``, ``elapsed`` seconds: a resumed run starts where it stopped)."""
+        total = tc.epochs * math.ceil(n_train / tc.batch_size)
+        total = min(total, tc.max_steps) if tc.max_steps else total
+        return cls(max_steps=total, max_minutes=tc.max_minutes, step=pos.step, elapsed_s=pos.elapsed, disable=disable)
+
+    def show(self, row: dict) -> None:
+        """A ``train`` log row beside the bar: loss, perplexity, target tokens per second."""
+        self.set_postfix(loss=f"{row['loss']:.3f}", ppl=f"{row['ppl']:.1f}", tok_s=f"{row['tgt_tokens_per_s']:.0f}")
 
     def set_postfix(self, **kw) -> None:
         self._bar.set_postfix(**kw)

@@ -53,7 +53,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-SENTENCE_MARKS = frozenset({"<s>", "</s>"})
+from c2fsum.metrics.output_stats import SENTENCE_MARKS
+
 COMMA_KINDS = frozenset({"relcl", "appos", "intro", "adjunct"})
 KINDS = ("head", "paren", "relcl", "appos", "intro", "adjunct", "time")
 FINAL_MARKS = frozenset({".", "!", "?", "''", '"'})

@@ -31,14 +31,14 @@ async function loadHealth() {
   // the form starts at the model's own decoding defaults, within the server's limits
   $("beam").value = d.beam;
   $("beam").max = h.limits.max_beam;
-  $("max-length").value = d.max_length;
+  $("max-length").value = d.max_len;
   $("max-length").max = h.limits.max_length;
-  $("min-length").value = d.min_length;
+  $("min-length").value = d.min_len;
   $("min-length").max = h.limits.max_length;
   $("block-trigrams").checked = d.block_trigrams;
   $("read-chunks-label").hidden = !h.hard;
   if (h.hard) $("read-chunks").value = d.read_chunks;
-  $("defaults").textContent = `the model's defaults: beam ${d.beam}, ${d.min_length}-${d.max_length} tokens` +
+  $("defaults").textContent = `the model's defaults: beam ${d.beam}, ${d.min_len}-${d.max_len} tokens` +
     (h.hard ? `, ${plural(d.read_chunks, "chunk")} read per step` : "") +
     ` · this server accepts up to ${h.limits.max_chars.toLocaleString("en")} characters`;
 }
@@ -64,8 +64,8 @@ async function summarize() {
   const body = {
     text,
     beam: intField("beam"),
-    max_length: intField("max-length"),
-    min_length: intField("min-length"),
+    max_len: intField("max-length"),
+    min_len: intField("min-length"),
     block_trigrams: $("block-trigrams").checked,
   };
   if (health && health.hard) body.read_chunks = intField("read-chunks");

@@ -1,0 +1,54 @@
+"""The usage text at the top of ``cli/main.py`` names every flag of every command, in that
+command's lines (a flag added to a parser and not to the overview fails here)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from c2fsum.cli import main as cli_main
+from c2fsum.config import decode_fields
+
+
+def _usage_blocks() -> dict[str, str]:
+    """Each command's lines of the usage text (``c2fsum NAME ...`` and the indented lines after it)."""
+    blocks: dict[str, str] = {}
+    name = None
+    for line in (cli_main.__doc__ or "").splitlines():
+        if line.startswith("c2fsum "):
+            name = line.split()[1]
+            blocks[name] = blocks.get(name, "") + " " + line
+        elif name is not None and line.startswith(" "):
+            blocks[name] += " " + line
+        else:
+            name = None
+    return blocks
+
+
+def _flags(parser: argparse.ArgumentParser) -> set[str]:
+    """The long flags of ``parser`` and of its subcommands (``--no-x`` of a ``--[no-]x`` pair as ``--x``)."""
+    out = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                out |= _flags(sub)
+        out |= {o for o in action.option_strings if o.startswith("--") and o != "--help" and not o.startswith("--no-")}
+    return out
+
+
+def _named(flag: str, text: str) -> bool:
+    return re.search(rf"(--|--\[no-\]){re.escape(flag[2:])}(?![\w-])", text) is not None
+
+
+def test_every_flag_of_every_command_is_in_the_usage_text():
+    blocks = _usage_blocks()
+    decoding = blocks["evaluate"].split("DECODING (", 1)[1]
+    decode_flags = {"--" + name.replace("_", "-") for name in decode_fields()}
+    commands = next(a for a in cli_main.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(commands.choices) == set(blocks)
+    missing = []
+    for name, parser in commands.choices.items():
+        text = blocks[name] + (decoding if "[DECODING]" in blocks[name] else "")
+        missing += [f"{name} {flag}" for flag in sorted(_flags(parser)) if not _named(flag, text)]
+    assert not missing, missing
+    assert all(_named(flag, decoding) for flag in decode_flags)  # DECODING lists every decoding option
