@@ -34,8 +34,12 @@ def cmd_prepare(a: argparse.Namespace) -> int:
 
 def add_prepare_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``prepare`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser("prepare", help="tokenize documents and their summaries (.story, JSONL, CSV, Parquet: CNN/DailyMail, SumPubMed, ...), "
-        "build the vocabulary and statistics")
+    s = subparsers.add_parser(
+        "prepare",
+        help="tokenize documents and their summaries (.story, JSONL, CSV, Parquet: CNN/DailyMail, "
+        "SumPubMed, ...), "
+        "build the vocabulary and statistics",
+    )
     s.add_argument(
         "--input",
         action="append",
