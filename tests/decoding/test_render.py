@@ -80,9 +80,8 @@ def test_a_quote_right_after_a_bracket_opens() -> None:
     text = render(words[: words.index("</s>")], source=words, surface=surface)
     assert text == "(The Hollywood Reporter) \u201cGrace of Monaco,\u201d starring Nicole Kidman, opens Cannes."
     # a quote open before the bracket still closes after it
-    assert (
-        render("`` it was fine -lrb- really -rrb- '' he said .".split()) == "\u201cIt was fine (really)\u201d he said."
-    )
+    tokens = "`` it was fine -lrb- really -rrb- '' he said .".split()
+    assert render(tokens) == "\u201cIt was fine (really)\u201d he said."
 
 
 def test_placeholder_brackets_around_words_are_left_out() -> None:

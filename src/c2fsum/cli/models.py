@@ -75,11 +75,11 @@ def cmd_models(a: argparse.Namespace) -> int:
             continue
         out += describe(name, folder, purpose)
     for given in a.runs:
-        folder = _checkpoint(Path(given))
-        if folder is None:
+        ckpt = _checkpoint(Path(given))
+        if ckpt is None:
             raise CLIError(f"{given}: not a run or checkpoint directory (no model.safetensors and config.json)")
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        out += describe(str(given), folder, f"checkpoint {folder} (preset {config.get('name') or '?'})")
+        config = json.loads((ckpt / "config.json").read_text(encoding="utf-8"))
+        out += describe(str(given), ckpt, f"checkpoint {ckpt} (preset {config.get('name') or '?'})")
     print("\n".join(out))
     return 0
 

@@ -36,7 +36,8 @@ def add_prepare_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``prepare`` to the ``c2fsum`` subcommands; returns its parser."""
     s = subparsers.add_parser(
         "prepare",
-        help="tokenize documents and their summaries (.story, JSONL, CSV, Parquet: CNN/DailyMail, SumPubMed, ...), "
+        help="tokenize documents and their summaries (.story, JSONL, CSV, Parquet: CNN/DailyMail, "
+        "SumPubMed, ...), "
         "build the vocabulary and statistics",
     )
     s.add_argument(
