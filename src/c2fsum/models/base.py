@@ -224,8 +224,8 @@ class Summarizer(nn.Module):
     """Base class of all models. Subclasses implement ``encode``, ``init_state``, ``step`` and
     declare their :class:`Capabilities` (none by default).
 
-    ``forward`` (teacher forcing) is written once here in terms of ``step`` so that training
-    and decoding can never disagree.
+    ``forward`` (teacher forcing) is written once here: ``encode``, then ``teacher_forced``, by
+    default in terms of ``step`` so that training and decoding can never disagree.
     """
 
     capabilities: Capabilities = Capabilities()
@@ -273,7 +273,8 @@ class Summarizer(nn.Module):
         target: Tensor | None = None,
         reading: Reading = DEFAULT_READING,
     ) -> ForwardOutput:
-        """Teacher-forced pass.
+        """Teacher-forced pass: :meth:`encode` (as ``reading`` asks, with dense attention), then
+        :meth:`teacher_forced`.
 
         Args:
             src: ``(B, M, N)``; src_mask: ``(B, M, N)``; tgt_in: ``(B, T)`` starting with <s>.
@@ -282,7 +283,13 @@ class Summarizer(nn.Module):
         Returns:
             logprobs ``(B, T, V')`` and word attention ``(B, T, M, N)``.
         """
-        memory = self.encode(src, src_mask, src_ext, n_ext, reading)
+        memory = self.encode(src, src_mask, src_ext, n_ext, replace(reading, sparse=False))
+        return self.teacher_forced(memory, tgt_in, target)
+
+    def teacher_forced(self, memory: Memory, tgt_in: Tensor, target: Tensor | None = None) -> ForwardOutput:
+        """Every step of ``tgt_in`` ``(B, T)`` over ``memory``: here one :meth:`step` at a time, so
+        that training and decoding can never disagree; a model may take a faster path to the same
+        results."""
         state = self.init_state(memory)
         out_lp, out_attn = [], []
         for t in range(tgt_in.size(1)):

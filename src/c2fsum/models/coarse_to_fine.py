@@ -26,7 +26,7 @@ import torch
 from torch import Tensor, nn
 
 from c2fsum.config import ModelConfig
-from c2fsum.models.base import DEFAULT_READING, Capabilities, Memory, Reading
+from c2fsum.models.base import Capabilities, Memory, Reading
 from c2fsum.models.parts import init_uniform
 from c2fsum.models.parts.attention import EagerCoarseToFine, LazyCoarseToFine, SourceAttention
 from c2fsum.models.parts.decoder import decoder_lstm, output_layers
@@ -117,25 +117,13 @@ class CoarseToFine(Seq2Seq):
         budget = 1.0 if self.training else reading.budget
         return replace(reading, mode=mode, lazy=lazy, sparse=sparse, budget=budget, samples=self.samples)
 
-    def encode(
-        self,
-        src: Tensor,
-        src_mask: Tensor,
-        src_ext: Tensor | None = None,
-        n_ext: int = 0,
-        reading: Reading = DEFAULT_READING,
-    ) -> Memory:
-        """``(B, M, N)`` -> word states ``(B, M, N, H)`` and chunk vectors ``(B, M, Hc)``; lazily
+    def read(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None, n_ext: int, reading: Reading) -> Memory:
+        """Word states ``(B, M, N, H)`` and chunk vectors ``(B, M, Hc)``; lazily
         (:meth:`ChunkSource.read_lazily`) where ``reading`` resolves so (:meth:`resolve`)."""
-        src_ext = src if self.copies and src_ext is None else src_ext
-        skip = self.kernels.skip_packing
         reading = self.resolve(reading)
-        if reading.lazy:
-            memory = self.source.read_lazily(src, src_mask, src_ext, n_ext, skip_packing=skip)
-        else:
-            memory = self.source.read(src, src_mask, src_ext, n_ext, skip_packing=skip)
+        read = self.source.read_lazily if reading.lazy else self.source.read
+        memory = read(src, src_mask, src_ext, n_ext, skip_packing=self.kernels.skip_packing)
         memory.reading = reading
-        memory.cache = self.source_attention(memory).prepare(memory)
         return memory
 
     def source_attention(self, memory: Memory) -> SourceAttention:

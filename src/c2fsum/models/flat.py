@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import torch
 from torch import Tensor, nn
 
 from c2fsum.config import ModelConfig
-from c2fsum.models.base import DEFAULT_READING, Capabilities, Memory, Reading
+from c2fsum.models.base import Capabilities, Memory, Reading
 from c2fsum.models.parts import init_uniform
 from c2fsum.models.parts.attention import FlatAttention, SourceAttention
 from c2fsum.models.parts.decoder import decoder_lstm, output_layers
@@ -56,20 +55,8 @@ class Flat(Seq2Seq):
         """Bilinear attention over every word state, whatever the memory."""
         return self.flat_attention
 
-    def encode(
-        self,
-        src: Tensor,
-        src_mask: Tensor,
-        src_ext: Tensor | None = None,
-        n_ext: int = 0,
-        reading: Reading = DEFAULT_READING,
-    ) -> Memory:
-        """``src``, ``src_mask`` ``(B, M, N)`` -> :class:`Memory` with words ``(B, M, N, H)``; every
-        word is read whatever ``reading`` asks."""
-        src_ext = src if self.copies and src_ext is None else src_ext
+    def read(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None, n_ext: int, reading: Reading) -> Memory:
+        """Word states ``(B, M, N, H)`` of every word, whatever ``reading`` asks."""
         memory = self.source.read(src, src_mask, src_ext, n_ext, skip_packing=self.kernels.skip_packing)
         memory.reading = replace(reading, lazy=False, sparse=False)  # eagerly, every word
-        # with gradients, step by step: the same values and keys, their gradients formed once per batch
-        deferred = self.kernels.deferred_grads and torch.is_grad_enabled() and not self.parallel_teacher_forcing()
-        memory.cache = self.flat_attention.prepare(memory, deferred=deferred)
         return memory

@@ -7,13 +7,11 @@
               feeding, else one step at a time (Decoder.attend_loop); then the generator once
 
 A family (:mod:`c2fsum.models.flat`, :mod:`c2fsum.models.coarse_to_fine`) registers its modules
-and builds its parts (``source``, ``dec``, ``gen``) in ``__init__``, and writes ``encode`` and
-``source_attention`` (which attention reads a memory): the rest is here.
+and builds its parts (``source``, ``dec``, ``gen``) in ``__init__``, and writes ``read`` (its
+source encoder) and ``source_attention`` (which attention reads a memory): the rest is here.
 """
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import torch
 from torch import Tensor, nn
@@ -74,14 +72,37 @@ class Seq2Seq(Summarizer):
         """Whether the model copies source words (pointer): ``capabilities.copies``."""
         return self.capabilities.copies
 
-    def source_attention(self, memory: Memory) -> SourceAttention:
-        """The attention that reads ``memory`` (as it was encoded to be read)."""
-        raise NotImplementedError
-
     def parallel_teacher_forcing(self) -> bool:
         """Whether teacher forcing runs every decoder step at once (:meth:`Decoder.attend_steps`):
         the ``Kernels.parallel_steps`` speed path, for a decoder without input feeding."""
         return self.kernels.parallel_steps and not self.input_feed
+
+    def encode(
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        src_ext: Tensor | None = None,
+        n_ext: int = 0,
+        reading: Reading = DEFAULT_READING,
+    ) -> Memory:
+        """``src``, ``src_mask`` ``(B, M, N)`` -> :class:`Memory`: the family's :meth:`read` (as
+        ``reading`` asks), then the keys its attention needs once per batch (``memory.cache``).
+        A pointer model given no ``src_ext`` copies from ``src``."""
+        src_ext = src if self.copies and src_ext is None else src_ext
+        memory = self.read(src, src_mask, src_ext, n_ext, reading)
+        # with gradients, step by step: the same values and keys, their gradients formed once per batch
+        deferred = self.kernels.deferred_grads and torch.is_grad_enabled() and not self.parallel_teacher_forcing()
+        memory.cache = self.source_attention(memory).prepare(memory, deferred=deferred)
+        return memory
+
+    def read(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None, n_ext: int, reading: Reading) -> Memory:
+        """The family's source encoder: word states (and chunk vectors), and ``memory.reading``,
+        ``reading`` as the family reads it."""
+        raise NotImplementedError
+
+    def source_attention(self, memory: Memory) -> SourceAttention:
+        """The attention that reads ``memory`` (as it was encoded to be read)."""
+        raise NotImplementedError
 
     def init_state(self, memory: Memory) -> DecoderState:
         return self.dec.init_state(memory)
@@ -89,27 +110,17 @@ class Seq2Seq(Summarizer):
     def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
         self.gen.prepare(memory, self.kernels)
         attention = self.source_attention(memory)
-        o = self.dec.attend(attention, memory, state, self.tgt_emb(self.input_ids(prev)))  # (B, D)
+        o, state = self.dec.attend(attention, memory, state, self.tgt_emb(self.input_ids(prev)))  # (B, D)
         logprobs = self.gen.logprobs(o.features, o.attn, o.p_copy, memory)  # (B, V')
-        return StepOutput(logprobs=logprobs, state=o.state, attn=o.attn, coarse=o.coarse)
+        return StepOutput(logprobs=logprobs, state=state, attn=o.attn, coarse=o.coarse)
 
-    def forward(
-        self,
-        src: Tensor,
-        src_mask: Tensor,
-        tgt_in: Tensor,
-        src_ext: Tensor | None = None,
-        n_ext: int = 0,
-        target: Tensor | None = None,
-        reading: Reading = DEFAULT_READING,
-    ) -> ForwardOutput:
+    def teacher_forced(self, memory: Memory, tgt_in: Tensor, target: Tensor | None = None) -> ForwardOutput:
         """Teacher forcing (see :meth:`Summarizer.forward`): the decoder and attention every step at
         once where the model allows it (:meth:`parallel_teacher_forcing`), else step by step; then
-        the generator once over all steps (:meth:`Generator.score`: given ``target``, only its
-        log-probability ``target_lp`` with the fused loss). Also the chunk attention ``coarse``,
+        the generator once over all steps (:meth:`Generator.score`: given ``target`` ``(B, T)``, only
+        its log-probability ``target_lp`` with the fused loss). Also the chunk attention ``coarse``,
         the hard choices' ``policy`` (MODEL 3 in training) and, read lazily, the share of words
         read (``fine_fraction``), where the family has them."""
-        memory = self.encode(src, src_mask, src_ext, n_ext, replace(reading, sparse=False))  # dense attention
         attention = self.source_attention(memory)
         state = self.dec.init_state(memory)
         emb = self.tgt_emb(self.input_ids(tgt_in))  # (B, T, E): one look-up, one gradient

@@ -8,7 +8,7 @@
              [intra-decoder: c^d_t = attention over h_1..h_{t-1}, appended to f_t]
              [pointer: p(u_t = 1) = sigmoid(W_u [h_t; c~; c^d_t])  (Paulus eq. 10)]
 
-Three ways to run it, with the same results: :meth:`Decoder.attend` one step (decoding, and
+Three ways to run it, with the same results (a :class:`DecoderOutput`): :meth:`Decoder.attend` one step (decoding, and
 teacher forcing with input feeding, :meth:`Decoder.attend_loop`), and :meth:`Decoder.attend_steps`
 every step at once (teacher forcing without input feeding: nothing of step t depends on step
 t-1's attention). The decoder starts from the encoder's final state when both have L layers.
@@ -42,36 +42,20 @@ class StepHistory(BatchFields):
 
 
 @dataclass
-class AttendOutput:
-    """What :meth:`Decoder.attend` returns for one step: everything before the generator."""
+class DecoderOutput:
+    """What the decoder gives the generator, for every step of a teacher-forced pass (a T
+    dimension after B) or for one step (:meth:`Decoder.attend`, without it)."""
 
     features: Tensor
-    """``(B, D)`` generator features f_t."""
-    state: DecoderState
+    """``(B, [T,] D)`` generator features f_t."""
     attn: Tensor
-    """``(B, M, N)`` word attention."""
+    """``(B, [T,] M, N)`` word attention."""
     coarse: Tensor | None = None
-    """``(B, M)`` chunk attention of hierarchical models, else None."""
+    """``(B, [T,] M)`` chunk attention of hierarchical models, else None."""
     policy: Tensor | None = None
-    """``(B,)`` log-probability of the hard chunk choice, else None."""
+    """``(B, [T])`` log-probability of the hard chunk choices, else None."""
     p_copy: Tensor | None = None
-    """``(B, 1)`` the pointer switch p(u_t = 1) (Paulus eq. 10) of copying models, else None."""
-
-
-@dataclass
-class TeacherForced:
-    """Every step of a teacher-forced pass, before the generator."""
-
-    features: Tensor
-    """``(B, T, D)`` generator features f_t."""
-    attn: Tensor
-    """``(B, T, M, N)`` word attention."""
-    coarse: Tensor | None = None
-    """``(B, T, M)`` chunk attention of hierarchical models, else None."""
-    policy: Tensor | None = None
-    """``(B, T)`` log-probability of the hard chunk choices, else None."""
-    p_copy: Tensor | None = None
-    """``(B, T, 1)`` the pointer switch of copying models, else None."""
+    """``(B, [T,] 1)`` the pointer switch p(u_t = 1) (Paulus eq. 10) of copying models, else None."""
 
 
 def decoder_lstm(cfg: ModelConfig) -> InputFeedingLSTM:
@@ -150,8 +134,9 @@ class Decoder:
         state: DecoderState,
         emb: Tensor,
         fast: tuple[DecoderSteps, int] | None = None,
-    ) -> AttendOutput:
-        """One step, before the generator: ``emb`` ``(B, E)`` the previous word's embedding.
+    ) -> tuple[DecoderOutput, DecoderState]:
+        """One step, before the generator, and the state after it: ``emb`` ``(B, E)`` the previous
+        word's embedding.
         ``fast`` = (the LSTM's :class:`DecoderSteps` of this batch, t): the same cell on the
         teacher-forcing speed path (``Kernels.deferred_grads``; ``emb`` is then in it already)."""
         feed = state.feed if self.input_feed else None
@@ -166,18 +151,12 @@ class Decoder:
             c_dec, _ = self.intra(top, states)  # (B, H), zero at t = 1
             states = top.unsqueeze(1) if states is None else torch.cat([states, top.unsqueeze(1)], 1)
         features, feed, p_copy = self.features(top, src.ctx, c_dec)
-        return AttendOutput(
-            features=features,
-            state=DecoderState(h=h, c=c, feed=feed, extra=StepHistory(past=src.past, states=states)),
-            attn=src.attn,
-            coarse=src.coarse,
-            policy=src.policy,
-            p_copy=p_copy,
-        )
+        out = DecoderOutput(features=features, attn=src.attn, coarse=src.coarse, policy=src.policy, p_copy=p_copy)
+        return out, DecoderState(h=h, c=c, feed=feed, extra=StepHistory(past=src.past, states=states))
 
     def attend_steps(
         self, attention: SourceAttention, memory: Memory, state: DecoderState, emb: Tensor
-    ) -> TeacherForced:
+    ) -> DecoderOutput:
         """Teacher forcing without input feeding, every step at once: the LSTM over the target
         embeddings ``emb`` ``(B, T, E)`` in one call, then the attentions, features and pointer
         switch of all steps (what :meth:`attend_loop` computes one step at a time)."""
@@ -185,27 +164,28 @@ class Decoder:
         src = attention.attend_steps(top, memory)  # ctx (B, T, H), attn (B, T, M, N)
         c_dec = None if self.intra is None else self.intra.forward_steps(top)  # (B, T, H), zero at t = 1
         features, _, p_copy = self.features(top, src.ctx, c_dec)  # (B, T, D), (B, T, 1)
-        return TeacherForced(features=features, attn=src.attn, coarse=src.coarse, policy=src.policy, p_copy=p_copy)
+        return DecoderOutput(features=features, attn=src.attn, coarse=src.coarse, policy=src.policy, p_copy=p_copy)
 
     def attend_loop(
         self, attention: SourceAttention, memory: Memory, state: DecoderState, emb: Tensor, *, deferred: bool
-    ) -> TeacherForced:
+    ) -> DecoderOutput:
         """Teacher forcing one step at a time (:meth:`attend`): the path of a decoder with input
         feeding, and the plain twin of :meth:`attend_steps`. ``emb`` ``(B, T, E)``; ``deferred``: the
         LSTM's embedding share for all steps at once, weight gradients once per batch."""
         steps = self.lstm.prepare_steps(emb) if deferred else None
-        outs: list[AttendOutput] = []
+        outs: list[DecoderOutput] = []
         for t in range(emb.size(1)):
-            o = self.attend(attention, memory, state, emb[:, t], fast=None if steps is None else (steps, t))
-            state = o.state
+            o, state = self.attend(attention, memory, state, emb[:, t], fast=None if steps is None else (steps, t))
             outs.append(o)
-        coarse = [o.coarse for o in outs]
-        policy = [o.policy for o in outs]
-        p_copy = [o.p_copy for o in outs]
-        return TeacherForced(
+        return DecoderOutput(
             features=torch.stack([o.features for o in outs], 1),  # (B, T, D)
             attn=torch.stack([o.attn for o in outs], 1),  # (B, T, M, N)
-            coarse=torch.stack(coarse, 1) if coarse[0] is not None else None,  # type: ignore[arg-type]
-            policy=torch.stack(policy, 1) if policy[0] is not None else None,  # type: ignore[arg-type]
-            p_copy=torch.stack(p_copy, 1) if p_copy[0] is not None else None,  # type: ignore[arg-type]
+            coarse=stack_steps([o.coarse for o in outs]),  # (B, T, M)
+            policy=stack_steps([o.policy for o in outs]),  # (B, T)
+            p_copy=stack_steps([o.p_copy for o in outs]),  # (B, T, 1)
         )
+
+
+def stack_steps(steps: list[Tensor | None]) -> Tensor | None:
+    """T one-step tensors ``(B, ...)`` -> ``(B, T, ...)``; None where the steps have none."""
+    return None if steps[0] is None else torch.stack([s for s in steps if s is not None], 1)

@@ -15,7 +15,7 @@ from torch import Tensor, nn
 
 from c2fsum.config import ModelConfig
 from c2fsum.models.base import Memory
-from c2fsum.models.parts.decoder import TeacherForced, features_dim
+from c2fsum.models.parts.decoder import DecoderOutput, features_dim
 from c2fsum.modules.generators import (
     VocabGenerator,
     pointer_mixture,
@@ -101,7 +101,7 @@ class Generator:
         return mixed.view(B, T, -1)
 
     def score(
-        self, tf: TeacherForced, memory: Memory, target: Tensor | None, *, fused: bool
+        self, tf: DecoderOutput, memory: Memory, target: Tensor | None, *, fused: bool
     ) -> tuple[Tensor | None, Tensor | None]:
         """The generator over every teacher-forced step at once: ``(logprobs (B, T, V'), target_lp
         (B, T))``. Given ``target`` ``(B, T)``, a model that does not copy returns only ``target_lp``
