@@ -12,6 +12,7 @@ The defaults are the recipe of Ling & Rush (2017), thesis chapter 5: 300-d embed
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import tomllib
 import typing
@@ -270,9 +271,11 @@ class DecodeConfig:
     )
 
 
+@functools.cache
 def decode_fields() -> dict[str, tuple[type, dataclasses.Field]]:
     """Each decoding option by name: its plain type (``int``, ``float`` or ``bool``, without
-    None) and its field (default, ``metadata`` help and bounds), in declaration order."""
+    None) and its field (default, ``metadata`` help and bounds), in declaration order (made once;
+    read it, never change it)."""
     hints = typing.get_type_hints(DecodeConfig)
     plain = {
         name: next(t for t in typing.get_args(hint) or (hint,) if t is not type(None)) for name, hint in hints.items()

@@ -60,7 +60,7 @@ def test_the_cli_and_the_server_take_every_decoding_option():
         "--beam 2 --no-block-trigrams --block-repeats --replace-unk --min-len 0 --max-len 9 --read-chunks 3 "
         "--read-budget 0.3 --max-words 0 --length-norm 0.5 --batch-size 4".split()
     )
-    assert decode_overrides(a) == {
+    given = {
         "beam": 2,
         "block_trigrams": False,
         "block_repeats": True,
@@ -73,6 +73,7 @@ def test_the_cli_and_the_server_take_every_decoding_option():
         "length_norm": 0.5,
         "batch_size": 4,
     }
+    assert decode_overrides(a) == {**dict.fromkeys(DECODE_FLAGS), **given}
     http = SummarizeRequest.model_validate({"text": "x", **decode_overrides(a)})
     assert http.options() == decode_overrides(a)  # the HTTP fields are named as the flags
 

@@ -47,7 +47,7 @@ def poison_loss_at(trainer: Trainer, steps: set[int], value: float = float("nan"
 def test_a_nan_loss_skips_the_step_and_warns(prepared_small, tmp_path, caplog):
     t = Trainer(load_config(None, TINY + ["train.max_steps=2"]), prepared_small, tmp_path / "t", progress=False)
     poison_loss_at(t, {2})
-    with caplog.at_level(logging.WARNING, logger="c2fsum.training.trainer"):
+    with caplog.at_level(logging.WARNING, logger="c2fsum.training.nonfinite"):
         summary = t.fit()
     assert summary["steps"] == 2 and t.pos.skipped == 1
     assert any(
@@ -67,7 +67,7 @@ def test_inf_gradients_skip_the_step(prepared_small, tmp_path, caplog):
     t = Trainer(load_config(None, TINY + ["train.max_steps=2"]), prepared_small, tmp_path / "t", progress=False)
     p = next(t.model.parameters())
     p.register_hook(lambda g: g * float("inf") if t.pos.step + 1 == 2 else g)
-    with caplog.at_level(logging.WARNING, logger="c2fsum.training.trainer"):
+    with caplog.at_level(logging.WARNING, logger="c2fsum.training.nonfinite"):
         t.fit()
     assert t.pos.skipped == 1 and any("gradient norm is" in r.message for r in caplog.records)
     one = Trainer(load_config(None, TINY + ["train.max_steps=1"]), prepared_small, tmp_path / "one", progress=False)
@@ -138,7 +138,7 @@ def test_model3_skips_a_step_whose_rewards_are_nan_and_keeps_its_baseline(
         return real(rewards, mask, gamma)
 
     monkeypatch.setattr("c2fsum.training.objective.discounted_returns", poisoned)
-    with caplog.at_level(logging.WARNING, logger="c2fsum.training.trainer"):
+    with caplog.at_level(logging.WARNING, logger="c2fsum.training.nonfinite"):
         t.fit()
     assert t.pos.skipped == 1 and any("REINFORCE rewards: 1 of" in r.message for r in caplog.records)
     assert all(v == v for v in t.baseline.state()) and t.baseline.state()  # updated at step 1 only

@@ -12,10 +12,9 @@ c2fsum extract    [--method ilp|lead] [--words N] [--lines] [--tokens] [--json] 
 c2fsum models     [RUN_DIR ...]            (the shipped models: what for, test scores, size, defaults)
 c2fsum evaluate   --model MODEL --data DATA_DIR --split SPLIT --out DIR [DECODING] [--limit N] [--official]
                   [--rouge-clean none|ptb] [--device cpu|cuda]
-                  DECODING (one flag per field of config.DecodeConfig): [--beam K] [--min-len N]
-                  [--max-len N] [--length-norm A] [--[no-]block-trigrams] [--[no-]block-repeats]
-                  [--[no-]replace-unk] [--batch-size N] [--read-chunks K] [--read-budget SHARE]
-                  [--max-words W]
+                  DECODING: a flag per decoding option, made from its declaration in config.DecodeConfig
+                  ([--beam K] [--max-len N] [--[no-]block-trigrams] [--read-chunks K] ...; all of them
+                  in `c2fsum summarize --help`)
 c2fsum baseline   first|lead3|lead|ilp|oracle|berkeley --data DATA_DIR --split SPLIT --out DIR [--budget WORDS]
                   [--limit N] [--official] [--rouge-clean none|ptb]
                   [--weights FILE] [--fit-docs N [--val-docs N] [--fit-budgets B,B] [--fit-metric M]]
