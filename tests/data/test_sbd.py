@@ -89,8 +89,8 @@ def test_hand_worked_views(view, expected):
             ["hepatitis a.", "the diocese says so.", "it is type d.", "he said."],
         ),
         ("a. one b. two", ["a. one", "b. two"]),
-        # letters in brackets are no list items: an enumeration in a sentence stays one sentence
-        ("we measured (i) the content and (ii) the mass.", ["we measured (i) the content and (ii) the mass."]),
+        # letters in brackets are still list items (pysbd's rule)
+        ("we measured (i) the content and (ii) the mass.", ["we measured", "(i) the content and", "(ii) the mass."]),
         (
             "at 0pm et. for the latest news. smith et. al. found it.",
             ["at 0pm et.", "for the latest news.", "smith et. al. found it."],

@@ -94,7 +94,7 @@ _STARTERS = frozenset(
     "from with by as after before when while if but so however although though because since during then also "
     "thus hence moreover furthermore finally first second one two all each both some many most no not what "
     "which who how where why yet still such other another further only even is was are were has have had do "
-    "does did can could will would should may might must".split()
+    "does did can could will would should may might must to note either given let now using consider".split()
 )
 _NEXT_WORD = re.compile(r"\s*([a-z']+)")
 # a single letter with a period before a lowercase word that is no sentence starter ("e. coli",
@@ -220,8 +220,9 @@ def sentences(view: str, *, science: bool = True) -> list[str]:
     ends no sentence before a lowercase word, a digit, ``(`` or ``<`` (``et al. <cit>``), unless
     that word is one that starts sentences (``hepatitis a. the``, :data:`_STARTERS`), and
     ``min.``, ``hr.``, ``mm.`` do end sentences; a letter with a period before such a name
-    (``c. elegans ... d. melanogaster``) is no list item; letters in brackets (``(a) ... (b)``)
-    are no list items at all.
+    (``c. elegans ... d. melanogaster``) is no list item. (Letters in brackets, ``(a) ... (b)``,
+    stay list items: the breaks they make keep pysbd's bracket rule from pairing brackets of
+    different sentences, which it does across a whole segment.)
     """
     if not view:
         return []
@@ -275,8 +276,7 @@ def _list_items(text: str, science: bool = False) -> str:
     periods = _SCIENCE_LIST_WITH_PERIODS if science else _LIST_WITH_PERIODS
     for alphabet in (_LATIN, _ROMAN):
         text = _alphabet_list(text, periods, alphabet, parens=False, found=found, science=science)
-        if not science:  # "were measured: (i) lignin content, (ii) ..." is one sentence
-            text = _alphabet_list(text, _LIST_WITH_PARENS, alphabet, parens=True, found=found)
+        text = _alphabet_list(text, _LIST_WITH_PARENS, alphabet, parens=True, found=found)
     return text
 
 
