@@ -56,8 +56,12 @@ __all__ = ["IlpProblem", "build_problem", "candidates", "ilp_summary", "objectiv
 
 TIE_BREAK = 1e-3
 """``eps``: below any concept weight (>= 1), so it only ever decides between equal coverage."""
-PRUNE_WORDS = 8
-"""The candidates the solver sees hold this many times the budget in words (:func:`candidates`)."""
+PRUNE_WORDS = 12
+"""The candidates the solver sees hold this many times the budget in words (:func:`candidates`).
+On 60 SumPubMed validation papers at 250 words (173 candidates each unpruned): 108 candidates,
+the same choice for 56 papers, 0.9994 of the exact objective on average (0.968 at worst), concat
+ROUGE-1/2/L 49.31 / 17.76 / 45.47 against 49.34 / 17.80 / 45.51 exact; 8 x the budget: 37 the
+same, 0.994 (``bench/ilp_pruning.py``)."""
 
 
 @lru_cache(maxsize=1 << 16)
