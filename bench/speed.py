@@ -358,7 +358,7 @@ def apply_init_settings(args: argparse.Namespace) -> None:
 def load_init(model, path: Path) -> None:
     from safetensors.torch import load_file
 
-    model.load_state_dict(load_file(str(path)))
+    model.load_state_dict(model.renamed(load_file(str(path))))  # older names through the key map
 
 
 def build_model(cfg: dict, seed: int, args: argparse.Namespace):

@@ -55,7 +55,7 @@ def test_mixed_distribution_sums_to_one_over_extended_vocab(family, kw):
 def test_a_source_only_word_is_copied_into_the_output():
     m = tiny("model0", **ALL)
     with torch.no_grad():
-        m.switch.bias.fill_(20.0)  # p(u=1) ~ 1: always copy
+        m.gen.switch.bias.fill_(20.0)  # p(u=1) ~ 1: always copy
         m.attention.W.weight.zero_()
     src, mask, src_ext = ext_grid()
     src[0] = torch.arange(4, 16).view(3, 4)  # distinct words ...
@@ -93,11 +93,11 @@ def test_intra_decoder_attention_never_looks_at_current_or_future_steps():
 
 def test_shared_output_weights_follow_the_embeddings():
     m = tiny("model0", share_embeddings=True)
-    assert not hasattr(m.generator, "weight")
-    W = m.generator.output_matrix(m.tgt_emb.weight)
-    assert torch.allclose(W, torch.tanh(m.tgt_emb.weight @ m.generator.proj))
+    assert not hasattr(m.gen.vocab, "weight")
+    W = m.gen.vocab.output_matrix(m.tgt_emb.weight)
+    assert torch.allclose(W, torch.tanh(m.tgt_emb.weight @ m.gen.vocab.proj))
     names = [n for n, _ in m.named_parameters()]
-    assert "generator.proj" in names and sum("tgt_emb" in n for n in names) == 1
+    assert "gen.vocab.proj" in names and sum("tgt_emb" in n for n in names) == 1
 
 
 def test_bidirectional_encoder_states_concatenate_both_directions():

@@ -57,6 +57,7 @@ from c2fsum.data.lengths import LENGTHS_FILE, default_min_len
 from c2fsum.data.vocab import Vocab, VocabError
 from c2fsum.errors import CheckpointError
 from c2fsum.models import CoarseToFine, Summarizer, build_model
+from c2fsum.models.seq2seq import Seq2Seq
 from c2fsum.pretrained.registry import resolve_model
 from c2fsum.utils.io import existing_checkpoint_dir
 
@@ -251,10 +252,13 @@ def load_weights(
     otherwise a :class:`CheckpointError` names the first offending tensor (and the vocabulary
     size when that explains a shape mismatch). ``stored_dtype`` (declared by an exported
     checkpoint's ``export.json``, e.g. float16) is accepted for the model's floating-point
-    tensors and converted to the model's dtype.
+    tensors and converted to the model's dtype. Weights saved under older names load through
+    the model's key map (:meth:`Seq2Seq.renamed`).
     """
     path = Path(path)
     weights = read_tensors(path)
+    if isinstance(model, Seq2Seq):
+        weights = model.renamed(weights)
     own = model.state_dict()
     missing = sorted(set(own) - set(weights))
     if missing:
@@ -372,6 +376,8 @@ def warm_start(model: torch.nn.Module, path: str | Path) -> str:
     ckpt = resolve_checkpoint(path)
     verify_checkpoint(ckpt)
     weights = read_tensors(ckpt / "model.safetensors")
+    if isinstance(model, Seq2Seq):
+        weights = model.renamed(weights)
     own = model.state_dict()
     fresh: list[str] = []
     source = read_json(ckpt / "config.json").get("model", {}).get("family")

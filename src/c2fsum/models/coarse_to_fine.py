@@ -23,14 +23,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import torch
-from torch import Tensor, nn
+from torch import Tensor
 
 from c2fsum.config import ModelConfig
 from c2fsum.models.base import Capabilities, Memory, Reading
 from c2fsum.models.parts import init_uniform
 from c2fsum.models.parts.attention import EagerCoarseToFine, LazyCoarseToFine, SourceAttention
 from c2fsum.models.parts.decoder import decoder_lstm, output_layers
-from c2fsum.models.parts.generator import generator_layers
+from c2fsum.models.parts.generator import Generator
 from c2fsum.models.parts.source import ChunkSource, source_layers
 from c2fsum.models.seq2seq import Seq2Seq
 from c2fsum.modules.chunk_encoders import ChunkEncoder
@@ -74,8 +74,7 @@ class CoarseToFine(Seq2Seq):
         self.src_emb, self.tgt_emb, self.encoder = source_layers(cfg, vocab_size, self.pad_id, per_chunk=True)
         self.decoder = decoder_lstm(cfg)
         self.combine, self.intra = output_layers(cfg)
-        self.dropout = nn.Dropout(cfg.dropout)
-        self.generator, self.switch = generator_layers(cfg, vocab_size)
+        self.gen = Generator(cfg, vocab_size)  # W_out (and W_u): in the parameter order of old checkpoints
         init_uniform(self, cfg.init_range)
         self.chunk_encoder = ChunkEncoder(
             kind=cfg.chunk_encoder,

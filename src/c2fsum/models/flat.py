@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from torch import Tensor, nn
+from torch import Tensor
 
 from c2fsum.config import ModelConfig
 from c2fsum.models.base import Capabilities, Memory, Reading
 from c2fsum.models.parts import init_uniform
 from c2fsum.models.parts.attention import FlatAttention, SourceAttention
 from c2fsum.models.parts.decoder import decoder_lstm, output_layers
-from c2fsum.models.parts.generator import generator_layers
+from c2fsum.models.parts.generator import Generator
 from c2fsum.models.parts.source import WordSource, source_layers
 from c2fsum.models.seq2seq import Seq2Seq
 from c2fsum.modules.attention import BilinearAttention
@@ -43,8 +43,7 @@ class Flat(Seq2Seq):
         self.decoder = decoder_lstm(cfg)
         self.attention = BilinearAttention(query_dim=cfg.hidden, key_dim=cfg.hidden, temporal=cfg.temporal)
         self.combine, self.intra = output_layers(cfg)
-        self.dropout = nn.Dropout(cfg.dropout)
-        self.generator, self.switch = generator_layers(cfg, vocab_size)
+        self.gen = Generator(cfg, vocab_size)  # W_out (and W_u): in the parameter order of old checkpoints
         init_uniform(self, cfg.init_range)
         # the parts that run them
         self.source = WordSource(self.src_emb, self.encoder)

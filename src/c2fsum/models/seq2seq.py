@@ -22,7 +22,6 @@ from c2fsum.models.parts.attention import SourceAttention
 from c2fsum.models.parts.decoder import Decoder
 from c2fsum.models.parts.generator import Generator
 from c2fsum.modules.decoder import InputFeedingLSTM
-from c2fsum.modules.generators import VocabGenerator
 from c2fsum.modules.intra import IntraDecoderAttention
 from c2fsum.modules.kernels import FAST, Kernels
 
@@ -42,12 +41,13 @@ class Seq2Seq(Summarizer):
     decoder: InputFeedingLSTM
     combine: nn.Linear | None
     intra: IntraDecoderAttention | None
-    dropout: nn.Dropout
-    generator: VocabGenerator
-    switch: nn.Linear | None
+    gen: Generator
     # the parts that run them
     dec: Decoder
-    gen: Generator
+
+    RENAMED = {"generator.": "gen.vocab.", "switch.": "gen.switch."}
+    """Parameter names of checkpoints written before the generator owned its parameters -> today's
+    (prefixes; the order of the parameters, hence of saved optimizer states, is unchanged)."""
 
     def settings(self, cfg: ModelConfig, vocab_size: int) -> None:
         """The sizes and switches every family keeps from its config (no modules)."""
@@ -59,13 +59,20 @@ class Seq2Seq(Summarizer):
         self.shares_src_tgt_emb = cfg.share_src_tgt_emb
 
     def decoder_parts(self, cfg: ModelConfig) -> None:
-        """The decoder and generator parts, over the modules the family registered (``decoder``,
-        ``combine``, ``intra``, ``switch``; ``generator``, ``tgt_emb``, ``dropout``)."""
+        """The decoder part, over the modules the family registered (``decoder``, ``combine``, ``intra``)."""
         bridge = cfg.enc_layers == cfg.dec_layers
         self.dec = Decoder(
-            self.decoder, self.combine, self.intra, self.switch, input_feed=self.input_feed, bridge=bridge
+            self.decoder, self.combine, self.intra, input_feed=self.input_feed, bridge=bridge, copies=self.copies
         )
-        self.gen = Generator(self.generator, self.tgt_emb, self.dropout, copies=self.copies)
+
+    @classmethod
+    def renamed(cls, weights: dict[str, Tensor]) -> dict[str, Tensor]:
+        """``weights`` under today's names (:data:`RENAMED`): what older checkpoints load through."""
+        out = {}
+        for k, v in weights.items():
+            old = next((o for o in cls.RENAMED if k.startswith(o)), None)
+            out[k if old is None else cls.RENAMED[old] + k[len(old) :]] = v
+        return out
 
     @property
     def copies(self) -> bool:
@@ -108,10 +115,10 @@ class Seq2Seq(Summarizer):
         return self.dec.init_state(memory)
 
     def step(self, memory: Memory, state: DecoderState, prev: Tensor) -> StepOutput:
-        self.gen.prepare(memory, self.kernels)
+        self.gen.prepare(memory, self.kernels, self.tgt_emb.weight)
         attention = self.source_attention(memory)
         o, state = self.dec.attend(attention, memory, state, self.tgt_emb(self.input_ids(prev)))  # (B, D)
-        logprobs = self.gen.logprobs(o.features, o.attn, o.p_copy, memory)  # (B, V')
+        logprobs = self.gen.logprobs(o.features, self.tgt_emb.weight, o, memory)  # (B, V')
         return StepOutput(logprobs=logprobs, state=state, attn=o.attn, coarse=o.coarse)
 
     def teacher_forced(self, memory: Memory, tgt_in: Tensor, target: Tensor | None = None) -> ForwardOutput:
@@ -129,7 +136,7 @@ class Seq2Seq(Summarizer):
         else:
             deferred = self.kernels.deferred_grads and torch.is_grad_enabled()
             tf = self.dec.attend_loop(attention, memory, state, emb, deferred=deferred)
-        logprobs, target_lp = self.gen.score(tf, memory, target, fused=self.kernels.fused_loss)
+        logprobs, target_lp = self.gen.score(tf, self.tgt_emb.weight, memory, target, fused=self.kernels.fused_loss)
         fine_fraction = memory.lazy.fraction_encoded() if memory.lazy is not None else None
         return ForwardOutput(
             logprobs, tf.attn, coarse=tf.coarse, policy=tf.policy, fine_fraction=fine_fraction, target_lp=target_lp

@@ -1,9 +1,10 @@
 """The parts every model family is built from, and the one place parameters are initialized.
 
 A family (:mod:`c2fsum.models.flat`, :mod:`c2fsum.models.coarse_to_fine`) registers its modules
-(the ``nn.Module`` building blocks of :mod:`c2fsum.modules`) under the names old checkpoints
-hold, in the order saved optimizer states follow; the parts hold no parameters of their own and
-run those modules:
+(the ``nn.Module`` building blocks of :mod:`c2fsum.modules`) in the order saved optimizer states
+follow; the generator is a module that owns its parameters (``gen.vocab``, ``gen.switch``; older
+checkpoints load through :data:`c2fsum.models.seq2seq.Seq2Seq.RENAMED`), the other parts still run
+modules the family registers under the names old checkpoints hold:
 
 * :mod:`~c2fsum.models.parts.source`: the source encoder, flat or per chunk (word states), with
   chunk vectors for MODEL 2/3, eagerly or lazily (MODEL 3: :class:`~c2fsum.models.chunk_cache.ChunkCache`);
@@ -12,9 +13,9 @@ run those modules:
   (intra-temporal too), coarse-to-fine over every word state (soft, or hard in training), and
   hard coarse-to-fine read lazily;
 * :mod:`~c2fsum.models.parts.decoder`: the decoder LSTM, the generator's features (luong or
-  paulus output, intra-decoder attention, pointer switch), one step or every step at once;
+  paulus output, intra-decoder attention, the pointer switch's input), one step or every step at once;
 * :mod:`~c2fsum.models.parts.generator`: features -> log-probabilities over V or V' (vocabulary,
-  shared output matrix, pointer mixture) and the training loss.
+  shared output matrix, pointer switch and mixture) and the training loss.
 """
 
 from __future__ import annotations

@@ -54,8 +54,9 @@ class DecoderOutput:
     """``(B, [T,] M)`` chunk attention of hierarchical models, else None."""
     policy: Tensor | None = None
     """``(B, [T])`` log-probability of the hard chunk choices, else None."""
-    p_copy: Tensor | None = None
-    """``(B, [T,] 1)`` the pointer switch p(u_t = 1) (Paulus eq. 10) of copying models, else None."""
+    copy_in: Tensor | None = None
+    """``(B, [T,] 2H or 3H)`` [h_t; c~; c^d_t], what the pointer switch reads (Paulus eq. 10), of
+    copying models, else None."""
 
 
 def decoder_lstm(cfg: ModelConfig) -> InputFeedingLSTM:
@@ -82,21 +83,23 @@ def features_dim(cfg: ModelConfig) -> int:
 
 
 class Decoder:
-    """Runs the family's ``decoder`` (LSTM), ``combine`` (W2, luong), ``intra`` and ``switch`` (W_u,
-    pointer) modules around a :class:`SourceAttention`; holds no parameters."""
+    """Runs the family's ``decoder`` (LSTM), ``combine`` (W2, luong) and ``intra`` modules around a
+    :class:`SourceAttention`; holds no parameters."""
 
     def __init__(
         self,
         lstm: InputFeedingLSTM,
         combine: nn.Linear | None,
         intra: IntraDecoderAttention | None,
-        switch: nn.Linear | None,
         *,
         input_feed: bool,
         bridge: bool,
+        copies: bool,
     ):
-        """``bridge``: start from the encoder's final state (encoder and decoder have L layers)."""
-        self.lstm, self.combine, self.intra, self.switch = lstm, combine, intra, switch
+        """``bridge``: start from the encoder's final state (encoder and decoder have L layers);
+        ``copies``: also give the pointer switch its input (``DecoderOutput.copy_in``)."""
+        self.lstm, self.combine, self.intra = lstm, combine, intra
+        self.copies = copies
         self.input_feed = input_feed
         self.bridge = bridge
 
@@ -113,7 +116,8 @@ class Decoder:
 
     def features(self, top: Tensor, ctx: Tensor, c_dec: Tensor | None) -> tuple[Tensor, Tensor, Tensor | None]:
         """Decoder outputs ``top``, contexts ``ctx``, intra-decoder contexts ``c_dec`` ``(..., H)`` ->
-        generator features f_t ``(..., D)``, what is fed back ``(..., H)`` and p(copy) ``(..., 1)``."""
+        generator features f_t ``(..., D)``, what is fed back ``(..., H)`` and the pointer switch's
+        input ``(..., 2H or 3H)`` (copying models, else None)."""
         if self.combine is not None:  # luong: c_t = tanh(W2 [c~; h_t])
             out = torch.tanh(self.combine(torch.cat([ctx, top], -1)))
             parts, feed = [out], out
@@ -121,11 +125,10 @@ class Decoder:
             parts, feed = [top, ctx], ctx
         if c_dec is not None:
             parts.append(c_dec)
-        p_copy = None
-        if self.switch is not None:  # Paulus eq. 10 on [h_t; c~; c^d_t]
-            sw = [top, ctx] if c_dec is None else [top, ctx, c_dec]
-            p_copy = torch.sigmoid(self.switch(torch.cat(sw, -1)))
-        return (torch.cat(parts, -1) if len(parts) > 1 else parts[0]), feed, p_copy
+        copy_in = None
+        if self.copies:  # Paulus eq. 10 reads [h_t; c~; c^d_t]
+            copy_in = torch.cat([top, ctx] if c_dec is None else [top, ctx, c_dec], -1)
+        return (torch.cat(parts, -1) if len(parts) > 1 else parts[0]), feed, copy_in
 
     def attend(
         self,
@@ -150,8 +153,8 @@ class Decoder:
         if self.intra is not None:
             c_dec, _ = self.intra(top, states)  # (B, H), zero at t = 1
             states = top.unsqueeze(1) if states is None else torch.cat([states, top.unsqueeze(1)], 1)
-        features, feed, p_copy = self.features(top, src.ctx, c_dec)
-        out = DecoderOutput(features=features, attn=src.attn, coarse=src.coarse, policy=src.policy, p_copy=p_copy)
+        features, feed, copy_in = self.features(top, src.ctx, c_dec)
+        out = DecoderOutput(features=features, attn=src.attn, coarse=src.coarse, policy=src.policy, copy_in=copy_in)
         return out, DecoderState(h=h, c=c, feed=feed, extra=StepHistory(past=src.past, states=states))
 
     def attend_steps(
@@ -159,12 +162,12 @@ class Decoder:
     ) -> DecoderOutput:
         """Teacher forcing without input feeding, every step at once: the LSTM over the target
         embeddings ``emb`` ``(B, T, E)`` in one call, then the attentions, features and pointer
-        switch of all steps (what :meth:`attend_loop` computes one step at a time)."""
+        switch inputs of all steps (what :meth:`attend_loop` computes one step at a time)."""
         top, _, _ = self.lstm.run_steps(emb, state.h, state.c)  # (B, T, H)
         src = attention.attend_steps(top, memory)  # ctx (B, T, H), attn (B, T, M, N)
         c_dec = None if self.intra is None else self.intra.forward_steps(top)  # (B, T, H), zero at t = 1
-        features, _, p_copy = self.features(top, src.ctx, c_dec)  # (B, T, D), (B, T, 1)
-        return DecoderOutput(features=features, attn=src.attn, coarse=src.coarse, policy=src.policy, p_copy=p_copy)
+        features, _, copy_in = self.features(top, src.ctx, c_dec)  # (B, T, D), (B, T, 2H or 3H)
+        return DecoderOutput(features=features, attn=src.attn, coarse=src.coarse, policy=src.policy, copy_in=copy_in)
 
     def attend_loop(
         self, attention: SourceAttention, memory: Memory, state: DecoderState, emb: Tensor, *, deferred: bool
@@ -182,7 +185,7 @@ class Decoder:
             attn=torch.stack([o.attn for o in outs], 1),  # (B, T, M, N)
             coarse=stack_steps([o.coarse for o in outs]),  # (B, T, M)
             policy=stack_steps([o.policy for o in outs]),  # (B, T)
-            p_copy=stack_steps([o.p_copy for o in outs]),  # (B, T, 1)
+            copy_in=stack_steps([o.copy_in for o in outs]),  # (B, T, 2H or 3H)
         )
 
 

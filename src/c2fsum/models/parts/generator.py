@@ -35,59 +35,67 @@ class OutputWeights:
     """W_out packed for oneDNN (:func:`c2fsum.modules.kernels.pack_linear_weight`), or None."""
 
 
-def generator_layers(cfg: ModelConfig, vocab_size: int) -> tuple[VocabGenerator, nn.Linear | None]:
-    """The vocabulary output layer and the pointer switch W_u (None: the model does not copy)."""
-    generator = VocabGenerator(
-        in_dim=features_dim(cfg),
-        vocab_size=vocab_size,
-        shared_dim=cfg.emb_dim if cfg.share_embeddings else 0,
-        shared_output=cfg.shared_output,
-    )
-    switch = nn.Linear(3 * cfg.hidden if cfg.intra_decoder else 2 * cfg.hidden, 1) if cfg.pointer else None
-    return generator, switch
+class Generator(nn.Module):
+    """Features f_t -> log p(y_t): owns the vocabulary layer W_out (``vocab``), the dropout before
+    it, and, for a pointer model, the switch W_u (``switch``, Paulus eq. 10) that mixes in copying.
 
+    A shared-weight generator (Paulus eq. 13) reads the target embedding W_emb, which the model
+    owns: it comes as an argument (``emb`` ``(V, E)``) to the methods that need it."""
 
-class Generator:
-    """Runs the family's ``generator`` (and, shared, its target embedding ``tgt_emb``) after its
-    ``dropout``; mixes in copying for a pointer model. Holds no parameters."""
+    def __init__(self, cfg: ModelConfig, vocab_size: int):
+        super().__init__()
+        self.dropout = nn.Dropout(cfg.dropout)
+        self.vocab = VocabGenerator(
+            in_dim=features_dim(cfg),
+            vocab_size=vocab_size,
+            shared_dim=cfg.emb_dim if cfg.share_embeddings else 0,
+            shared_output=cfg.shared_output,
+        )
+        self.switch = nn.Linear(3 * cfg.hidden if cfg.intra_decoder else 2 * cfg.hidden, 1) if cfg.pointer else None
+        self.copies = cfg.pointer
+        self.vocab_size = vocab_size  # V
 
-    def __init__(self, generator: VocabGenerator, tgt_emb: nn.Embedding, dropout: nn.Dropout, *, copies: bool):
-        self.generator, self.tgt_emb, self.dropout = generator, tgt_emb, dropout
-        self.copies = copies
-        self.vocab_size = generator.bias.numel()  # V
-
-    def emb_weight(self) -> Tensor | None:
-        """W_emb ``(V, E)`` for a shared-weight generator, else None."""
-        return self.tgt_emb.weight if self.generator.shared else None
-
-    def prepare(self, memory: Memory, kernels: Kernels) -> Memory:
+    def prepare(self, memory: Memory, kernels: Kernels, emb: Tensor) -> Memory:
         """Once per batch for step-by-step decoding: ``memory.shared`` = :class:`OutputWeights`
         (packed for oneDNN with ``Kernels.packed_generator``, where that applies)."""
         if memory.shared is None:
-            weight = self.generator.output_matrix(self.tgt_emb.weight) if self.generator.shared else None
+            weight = self.vocab.output_matrix(emb) if self.vocab.shared else None
             packed = None
             if kernels.packed_generator:
-                packed = pack_linear_weight(weight if weight is not None else self.generator.output_matrix())
+                packed = pack_linear_weight(weight if weight is not None else self.vocab.output_matrix())
             memory.shared = OutputWeights(weight=weight, packed=packed)
         return memory
 
-    def logits(self, features: Tensor, memory: Memory | None = None) -> Tensor:
+    def logits(self, features: Tensor, emb: Tensor, memory: Memory | None = None) -> Tensor:
         """Features ``(..., D)`` -> vocabulary logits ``(..., V)`` (dropout on the features)."""
         shared = cast(OutputWeights, memory.shared) if memory is not None and memory.shared else None
         weight, packed = (shared.weight, shared.packed) if shared is not None else (None, None)
-        return self.generator(self.dropout(features), self.emb_weight(), weight, packed)
+        return self.vocab(self.dropout(features), self._shared(emb), weight, packed)
+
+    def _shared(self, emb: Tensor) -> Tensor | None:
+        """W_emb ``(V, E)`` for a shared-weight generator, else None."""
+        return emb if self.vocab.shared else None
+
+    def p_copy(self, copy_in: Tensor | None) -> Tensor | None:
+        """p(u_t = 1) ``(B, [T,] 1)`` = sigmoid(W_u [h_t; c~; c^d_t]) (Paulus eq. 10) of a copying
+        model from ``copy_in`` (:attr:`DecoderOutput.copy_in`), else None."""
+        if self.switch is None or copy_in is None:
+            return None
+        return torch.sigmoid(self.switch(copy_in))
 
     def logprobs(
-        self, features: Tensor, attn: Tensor | None = None, p_copy: Tensor | None = None, memory: Memory | None = None
+        self, features: Tensor, emb: Tensor, out: DecoderOutput | None = None, memory: Memory | None = None
     ) -> Tensor:
         """Features ``(B, D)`` or ``(B, T, D)`` -> log-probabilities over V (or V' when copying).
 
-        ``attn`` ``(B[, T], M, N)`` and ``p_copy`` ``(B[, T], 1)`` are needed by pointer models.
+        A pointer model needs the decoder's ``out`` (attention ``(B[, T], M, N)``, ``copy_in``) and ``memory``.
         """
-        logp = torch.log_softmax(self.logits(features, memory), dim=-1)
+        logp = torch.log_softmax(self.logits(features, emb, memory), dim=-1)
         if not self.copies:
             return logp
-        assert attn is not None and p_copy is not None and memory is not None and memory.src_ext is not None
+        assert out is not None and memory is not None and memory.src_ext is not None
+        attn, p_copy = out.attn, self.p_copy(out.copy_in)
+        assert p_copy is not None  # a copying model's decoder gives copy_in
         B = logp.size(0)
         if attn.is_sparse:  # lazy MODEL 3 decoding: (B, M, N) holding the chosen chunks only
             return pointer_mixture_sparse(logp, p_copy, attn, memory.src_ext, memory.n_ext)
@@ -101,7 +109,7 @@ class Generator:
         return mixed.view(B, T, -1)
 
     def score(
-        self, tf: DecoderOutput, memory: Memory, target: Tensor | None, *, fused: bool
+        self, tf: DecoderOutput, emb: Tensor, memory: Memory, target: Tensor | None, *, fused: bool
     ) -> tuple[Tensor | None, Tensor | None]:
         """The generator over every teacher-forced step at once: ``(logprobs (B, T, V'), target_lp
         (B, T))``. Given ``target`` ``(B, T)``, a model that does not copy returns only ``target_lp``
@@ -109,16 +117,17 @@ class Generator:
         vocabulary-sized tensor besides the logits, which never leave it; so does a pointer model
         with ``fused``, adding the target's copy term (:func:`pointer_target_logprob`)."""
         if target is not None and not self.copies:
-            return None, self.generator.log_prob(self.dropout(tf.features), target, self.emb_weight(), fused=fused)
+            return None, self.vocab.log_prob(self.dropout(tf.features), target, self._shared(emb), fused=fused)
         if target is not None and fused:  # a pointer model's loss, its target alone
             V = self.vocab_size
-            assert tf.p_copy is not None and memory.src_ext is not None  # a copying model has both
-            vocab_lp = self.generator.log_prob(self.dropout(tf.features), target.clamp(max=V - 1), self.emb_weight())
+            p_copy = self.p_copy(tf.copy_in)  # (B, T, 1)
+            assert p_copy is not None and memory.src_ext is not None  # a copying model has both
+            vocab_lp = self.vocab.log_prob(self.dropout(tf.features), target.clamp(max=V - 1), self._shared(emb))
             B, T = target.shape
             copied_lp = pointer_target_logprob(
-                vocab_lp, tf.p_copy.squeeze(-1), tf.attn.reshape(B, T, -1), memory.src_ext.reshape(B, 1, -1), target, V
+                vocab_lp, p_copy.squeeze(-1), tf.attn.reshape(B, T, -1), memory.src_ext.reshape(B, 1, -1), target, V
             )  # (B, T)
             return None, copied_lp
-        logprobs = self.logprobs(tf.features, tf.attn, tf.p_copy, memory)
+        logprobs = self.logprobs(tf.features, emb, tf, memory)
         target_lp = None if target is None else logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)
         return logprobs, target_lp
