@@ -87,7 +87,7 @@ def test_a_run_killed_between_two_rows_of_one_step_resumes_to_the_same_log(prepa
         pass
 
     def killed_after_a_row(self, run):  # a row of step 3 after the step-3 checkpoint, then the kill
-        self.log.write({"split": "val", "step": self.pos.step, "epoch": self.pos.epoch, "ppl": 1.0})
+        self.run_log.write({"split": "val", "step": self.pos.step, "epoch": self.pos.epoch, "ppl": 1.0})
         raise Killed
 
     with monkeypatch.context() as m:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from c2fsum.cli.options import add_device
+from c2fsum.cli.options import add_decode_options, add_device
+from c2fsum.config import PAPER_MAX_WORDS  # no torch: parsing arguments stays light
 from c2fsum.errors import InputError
 
 
@@ -38,7 +39,6 @@ def _print_tables(out: str) -> None:
 
 
 def cmd_experiment(a: argparse.Namespace) -> int:
-    from c2fsum.config import PAPER_MAX_WORDS
     from c2fsum.experiments.runner import ExperimentSettings, run_experiment
 
     if a.report_only:
@@ -102,7 +102,7 @@ def add_experiment_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--threads", type=int, default=1, help="torch threads per run (1)")
     s.add_argument("--split", default="test", help="evaluation split (test)")
     s.add_argument("--eval-limit", type=int, metavar="N", help="evaluate the first N documents only")
-    s.add_argument("--beam", type=int, metavar="K", help="beam size (config default)")
+    add_decode_options(s, flags=("beam",))
     add_device(s)
     s.add_argument("--seed", type=int, help="random seed of every run")
     s.add_argument(

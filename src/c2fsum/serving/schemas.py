@@ -9,7 +9,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model
 
 from c2fsum.config import decode_fields
 
-OLD_NAMES = {"max_len": "max_length", "min_len": "min_length"}
+OLD_NAMES = {"max_len": ("max_length",), "min_len": ("min_length",)}
 """Request fields that earlier versions of the API spelled differently (still accepted, as aliases)."""
 
 
@@ -56,9 +56,7 @@ else:
         **{
             name: (
                 kind | None,
-                _option(
-                    name, f, default=None, validation_alias=AliasChoices(name, *filter(None, [OLD_NAMES.get(name)]))
-                ),
+                _option(name, f, default=None, validation_alias=AliasChoices(name, *OLD_NAMES.get(name, ()))),
             )
             for name, (kind, f) in decode_fields().items()
         },

@@ -93,9 +93,10 @@ class Trainer:
         self.reward = rouge_l_reward(self.vocab.itos)  # of the self-critical term (train.objective=mixed)
         self.returns = StepReturns()
         self.out.mkdir(parents=True, exist_ok=True)
-        self.log = RunLog(self.out, main=self.dist.is_main)
-        run = (self.out, self.model, self.optimizer, len(self.vocab), tc, self.dist, self.log)
-        self.schedule, self.pos, self.baseline = state.start(*run, resume=resume)
+        self.run_log = RunLog(self.out, main=self.dist.is_main)
+        self.schedule, self.pos, self.baseline = state.start(
+            self.out, self.model, self.optimizer, len(self.vocab), tc, self.dist, self.run_log, resume=resume
+        )
         if self.dist.is_main:
             write_json(self.out / "config.json", cfg.to_dict())
         # several processes: DDP averages gradients over ranks (rank 0's weights are broadcast first)
@@ -103,7 +104,7 @@ class Trainer:
 
     def _save(self, name: str) -> None:
         """Write a checkpoint (rank 0; every rank takes part: :func:`~c2fsum.training.state.trainer_state`)."""
-        trainer_state = state.trainer_state(self.schedule, self.pos, self.baseline, self.log, self.dist)
+        trainer_state = state.trainer_state(self.schedule, self.pos, self.baseline, self.run_log, self.dist)
         if self.dist.is_main:
             save_checkpoint(
                 self.out / name,
@@ -118,7 +119,7 @@ class Trainer:
     def validate(self) -> dict:
         """The validation row of this step (:func:`~c2fsum.training.validate.validation_row`), logged."""
         row = validation_row(self.model, self.val_ex, self.cfg, self.dist, self.pos, rouge_fn=self.validate_fn)
-        self.log.write(row)
+        self.run_log.write(row)
         return row
 
     def _maybe_best(self, row: dict) -> None:
@@ -225,7 +226,7 @@ class Trainer:
         # with C2FSUM_MALLOC=keep: reuse the step's large blocks instead of page-faulting them anew
         # (utils/malloc.py; off by default, it costs 10-30% peak RSS)
         keep_freed_memory(largest_parameter_bytes(self.model))
-        return _Run(start_time=time.monotonic() - self.pos.elapsed, bar=bar, last_row=self.log.last_val)
+        return _Run(start_time=time.monotonic() - self.pos.elapsed, bar=bar, last_row=self.run_log.last_val)
 
     def _set_lr(self) -> None:
         for g in self.optimizer.param_groups:
@@ -254,7 +255,7 @@ class Trainer:
         run.bar.advance(self.pos.step, time.monotonic() - run.start_time)
         if self.pos.step % max(1, tc.log_every) == 0 or last_of_epoch:
             lr, rewards = self.optimizer.param_groups[0]["lr"], self.returns.last_rewards
-            run.bar.show(self.log.write_train(run.window, self.pos, lr=lr, rewards=rewards, dist=self.dist))
+            run.bar.show(self.run_log.write_train(run.window, self.pos, lr=lr, rewards=rewards, dist=self.dist))
             run.window = Window()
         if tc.eval_every and self.pos.step % tc.eval_every == 0:
             self.pos.elapsed = time.monotonic() - run.start_time
@@ -283,7 +284,7 @@ class Trainer:
             last_row = self.validate()
             self._maybe_best(last_row)
         self._save("last")
-        self.log.close()
+        self.run_log.close()
         self.dist.barrier()  # rank 0 has written the checkpoint before anyone moves on
         log.info("training stopped (%s) at step %d: val ppl %.2f", stop_reason, self.pos.step, last_row["ppl"])
         p, s = self.pos, self.schedule
