@@ -2,9 +2,7 @@
 
 Recipe (thesis section 5.2): SGD, batch 20, 20 epochs, gradients renormalized to norm 5, learning
 rate 1 (0.1 for a chunk encoder), halved every epoch once validation perplexity stops decreasing;
-the loss of a batch is the summed token NLL divided by its documents, as in seq2seq-attn.
-
-This module keeps the loop (:meth:`Trainer.fit` and the steps it calls) and micro-batches; the
+the loss of a batch is the summed token NLL divided by its documents, as in seq2seq-attn. This module keeps the loop (:meth:`Trainer.fit` and the steps it calls) and micro-batches; the
 parts are the modules of ``training/`` (``objective``: the loss; ``optim``; ``splits``: the data;
 ``precision``; ``run_log``: metrics.jsonl, TensorBoard; ``state``: position, resuming, per-rank
 generators; ``nonfinite``: the NaN/Inf guard; ``baseline_sync``: MODEL 3's baseline; ``validate``;
@@ -138,16 +136,13 @@ class Trainer:
         )
         return self.dist.broadcast(soft) if soft is not None and self.dist.enabled and tc.alternate > 0 else soft
 
-    def batch_loss(
-        self, batch, docs: float | None = None, reading: Reading = DEFAULT_READING
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+    def batch_loss(self, batch, docs: float | None = None, reading: Reading = DEFAULT_READING):
         """Loss to minimize and summed token NLL of a batch (:func:`~c2fsum.training.objective.batch_loss`),
         the loss divided by ``docs`` (D / W for a shard or micro-batch of a global batch of D documents
-        on W processes, so the gradients add up to the whole batch's), read as ``reading`` says (MODEL 3
+        on W processes, so the gradients add up to the whole batch's), read as ``reading`` says (MODEL 3:
         soft or hard); MODEL 3's returns are kept."""
-        out = batch_loss(
-            self.model, batch, self.objective, self.baseline, docs=docs, reward=self.reward, reading=reading
-        )
+        o, b = self.objective, self.baseline
+        out = batch_loss(self.model, batch, o, b, docs=docs, reward=self.reward, reading=reading)
         self.returns.add(out)
         return out.loss, out.nll
 
