@@ -3,6 +3,7 @@
 c2fsum prepare    --input PATH --output DATA_DIR [--vocab-size N] [--all-highlights]
 c2fsum pretext    --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S] [--skip-short]
                   [--validate-on pretext|summaries] [--with-summaries K] [--extra-train FILE]
+c2fsum pairs      --data DATA_DIR --out PAIRS_DIR [--min-recall R] [--workers N]
 c2fsum train      --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                   [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
 c2fsum summarize  --model MODEL [DECODING] [--attention-out FILE] [--lines] [--tokens] [FILE|-]
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         experiment,
         export,
         extract,
+        pairs,
         plot,
         prepare,
         pretext,
@@ -76,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     prepare.add_prepare_parser(sub)
     pretext.add_pretext_parser(sub)
+    pairs.add_pairs_parser(sub)
     train.add_train_parser(sub)
     summarize.add_summarize_parser(sub)
     extract.add_extract_parser(sub)
