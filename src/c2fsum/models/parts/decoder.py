@@ -39,6 +39,8 @@ class StepHistory(BatchFields):
     """``(B, S)`` intra-temporal attention's log sum_{j<t} exp(e_ji) (Paulus eq. 3), or None."""
     states: Tensor | None = None
     """``(B, t, H)`` the decoder's past top outputs, read by intra-decoder attention, or None."""
+    coverage: Tensor | None = None
+    """``(B, S)`` coverage, the source attention summed over the steps so far (See et al. 2017), or None."""
 
 
 @dataclass
@@ -160,7 +162,7 @@ class Decoder:
         else:
             top, h, c = self.lstm(emb if feed is None else torch.cat([emb, feed], -1), state.h, state.c)
         history = cast(StepHistory, state.extra)
-        src = attention.attend(top, memory, history.past)
+        src = attention.attend(top, memory, history.past, history.coverage)
         c_dec, states = None, history.states
         if self.intra is not None:
             c_dec, _ = self.intra(top, states)  # (B, H), zero at t = 1
@@ -168,7 +170,9 @@ class Decoder:
         features, feed, p_copy = self.features(top, src.ctx, c_dec)
         return AttendOutput(
             features=features,
-            state=DecoderState(h=h, c=c, feed=feed, extra=StepHistory(past=src.past, states=states)),
+            state=DecoderState(
+                h=h, c=c, feed=feed, extra=StepHistory(past=src.past, states=states, coverage=src.coverage)
+            ),
             attn=src.attn,
             coarse=src.coarse,
             policy=src.policy,
