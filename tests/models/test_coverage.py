@@ -147,3 +147,34 @@ def test_beam_and_greedy_carry_the_coverage_of_their_own_hypothesis(kw):
 def test_config_refuses_coverage_without_flat_attention():
     with pytest.raises(ConfigError, match="model.coverage"):
         resolve({"model": {"family": "model3", "coverage": True}})
+
+
+def test_the_objective_adds_lambda_times_the_coverage_loss():
+    from collections import Counter
+
+    from c2fsum.config import DataConfig
+    from c2fsum.data.batching import collate, encode_document
+    from c2fsum.data.vocab import Vocab
+    from c2fsum.losses.coverage import coverage_loss
+    from c2fsum.losses.reinforce import MovingAverageBaseline
+    from c2fsum.training.objective import Objective, batch_loss
+
+    words = "the mice lived longer than the controls in both groups".split()
+    vocab = Vocab.build(Counter(words), 50)
+    docs = [
+        {"id": "a", "src": [[*words, "</s>"]], "tgt": "mice lived longer".split(), "refs": []},
+        {"id": "b", "src": [[*words[:6], "</s>"]], "tgt": "the mice lived the mice".split(), "refs": []},
+    ]
+    data = DataConfig(chunks=1, chunk_len=12)
+    batch = collate([encode_document(d, vocab, data) for d in docs], chunks=1, chunk_len=12)
+    m = tiny_model("model0", len(vocab), seed=2, coverage=True, init_range=1.0, **POINTER)
+    base = MovingAverageBaseline()
+    torch.manual_seed(0)
+    plain = batch_loss(m, batch, Objective(coverage_weight=0.0), base)
+    torch.manual_seed(0)
+    lam = 0.7
+    with_cov = batch_loss(m, batch, Objective(coverage_weight=lam), base)
+    cov = coverage_loss(with_cov.forward.attn, batch.tgt_mask)
+    assert cov > 0
+    assert torch.allclose(with_cov.loss, plain.loss + lam * cov / 2)  # D = 2 documents
+    assert torch.equal(with_cov.nll, plain.nll)
