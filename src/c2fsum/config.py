@@ -105,6 +105,9 @@ class ModelConfig:
     """Paulus: attention over the decoder's previous states."""
     pointer: bool = False
     """Paulus: pointer/generator switch copying source words (extended vocabulary)."""
+    coverage: bool = False
+    """See et al. (2017): the attention summed over past steps enters the attention scores (flat
+    attention: model0, model1); trained with the coverage loss of weight ``train.coverage_weight``."""
     share_embeddings: bool = False
     """Paulus: the output matrix follows the target embeddings, W_out = tanh(W_emb W_proj) (see
     ``shared_output``)."""
@@ -149,6 +152,9 @@ class TrainConfig:
     coarse_supervision: float = 0.0
     """MODEL 2/3: weight of the auxiliary loss that teaches the chunk attention which chunks hold
     the next (rare) target word (:mod:`c2fsum.losses.coarse`; c2fsum's addition, 0: off, the thesis)."""
+    coverage_weight: float = 1.0
+    """lambda of the coverage loss sum_t sum_i min(alpha_ti, c_ti) (See et al. 2017 eq. 13), for a
+    model with ``model.coverage``."""
     alternate: float = 0.0
     """MODEL 3 +ALTERNATE: probability that a minibatch uses soft attention instead (paper: 0.5)."""
     soft_pretrain_epochs: int = 0
@@ -395,6 +401,10 @@ def check(cfg: Config) -> None:
         expected = bounds_error(name, getattr(cfg.decode, name))
         if expected:
             raise ConfigError(f"decode.{name}: got {getattr(cfg.decode, name)}, {expected}")
+    if cfg.model.coverage and cfg.model.family not in ("model0", "model1"):
+        raise ConfigError(
+            f"model.coverage: true needs flat attention, model.family model0 or model1, got {cfg.model.family!r}"
+        )
 
 
 RETIRED = {"eval": {"limit"}}

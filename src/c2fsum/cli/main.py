@@ -5,6 +5,7 @@ c2fsum prepare    --input PATH --output DATA_DIR [--vocab-size N] [--all-highlig
 c2fsum pretext    --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S] [--skip-short]
                   [--validate-on pretext|summaries] [--with-summaries K] [--extra-train FILE]
                   [--val-holdout N]
+c2fsum pairs      --data DATA_DIR --out PAIRS_DIR [--min-recall R] [--workers N]
 c2fsum train      --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                   [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
 c2fsum summarize  --model MODEL [DECODING] [--attention-out FILE] [--lines] [--tokens] [--device cpu|cuda] [FILE|-]
@@ -73,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
         export,
         extract,
         models,
+        pairs,
         plot,
         prepare,
         pretext,
@@ -90,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     prepare.add_prepare_parser(sub)
     pretext.add_pretext_parser(sub)
+    pairs.add_pairs_parser(sub)
     train.add_train_parser(sub)
     summarize.add_summarize_parser(sub)
     extract.add_extract_parser(sub)

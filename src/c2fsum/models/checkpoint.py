@@ -371,7 +371,8 @@ def warm_start(model: torch.nn.Module, path: str | Path) -> str:
     everything but the chunk encoder and the coarse attention map is copied, under the names
     :meth:`CoarseToFine.weights_from_flat` gives (the word-attention map becomes the fine map), so
     MODEL 3 starts reading with a trained encoder, decoder and generator and has only to learn
-    where to read. CheckpointError when the weights do not match the model.
+    where to read. A model with coverage may start from one without (its w_c starts as drawn, See
+    et al.'s second stage). CheckpointError when the weights do not match the model.
     """
     ckpt = resolve_checkpoint(path)
     verify_checkpoint(ckpt)
@@ -384,6 +385,7 @@ def warm_start(model: torch.nn.Module, path: str | Path) -> str:
     if isinstance(model, CoarseToFine) and source in ("model0", "model1"):
         weights = CoarseToFine.weights_from_flat(weights)
         fresh = [k for k in own if k not in weights and k.startswith(CoarseToFine.NEW_OVER_FLAT)]
+    fresh += [k for k in own if k not in weights and k.endswith(".coverage_w")]  # coverage added (See et al.)
     bad = [k for k, v in weights.items() if k not in own or own[k].shape != v.shape]
     missing = sorted(set(own) - set(weights) - set(fresh))
     if bad or missing:

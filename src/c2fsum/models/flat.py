@@ -5,6 +5,7 @@ MODEL 1 (the same, its encoder reset at every chunk), with the components of Pau
     src grid (B, M, N) --emb--> (B, M, N, E) --flat LSTM (MODEL 1: per chunk)--> h_i (B, M, N, H)
     step t:  h_t = LSTM-stack([emb(y_{t-1}); c_{t-1}])                     (B, H)
              alpha = softmax_i(h_i^T W h_t) over real words                (B, M*N)  [temporal: Paulus eq. 3-4]
+                     [coverage: + c_ti (h_t^T W w_c), c_t = sum_{j<t} alpha_j, See et al. 2017 eq. 10-11]
              c~ = sum_i alpha_i h_i                                        (B, H)
              f_t, p(y_t): :mod:`c2fsum.models.parts.decoder`, :mod:`c2fsum.models.parts.generator`
              [share_src_tgt_emb: one W_emb for the source and the target words, Paulus 2.4]
@@ -41,7 +42,9 @@ class Flat(Seq2Seq):
         per_chunk = cfg.family == "model1"
         self.src_emb, self.tgt_emb, self.encoder = source_layers(cfg, vocab_size, self.pad_id, per_chunk=per_chunk)
         self.decoder = decoder_lstm(cfg)
-        self.attention = BilinearAttention(query_dim=cfg.hidden, key_dim=cfg.hidden, temporal=cfg.temporal)
+        self.attention = BilinearAttention(
+            query_dim=cfg.hidden, key_dim=cfg.hidden, temporal=cfg.temporal, coverage=cfg.coverage
+        )
         self.combine, self.intra = output_layers(cfg)
         self.gen = Generator(cfg, vocab_size)  # W_out (and W_u): in the parameter order of old checkpoints
         init_uniform(self, cfg.init_range)
@@ -53,6 +56,12 @@ class Flat(Seq2Seq):
     def source_attention(self, memory: Memory) -> SourceAttention:
         """Bilinear attention over every word state, whatever the memory."""
         return self.flat_attention
+
+    def parallel_teacher_forcing(self) -> bool:
+        """Whether teacher forcing runs every decoder step at once (:meth:`Decoder.attend_steps`):
+        the ``Kernels.parallel_steps`` speed path, for a decoder without input feeding or coverage
+        (whose step t reads the attention of the steps before)."""
+        return super().parallel_teacher_forcing() and self.attention.coverage_w is None
 
     def read(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None, n_ext: int, reading: Reading) -> Memory:
         """Word states ``(B, M, N, H)`` of every word, whatever ``reading`` asks."""

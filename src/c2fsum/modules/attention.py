@@ -35,12 +35,20 @@ class BilinearAttention(nn.Module):
     sum_{j<t} exp(e_ji) for t > 1, alpha_t = e'_t / sum_i e'_ti, computed in log space as
     softmax_i(e_ti - log sum_{j<t} exp(e_ji)); the running log-sum ``past`` ``(B, S)`` is part of
     the decoder state. ``prepare`` runs once per batch, ``forward`` once per decoder step.
+
+    Coverage (See et al. 2017, eq. 10-11): with ``coverage``, the key of word i carries the sum of
+    the attention it received so far, c_ti = sum_{j<t} alpha_ji, as h_i + c_ti w_c (See: W_h h_i +
+    w_c c_i^t inside the additive score), so e_ti = h_dec^T W h_i + c_ti (h_dec^T W w_c): the
+    decoder state decides how much attention already paid turns it away. The running ``coverage``
+    ``(B, S)`` is part of the decoder state, zero before the first step.
     """
 
-    def __init__(self, *, query_dim: int, key_dim: int, temporal: bool = False):
+    def __init__(self, *, query_dim: int, key_dim: int, temporal: bool = False, coverage: bool = False):
         super().__init__()
         self.W = nn.Linear(query_dim, key_dim, bias=False)
         self.temporal = temporal
+        self.coverage_w = nn.Parameter(torch.zeros(key_dim)) if coverage else None
+        """w_c ``(H,)`` of coverage (See et al. eq. 11), or None."""
 
     @staticmethod
     def prepare(words: Tensor) -> tuple[Tensor, Tensor]:
@@ -65,6 +73,7 @@ class BilinearAttention(nn.Module):
         keys_t: Tensor | StepMatrix,
         mask: Tensor,
         past: Tensor | None = None,
+        coverage: Tensor | None = None,
     ) -> tuple[Tensor, Tensor, Tensor | None]:
         """One step for ``B * R`` decoder rows against ``B`` memory rows: row ``b * R + r`` reads
         document ``b`` (R = 1 but for the beams of a beam search, which share their document's
@@ -75,6 +84,7 @@ class BilinearAttention(nn.Module):
             values ``(B, S, H)``; keys_t ``(B, H, S)`` (either may be a :class:`StepMatrix` from
                 :meth:`prepare_steps`);
             mask: ``(B, S)`` True on real words; past: ``(B*R, S)`` log sum_{j<t} exp(e_ji) or None.
+            coverage: ``(B*R, S)`` c_t = sum_{j<t} alpha_j (a model with coverage; None: zero).
         Returns:
             context c~ ``(B*R, H)``, weights ``(B*R, S)`` (sum to 1 over real words), the new
             ``past`` ``(B*R, S)`` (None unless temporal).
@@ -83,6 +93,8 @@ class BilinearAttention(nn.Module):
         R = query.size(0) // B
         q = self.W(query).view(B, R, -1)  # (B, R, H)
         e = _left_mul(q, keys_t)  # (B, R, S)  e_ti
+        if self.coverage_w is not None and coverage is not None:  # See et al. eq. 11: + c_ti (q . w_c)
+            e = e + coverage.view(B, R, S) * (q @ self.coverage_w).unsqueeze(-1)
         mask = mask.unsqueeze(1)  # (B, 1, S)
         new_past = None
         if self.temporal:
@@ -109,6 +121,8 @@ class BilinearAttention(nn.Module):
         log sum_{j<t} exp(e_ji), is the running ``logcumsumexp`` of the scores over t, shifted
         by one step (step 1 divides by nothing).
         """
+        if self.coverage_w is not None:
+            raise ValueError("BilinearAttention.forward_steps: coverage depends on every earlier step; call forward")
         mask = mask.unsqueeze(1)  # (B, 1, S)
         e = torch.bmm(self.W(query), keys_t)  # (B, T, S)  e_ti
         if self.temporal:

@@ -20,6 +20,10 @@ shard of a global batch, or a micro-batch, uses the global count; see ``docs``):
     loss += mu L_c / D   (MODEL 2/3, mu = coarse_supervision > 0: chunk attention on the chunks
                           holding y_t, losses/coarse.py; c2fsum's addition)
 
+    A model with coverage (See et al. 2017, model.coverage), added to either objective:
+    loss += lambda sum_b sum_t sum_i min(alpha_ti, c_ti) / D   See eq. 12-13, lambda = coverage_weight
+                                                               (losses/coverage.py)
+
 The soft/hard schedule of MODEL 3 (+PRETRAIN, +ALTERNATE) decides per batch whether the hard
 model attends softly: :func:`soft_attention_for_batch`.
 
@@ -43,6 +47,7 @@ from c2fsum.decoding.postprocess import ids_to_words, words_to_text
 from c2fsum.decoding.sampling import sample
 from c2fsum.losses.checks import require_finite
 from c2fsum.losses.coarse import chunks_holding_targets, coarse_supervision_loss
+from c2fsum.losses.coverage import coverage_loss
 from c2fsum.losses.nll import loss_target, masked_target_logprobs
 from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, reinforce_loss
 from c2fsum.losses.self_critical import mixed_loss, self_critical_loss
@@ -72,6 +77,8 @@ class Objective:
     reinforce_scale: float = TrainConfig.reinforce_scale
     coarse_supervision: float = TrainConfig.coarse_supervision
     max_len: int = DataConfig.max_tgt_len + 1
+    coverage_weight: float = 0.0
+    """lambda of the coverage loss (See et al. eq. 13); 0 unless the model has coverage."""
 
     @classmethod
     def from_config(cls, cfg: Config) -> Objective:
@@ -83,6 +90,7 @@ class Objective:
             reinforce_scale=tc.reinforce_scale,
             coarse_supervision=tc.coarse_supervision,
             max_len=cfg.data.max_tgt_len + 1,
+            coverage_weight=tc.coverage_weight if cfg.model.coverage else 0.0,
         )
 
 
@@ -178,6 +186,8 @@ def batch_loss(
         held = chunks_holding_targets(src, target, min_id=COARSE_MIN_ID)  # (B, T, M)
         lc, _ = coarse_supervision_loss(out.coarse, held, batch.tgt_mask)
         loss = loss + objective.coarse_supervision * lc / docs
+    if objective.coverage_weight > 0:  # See et al. eq. 13 (losses/coverage.py)
+        loss = loss + objective.coverage_weight * coverage_loss(out.attn, batch.tgt_mask) / docs
     return BatchLoss(loss=loss, nll=nll, return_sums=sums, rewards=rewards, forward=out)
 
 

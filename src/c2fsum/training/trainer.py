@@ -2,7 +2,8 @@
 
 Recipe (thesis section 5.2): SGD, batch 20, 20 epochs, gradients renormalized to norm 5, learning
 rate 1 (0.1 for a chunk encoder), halved every epoch once validation perplexity stops decreasing;
-the loss of a batch is the summed token NLL divided by its documents, as in seq2seq-attn. This module keeps the loop (:meth:`Trainer.fit` and the steps it calls) and micro-batches; the
+the loss of a batch is the summed token NLL divided by its documents, as in seq2seq-attn.
+This module keeps the loop (:meth:`Trainer.fit` and the steps it calls) and micro-batches; the
 parts are the modules of ``training/`` (``objective``: the loss; ``optim``; ``splits``: the data;
 ``precision``; ``run_log``: metrics.jsonl, TensorBoard; ``state``: position, resuming, per-rank
 generators; ``nonfinite``: the NaN/Inf guard; ``baseline_sync``: MODEL 3's baseline; ``validate``;

@@ -44,6 +44,8 @@ class Context:
     """``(B,)`` log-probability of the hard chunk choice (MODEL 3 in training), else None."""
     past: Tensor | None = None
     """``(B, S)`` the new intra-temporal state, or None."""
+    coverage: Tensor | None = None
+    """``(B, S)`` the new coverage c_{t+1} = c_t + alpha_t (See et al. 2017) of a model with coverage, or None."""
 
 
 @dataclass
@@ -82,10 +84,11 @@ class SourceAttention(ABC):
         whose gradients are formed once per batch (``Kernels.deferred_grads``), where it applies."""
 
     @abstractmethod
-    def attend(self, top: Tensor, memory: Memory, past: Tensor | None) -> Context:
+    def attend(self, top: Tensor, memory: Memory, past: Tensor | None, coverage: Tensor | None = None) -> Context:
         """One step: decoder output ``top`` ``(B, H)``, or ``(B*R, H)``: R rows per memory row (beam
         search, ``capabilities.memory_per_document``); ``past``: the intra-temporal state ``(B, S)``
-        or None. Word attention comes back ``(B, M, N)``."""
+        or None; ``coverage``: the attention summed over the steps so far ``(B, S)`` or None (zero).
+        Word attention comes back ``(B, M, N)``."""
 
     @abstractmethod
     def attend_steps(self, top: Tensor, memory: Memory) -> Context:
@@ -104,14 +107,17 @@ class FlatAttention(SourceAttention):
         steps = BilinearAttention.prepare_steps(values, keys_t) if deferred else None
         return FlatCache(keys_t=keys_t, mask=memory.word_mask.flatten(1), steps=steps)
 
-    def attend(self, top: Tensor, memory: Memory, past: Tensor | None) -> Context:
+    def attend(self, top: Tensor, memory: Memory, past: Tensor | None, coverage: Tensor | None = None) -> Context:
         cache = cast(FlatCache, memory.cache)
         values: Tensor | StepMatrix = memory.words.flatten(1, 2)  # (B, S, H), a view
         keys_t: Tensor | StepMatrix = cache.keys_t  # (B, H, S)
         if cache.steps is not None:  # the same, with gradients formed once per batch
             values, keys_t = cache.steps
-        ctx, alpha, past = self.module(top, values, keys_t, cache.mask, past)  # (B, H), (B, S)
-        return Context(ctx=ctx, attn=alpha.view(top.size(0), *memory.word_mask.shape[1:]), past=past)
+        ctx, alpha, past = self.module(top, values, keys_t, cache.mask, past, coverage)  # (B, H), (B, S)
+        if self.module.coverage_w is not None:  # See et al. eq. 10: c_{t+1} = c_t + alpha_t
+            coverage = alpha if coverage is None else coverage + alpha
+        attn = alpha.view(top.size(0), *memory.word_mask.shape[1:])
+        return Context(ctx=ctx, attn=attn, past=past, coverage=coverage)
 
     def attend_steps(self, top: Tensor, memory: Memory) -> Context:
         cache = cast(FlatCache, memory.cache)
@@ -131,8 +137,8 @@ class EagerCoarseToFine(SourceAttention):
         _, keys_t, chunk_keys_t = CoarseToFineAttention.prepare(memory.words, memory.chunks)
         return HierarchicalCache(keys_t=keys_t, chunk_keys_t=chunk_keys_t)
 
-    def attend(self, top: Tensor, memory: Memory, past: Tensor | None) -> Context:
-        """``past`` is unused (no intra-temporal attention here)."""
+    def attend(self, top: Tensor, memory: Memory, past: Tensor | None, coverage: Tensor | None = None) -> Context:
+        """``past`` and ``coverage`` are unused (no intra-temporal attention or coverage here)."""
         return self.attend_steps(top, memory)
 
     def attend_steps(self, top: Tensor, memory: Memory) -> Context:
@@ -155,8 +161,8 @@ class LazyCoarseToFine(SourceAttention):
         assert memory.chunks is not None  # ChunkSource.read_lazily sets it
         return HierarchicalCache(keys_t=None, chunk_keys_t=memory.chunks.transpose(1, 2).contiguous())
 
-    def attend(self, top: Tensor, memory: Memory, past: Tensor | None) -> Context:
-        """``past`` is unused (no intra-temporal attention here)."""
+    def attend(self, top: Tensor, memory: Memory, past: Tensor | None, coverage: Tensor | None = None) -> Context:
+        """``past`` and ``coverage`` are unused (no intra-temporal attention or coverage here)."""
         return self.attend_steps(top, memory)
 
     def attend_steps(self, top: Tensor, memory: Memory) -> Context:

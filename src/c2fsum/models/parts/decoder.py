@@ -39,6 +39,8 @@ class StepHistory(BatchFields):
     """``(B, S)`` intra-temporal attention's log sum_{j<t} exp(e_ji) (Paulus eq. 3), or None."""
     states: Tensor | None = None
     """``(B, t, H)`` the decoder's past top outputs, read by intra-decoder attention, or None."""
+    coverage: Tensor | None = None
+    """``(B, S)`` coverage, the source attention summed over the steps so far (See et al. 2017), or None."""
 
 
 @dataclass
@@ -148,14 +150,16 @@ class Decoder:
         else:
             top, h, c = self.lstm(emb if feed is None else torch.cat([emb, feed], -1), state.h, state.c)
         history = cast(StepHistory, state.extra)
-        src = attention.attend(top, memory, history.past)
+        src = attention.attend(top, memory, history.past, history.coverage)
         c_dec, states = None, history.states
         if self.intra is not None:
             c_dec, _ = self.intra(top, states)  # (B, H), zero at t = 1
             states = top.unsqueeze(1) if states is None else torch.cat([states, top.unsqueeze(1)], 1)
         features, feed, copy_in = self.features(top, src.ctx, c_dec)
         out = DecoderOutput(features=features, attn=src.attn, coarse=src.coarse, policy=src.policy, copy_in=copy_in)
-        return out, DecoderState(h=h, c=c, feed=feed, extra=StepHistory(past=src.past, states=states))
+        return out, DecoderState(
+            h=h, c=c, feed=feed, extra=StepHistory(past=src.past, states=states, coverage=src.coverage)
+        )
 
     def attend_steps(
         self, attention: SourceAttention, memory: Memory, state: DecoderState, emb: Tensor

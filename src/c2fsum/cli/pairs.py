@@ -1,0 +1,60 @@
+"""``c2fsum pairs``: a prepared folder of (source sentence -> abstract sentence) pairs for the rewriter.
+
+    c2fsum pairs --data DATA_DIR --out PAIRS_DIR [--min-recall R] [--workers 2]
+
+Each abstract sentence is aligned with the paper's sentence of highest ROUGE-L recall
+(:mod:`c2fsum.data.align`); pairs at or above ``--min-recall`` are written as prepared records
+(:mod:`c2fsum.data.pairs`), which ``c2fsum train`` and ``c2fsum evaluate`` read like any folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from c2fsum.cli.options import CLIError, positive_int
+
+
+def unit_float(text: str) -> float:
+    v = float(text)
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text}")
+    return v
+
+
+def cmd_pairs(a: argparse.Namespace) -> int:
+    from c2fsum.data.pairs import MIN_RECALL, format_pairs_stats, pairs
+
+    if not Path(a.data).is_dir():
+        raise CLIError(f"--data {a.data}: no such directory")
+    stats = pairs(
+        a.data,
+        a.out,
+        min_recall=MIN_RECALL if a.min_recall is None else a.min_recall,
+        workers=a.workers,
+        progress=not a.quiet,
+    )
+    print(format_pairs_stats(stats))
+    print(f"pairs written to {a.out}")
+    return 0
+
+
+def add_pairs_parser(subparsers) -> argparse.ArgumentParser:
+    """Add ``pairs`` to the ``c2fsum`` subcommands; returns its parser."""
+    s = subparsers.add_parser(
+        "pairs",
+        help="align abstract sentences to paper sentences: a prepared folder of sentence pairs for a rewriter",
+    )
+    s.add_argument("--data", required=True, metavar="DATA_DIR", help="a `c2fsum prepare` folder")
+    s.add_argument("--out", required=True, metavar="PAIRS_DIR", help="where to write the pairs (a folder of its own)")
+    s.add_argument(
+        "--min-recall",
+        type=unit_float,
+        default=None,
+        metavar="R",
+        help="keep pairs whose ROUGE-L recall of the abstract sentence is at least R "
+        "(default: c2fsum.data.pairs.MIN_RECALL, chosen from the recall distribution; stats.json records it)",
+    )
+    s.add_argument("--workers", type=positive_int, default=2, help="processes (2)")
+    s.set_defaults(func=cmd_pairs)
+    return s
