@@ -40,6 +40,10 @@ def perplexity(
         shuffle=False,
     ):
         batch = collate([examples[i] for i in idx], chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
+        if model.capabilities.selects:  # a sentence selector: perplexity of its picks (models/select_rewrite.py)
+            nll, picks = model.selection_nll(batch.src, batch.src_mask, batch.examples)  # type: ignore[attr-defined]
+            total, tokens = total + float(nll), tokens + picks
+            continue
         out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, loss_target(model, batch))
         assert out.target_lp is not None  # forward was given the target
         total += float(sequence_nll(out.target_lp, batch.tgt_mask))

@@ -145,6 +145,10 @@ def batch_loss(
             --plain-loss``).
     """
     docs = batch.size if docs is None else docs
+    if model.capabilities.selects:  # a sentence selector: its picks' loss (models/select_rewrite.py)
+        rl_weight = objective.rl_weight if objective.kind == "mixed" else 0.0
+        loss, nll, _ = model.selection_loss(batch.src, batch.src_mask, batch.examples, rl_weight=rl_weight)  # type: ignore[attr-defined]
+        return BatchLoss(loss=loss / docs, nll=nll)
     target = loss_target(model, batch)  # (B, T)
     if fused:
         out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, target)
