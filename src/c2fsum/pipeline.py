@@ -98,6 +98,8 @@ class Summary:
     MODEL 3, which encodes the chunks its hard attention picks)."""
     fine_chunks: list[int] | None = None
     """The chunks (rows of ``attention``) that went through the word-level encoder; None: all."""
+    sentences: list[int] | None = None
+    """The document's sentences a sentence selector picked (``select-rewrite``), in pick order; else None."""
 
     def to_json(self) -> dict:
         return {
@@ -124,6 +126,8 @@ class Pipeline:
         self.device = device
         self.defaults = DecodeOptions.from_config(self.config.decode)
         """The model's own decoding options (its saved ``decode`` section, ``min_len`` resolved at load)."""
+        self._rewriter = None
+        """``select-rewrite``: the rewriter run of ``model.rewriter``, loaded at the first decode."""
 
     def options(self, base: DecodeOptions | None = None, **overrides: Any) -> DecodeOptions:
         """The options of one call: ``base`` (default: :attr:`defaults`) with the caller's
@@ -167,6 +171,21 @@ class Pipeline:
     ) -> list[Decoded]:
         """Greedy or beam search over encoded documents (:func:`c2fsum.decoding.documents.decode_examples`)
         with ``options`` (default: the model's, :attr:`defaults`)."""
+        if self.model.capabilities.selects:  # sentence-level coarse-to-fine: pick, then copy or rewrite
+            from c2fsum.decoding.selection import Rewriter, decode_selected
+
+            if self._rewriter is None and self.config.model.rewriter:
+                self._rewriter = Rewriter.load(self.config.model.rewriter, device=self.device)
+            return decode_selected(
+                self.model,  # type: ignore[arg-type]
+                self.vocab,
+                examples,
+                self.reading(),
+                options or self.defaults,
+                rewriter=self._rewriter,
+                device=self.device,
+                progress=progress,
+            )
         with torch.no_grad():
             return decode_examples(
                 self.model,
@@ -212,6 +231,7 @@ class Pipeline:
                 eos=d.hypothesis.eos,
                 fine_fraction=d.fine_fraction,
                 fine_chunks=d.fine_chunks,
+                sentences=d.sentences,
             )
             for d in self.decode(examples, o, progress=progress)
         ]
