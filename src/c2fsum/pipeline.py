@@ -197,6 +197,23 @@ class Pipeline:
                 progress=progress,
             )
 
+    def extract(self, texts: list[str] | str, *, words: int = 0, progress: bool = False) -> list[Extract]:
+        """A sentence selector's own sentences (``select-rewrite`` without rewriting: learned
+        extraction) for raw texts: picked until STOP or ``words`` words (0: the model's
+        ``decode.max_len``), in pick order. InputError for a model that writes words."""
+        from c2fsum.decoding.selection import decode_selected
+
+        if not self.model.capabilities.selects:
+            raise InputError(
+                f"{self.path}: a {self.config.model.family} model writes words; extraction needs a sentence "
+                "selector (model.family select-rewrite)"
+            )
+        texts = [texts] if isinstance(texts, str) else texts
+        o = self.options(max_len=words or None)
+        examples = self.encode_texts(texts, progress=progress)
+        decoded = decode_selected(self.model, self.vocab, examples, self.reading(), o, device=self.device)  # type: ignore[arg-type]
+        return [Extract(text=d.readable, tokens=d.words, sentences=d.sentences or []) for d in decoded]
+
     def summarize(
         self,
         texts: list[str] | str,
