@@ -63,6 +63,10 @@ words (ROUGE-L recall) gets no label: no sentence of the paper says it, and teac
 to pick the best of bad matches teaches it noise. On 200 SumPubMed validation papers 0.3 keeps
 most abstract sentences (the measurement is in the selector's notes in docs)."""
 
+RL_WORDS = 250
+"""The word budget of the selections drawn for REINFORCE: about a SumPubMed abstract (the budget
+``c2fsum extract`` gives ILP and LEAD by default)."""
+
 T_ = TypeVar("T_", bound=Hashable)
 
 
@@ -473,7 +477,14 @@ class SentenceSelector(Summarizer):
         return -(picked.masked_fill(~real, 0.0)).sum(), int(real.sum())
 
     def reinforce(
-        self, src: Tensor, src_mask: Tensor, examples: Sequence[Example], *, gamma: float = 0.95, max_words: int = 0
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        examples: Sequence[Example],
+        *,
+        gamma: float = 0.95,
+        max_words: int = RL_WORDS,
+        baseline: bool = True,
     ) -> tuple[Tensor, Tensor, Tensor]:
         """Self-critical REINFORCE over the picks (summed over the batch) and the mean return of the
         sampled and of the greedy selections.
@@ -481,7 +492,9 @@ class SentenceSelector(Summarizer):
         A selection is drawn from the policy (training mode); each pick earns its ROUGE-1 recall gain
         and the stop the selection's ROUGE-1 F1 (:func:`rouge1_gains`); R_t = sum_{s>=t} gamma^(s-t) r_s;
         the baseline of step t is the greedy selection's R_t (0 past its end), which does not depend
-        on the drawn picks, so the gradient stays unbiased.
+        on the drawn picks, so the gradient stays unbiased (``baseline=False``: none, plain
+        REINFORCE; ``bench/select_reinforce_variance.py`` compares the two). ``max_words``: the
+        selections' word budget (0: none).
         """
         memory = self.read(self.sentences(src, src_mask))
         drawn = self.pick(memory, sample=True, max_words=max_words)
@@ -493,7 +506,7 @@ class SentenceSelector(Summarizer):
         T = drawn.logprob.size(1)
         ret = discounted_returns(self.step_rewards(examples, drawn).to(src.device), drawn.mask, gamma)  # (B, T)
         base = discounted_returns(self.step_rewards(examples, greedy).to(src.device), greedy.mask, gamma)
-        base = pad_steps(base, T)  # the greedy selection's R_t, 0 past its end
+        base = pad_steps(base, T) if baseline else torch.zeros_like(ret)  # the greedy selection's R_t, 0 past its end
         zero = torch.zeros(ret.size(1), device=src.device)
         loss = reinforce_loss(drawn.logprob, ret - base, zero, drawn.mask, 1.0)
         return loss, ret[:, 0].mean(), base[:, 0].mean()
@@ -509,7 +522,13 @@ class SentenceSelector(Summarizer):
         return out
 
     def selection_loss(
-        self, src: Tensor, src_mask: Tensor, examples: Sequence[Example], *, rl_weight: float = 0.0, max_words: int = 0
+        self,
+        src: Tensor,
+        src_mask: Tensor,
+        examples: Sequence[Example],
+        *,
+        rl_weight: float = 0.0,
+        max_words: int = RL_WORDS,
     ) -> tuple[Tensor, Tensor, int]:
         """The training loss summed over the batch, its cross-entropy part and the number of labels:
         cross-entropy on the labels, mixed with self-critical REINFORCE when ``rl_weight`` > 0
