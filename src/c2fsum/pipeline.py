@@ -23,7 +23,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor
@@ -39,6 +39,9 @@ from c2fsum.decoding.options import DecodeOptions
 from c2fsum.errors import InputError
 from c2fsum.metrics.entropy import chunk_distribution
 from c2fsum.models.checkpoint import load_checkpoint
+
+if TYPE_CHECKING:
+    from c2fsum.decoding.selection import Rewriter
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +129,7 @@ class Pipeline:
         self.device = device
         self.defaults = DecodeOptions.from_config(self.config.decode)
         """The model's own decoding options (its saved ``decode`` section, ``min_len`` resolved at load)."""
-        self._rewriter = None
+        self._rewriter: Rewriter | None = None
         """``select-rewrite``: the rewriter run of ``model.rewriter``, loaded at the first decode."""
 
     def options(self, base: DecodeOptions | None = None, **overrides: Any) -> DecodeOptions:

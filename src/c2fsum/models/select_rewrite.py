@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import torch
 from torch import Tensor, nn
@@ -305,7 +305,8 @@ class SentenceSelector(Summarizer):
         rows = sents.real.view(-1).nonzero().squeeze(1)
         rows = rows[n_words[rows].argsort(stable=True)]  # by length
         encoder = self.chunk_encoder
-        out = torch.zeros(B * S, encoder.body.out_dim, device=ids.device, dtype=self.src_emb.weight.dtype)
+        dim = cast(int, encoder.body.out_dim)
+        out = torch.zeros(B * S, dim, device=ids.device, dtype=self.src_emb.weight.dtype)
         for part in rows.split(SENTENCE_GROUP):
             width = int(n_words[part].max())
             i, m = ids[part, :width].unsqueeze(0), mask[part, :width].unsqueeze(0)  # (1, P, width)
@@ -540,7 +541,7 @@ class SentenceSelector(Summarizer):
         return rl_weight * rl + (1 - rl_weight) * nll, nll, n
 
     # -- the word-level seam does not apply ---------------------------------------------------------
-    def forward(self, *args, **kwargs) -> ForwardOutput:  # type: ignore[override]
+    def forward(self, *args, **kwargs) -> ForwardOutput:
         raise TypeError(
             "SentenceSelector picks sentences, it writes no words: train it through selection_loss "
             "(the trainer does) and decode it with c2fsum.decoding.selection"
