@@ -230,3 +230,22 @@ def test_the_greedy_baseline_cancels_when_the_draw_is_the_greedy_selection(monke
     assert float(drawn) == pytest.approx(float(greedy)) and float(loss.detach()) == pytest.approx(0.0, abs=1e-6)
     plain, _, _ = model.reinforce(batch.src, batch.src_mask, exs, max_words=8, baseline=False)
     assert float(plain.detach()) != pytest.approx(0.0, abs=1e-6)
+
+
+def test_a_paper_reads_the_same_alone_and_in_a_batch_of_longer_ones():
+    """Two paths that must agree: padding (sentences of other papers, longer sentences, the
+    reversed backward LSTM) changes nothing of a paper's sentence states or its picks' probabilities."""
+    vocab, exs, batch = _batch()
+    model = tiny_model("select-rewrite", len(vocab), seed=2, pos_dim=3)
+    together = model.read(model.sentences(batch.src, batch.src_mask))
+    labels = model.label_tensor(exs)
+    lp_together = model.teacher_forced(together, labels)
+    for b, ex in enumerate(exs):
+        one = collate([ex], chunks=0, chunk_len=8)
+        alone = model.read(model.sentences(one.src, one.src_mask))
+        S1 = alone.keys.size(1)
+        assert torch.allclose(alone.keys[0], together.keys[b, :S1], atol=1e-5)
+        assert not together.real[b, S1:].any()
+        T = int((labels[b] >= 0).sum())
+        lp_alone = model.teacher_forced(alone, labels[b : b + 1, :T])
+        assert torch.allclose(lp_alone[0], lp_together[b, :T, :S1], atol=1e-5)
