@@ -69,3 +69,22 @@ def test_extract_refuses_a_model_that_writes_words(prepared_small, tmp_path, cap
     f.write_text("The drug worked. It was cheap.")
     assert main(["extract", str(f), "--model", str(run)]) != 0
     assert "sentence selector" in capsys.readouterr().err
+
+
+def test_with_a_rewriter_each_pick_is_rewritten_and_no_trigram_repeats(prepared_small, tmp_path):
+    """A (barely trained) pointer-generator as the rewriter: summarize runs through it, keeps the
+    picked indices, and no trigram of the summary appears twice."""
+    rewriter = tmp_path / "rewriter"
+    sets = [*tiny.SHRINK, "model.pointer=true", "decode.beam=2", "decode.max_len=12", "decode.min_len=3"]
+    assert main(tiny.train_argv(CONFIG.with_name("model0-cpu.yaml"), prepared_small, rewriter, 2, sets)) == 0
+    selector = tmp_path / "selector"
+    assert main(tiny.train_argv(CONFIG, prepared_small, selector, 2, [*SETS, f"model.rewriter={rewriter}"])) == 0
+    doc = read_split(prepared_small, "test", limit=1)[0]
+    text = " ".join(w for s in doc["src"] for w in s if w != "</s>")
+    pipe = c2fsum.load(str(selector))
+    summary = pipe.summarize(text)[0]
+    picked = pipe.extract(text)[0]
+    assert summary.sentences == picked.sentences and summary.sentences
+    trigrams = [tuple(summary.tokens[i : i + 3]) for i in range(len(summary.tokens) - 2)]
+    assert len(trigrams) == len(set(trigrams))
+    assert summary.tokens != picked.tokens  # rewritten, not the picked sentences themselves
