@@ -70,7 +70,8 @@ class ModelConfig:
 
     family: str = "model0"
     """model0 (flat LSTM seq2seq), model1 (per-chunk LSTM, attention over all words),
-    model2 (coarse-to-fine soft attention), model3 (hard coarse attention, REINFORCE)."""
+    model2 (coarse-to-fine soft attention), model3 (hard coarse attention, REINFORCE),
+    select-rewrite (picks whole sentences; :mod:`c2fsum.models.select_rewrite`)."""
     emb_dim: int = 300
     """Size of the word embeddings (source and target)."""
     hidden: int = 500
@@ -131,6 +132,9 @@ class ModelConfig:
     vectors' size must equal ``emb_dim`` (never projected)."""
     pretrained_binary: bool = False
     """``pretrained_emb`` is a binary word2vec file."""
+    rewriter: str = ""
+    """``select-rewrite``: a pointer-generator run (or checkpoint) directory that rewrites each picked
+    sentence at decoding time; empty: the picked sentences are the summary (learned extraction)."""
 
 
 @dataclass

@@ -23,7 +23,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import Tensor
@@ -38,6 +38,9 @@ from c2fsum.decoding.options import DecodeOptions
 from c2fsum.errors import InputError
 from c2fsum.metrics.entropy import chunk_distribution
 from c2fsum.models.checkpoint import load_checkpoint
+
+if TYPE_CHECKING:
+    from c2fsum.decoding.selection import Rewriter
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +100,8 @@ class Summary:
     MODEL 3, which encodes the chunks its hard attention picks)."""
     fine_chunks: list[int] | None = None
     """The chunks (rows of ``attention``) that went through the word-level encoder; None: all."""
+    sentences: list[int] | None = None
+    """The document's sentences a sentence selector picked (``select-rewrite``), in pick order; else None."""
 
     def to_json(self) -> dict:
         return {
@@ -123,6 +128,8 @@ class Pipeline:
         self.device = device
         self.defaults = DecodeOptions.from_config(self.config.decode)
         """The model's own decoding options (its saved ``decode`` section, ``min_len`` resolved at load)."""
+        self._rewriter: Rewriter | None = None
+        """``select-rewrite``: the rewriter run of ``model.rewriter``, loaded at the first decode."""
 
     def options(self, base: DecodeOptions | None = None, **overrides: Any) -> DecodeOptions:
         """The options of one call: ``base`` (default: :attr:`defaults`) with the caller's
@@ -168,6 +175,21 @@ class Pipeline:
     ) -> list[Decoded]:
         """Greedy or beam search over encoded documents (:func:`c2fsum.decoding.documents.decode_examples`)
         with ``options`` (default: the model's, :attr:`defaults`)."""
+        if self.model.capabilities.selects:  # sentence-level coarse-to-fine: pick, then copy or rewrite
+            from c2fsum.decoding.selection import Rewriter, decode_selected
+
+            if self._rewriter is None and self.config.model.rewriter:
+                self._rewriter = Rewriter.load(self.config.model.rewriter, device=self.device)
+            return decode_selected(
+                self.model,  # type: ignore[arg-type]
+                self.vocab,
+                examples,
+                self.reading(),
+                options or self.defaults,
+                rewriter=self._rewriter,
+                device=self.device,
+                progress=progress,
+            )
         with torch.no_grad():
             return decode_examples(
                 self.model,
@@ -178,6 +200,23 @@ class Pipeline:
                 device=self.device,
                 progress=progress,
             )
+
+    def extract(self, texts: list[str] | str, *, words: int = 0, progress: bool = False) -> list[Extract]:
+        """A sentence selector's own sentences (``select-rewrite`` without rewriting: learned
+        extraction) for raw texts: picked until STOP or ``words`` words (0: the model's
+        ``decode.max_len``), in pick order. InputError for a model that writes words."""
+        from c2fsum.decoding.selection import decode_selected
+
+        if not self.model.capabilities.selects:
+            raise InputError(
+                f"{self.path}: a {self.config.model.family} model writes words; extraction needs a sentence "
+                "selector (model.family select-rewrite)"
+            )
+        texts = [texts] if isinstance(texts, str) else texts
+        o = self.options(max_len=words or None)
+        examples = self.encode_texts(texts, progress=progress)
+        decoded = decode_selected(self.model, self.vocab, examples, self.reading(), o, device=self.device)  # type: ignore[arg-type]
+        return [Extract(text=d.readable, tokens=d.words, sentences=d.sentences or []) for d in decoded]
 
     def summarize(
         self,
@@ -213,6 +252,7 @@ class Pipeline:
                 eos=d.hypothesis.eos,
                 fine_fraction=d.fine_fraction,
                 fine_chunks=d.fine_chunks,
+                sentences=d.sentences,
             )
             for d in self.decode(examples, o, progress=progress)
         ]

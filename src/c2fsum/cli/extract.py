@@ -26,7 +26,12 @@ def _extract_file(a: argparse.Namespace, path: str, several: bool) -> Iterator[s
             raise CLIError(f"{path}: empty input, no words to summarize")
         read, docs = [True], [text]
     progress = not a.quiet and (len(docs) > 1 or sum(map(len, docs)) > LONG_INPUT_CHARS)
-    written = iter(extract(docs, method=a.method, words=a.words, progress=progress) if docs else [])
+    if a.model:  # learned extraction: a sentence selector's own sentences
+        from c2fsum.pipeline import load
+
+        written = iter(load(a.model).extract(docs, words=a.words) if docs else [])
+    else:
+        written = iter(extract(docs, method=a.method, words=a.words, progress=progress) if docs else [])
     for r in read:
         e = next(written) if r else None
         if a.json:
@@ -64,6 +69,12 @@ def add_extract_parser(subparsers) -> argparse.ArgumentParser:
         default=250,
         metavar="N",
         help="most words of the summary (default 250, about a SumPubMed abstract); whole sentences only",
+    )
+    s.add_argument(
+        "--model",
+        metavar="NAME",
+        help="a sentence selector (select-rewrite run or shipped name): its own picked sentences "
+        "(learned extraction) instead of --method",
     )
     add_lines(s)
     s.add_argument(

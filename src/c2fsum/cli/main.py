@@ -8,8 +8,8 @@ c2fsum pretext    --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S
 c2fsum pairs      --data DATA_DIR --out PAIRS_DIR [--min-recall R] [--workers N]
 c2fsum train      --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                   [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
-c2fsum summarize  --model MODEL [DECODING] [--attention-out FILE] [--lines] [--tokens] [--device cpu|cuda] [FILE|-]
-c2fsum extract    [--method ilp|lead] [--words N] [--lines] [--tokens] [--json] [FILE|-]   (no model)
+c2fsum summarize  --model MODEL [DECODING] [--attention-out FILE] [--lines] [--tokens] [--device cpu|cuda] [FILE ...|-]
+c2fsum extract    [--method ilp|lead | --model SELECTOR] [--words N] [--lines] [--tokens] [--json] [FILE ...|-]
 c2fsum models     [RUN_DIR ...]            (the shipped models: what for, test scores, size, defaults)
 c2fsum evaluate   --model MODEL --data DATA_DIR --split SPLIT --out DIR [DECODING] [--limit N] [--official]
                   [--rouge-clean none|ptb] [--device cpu|cuda]

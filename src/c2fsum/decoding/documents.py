@@ -28,13 +28,15 @@ class Decoded:
     ``fine_fraction``: share of the document's words (of the grid the model read) that went
     through the word-level encoder: below 1 only for a lazy MODEL 3, which encodes the chunks its
     hard attention picks. ``fine_chunks``: the indices of the chunks so encoded (by any
-    hypothesis of the beam), None when all were."""
+    hypothesis of the beam), None when all were. ``sentences``: the paper's sentences a sentence
+    selector picked, in pick order (:mod:`c2fsum.decoding.selection`), else None."""
 
     example: Example
     hypothesis: Hypothesis
     words: list[str]
     fine_fraction: float = 1.0
     fine_chunks: list[int] | None = None
+    sentences: list[int] | None = None
 
     @property
     def text(self) -> str:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import torch
 
@@ -15,6 +16,7 @@ from c2fsum.config import Config
 from c2fsum.data.batching import Example, bucketed_batches, collate
 from c2fsum.losses.nll import loss_target, sequence_nll
 from c2fsum.models import Summarizer
+from c2fsum.models.select_rewrite import SentenceSelector
 
 
 @torch.no_grad()
@@ -40,6 +42,10 @@ def perplexity(
         shuffle=False,
     ):
         batch = collate([examples[i] for i in idx], chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
+        if model.capabilities.selects:  # a sentence selector: perplexity of its picks (models/select_rewrite.py)
+            nll, picks = cast(SentenceSelector, model).selection_nll(batch.src, batch.src_mask, batch.examples)
+            total, tokens = total + float(nll), tokens + picks
+            continue
         out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, loss_target(model, batch))
         assert out.target_lp is not None  # forward was given the target
         total += float(sequence_nll(out.target_lp, batch.tgt_mask))

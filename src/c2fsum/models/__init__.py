@@ -6,12 +6,14 @@ from c2fsum.config import ModelConfig
 from c2fsum.models.base import Capabilities, DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
 from c2fsum.models.coarse_to_fine import CoarseToFine
 from c2fsum.models.flat import Flat
+from c2fsum.models.select_rewrite import SentenceSelector
 
-FAMILIES: dict[str, type[Flat] | type[CoarseToFine]] = {
+FAMILIES: dict[str, type[Flat] | type[CoarseToFine] | type[SentenceSelector]] = {
     "model0": Flat,
     "model1": Flat,
     "model2": CoarseToFine,
     "model3": CoarseToFine,
+    "select-rewrite": SentenceSelector,
 }
 """``model.family`` -> the class that builds it."""
 

@@ -38,6 +38,9 @@ class Capabilities:
     memory_per_document: bool = False
     """Decoder rows may share their document's memory row (``B * R`` rows against ``B``): beam
     search then never copies the memory K times."""
+    selects: bool = False
+    """Picks whole sentences instead of writing words (:mod:`c2fsum.models.select_rewrite`): trained
+    by its own ``selection_loss``, decoded by :mod:`c2fsum.decoding.selection`."""
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 from torch import Tensor
@@ -54,6 +55,7 @@ from c2fsum.losses.self_critical import mixed_loss, self_critical_loss
 from c2fsum.metrics.rouge import score_pair
 from c2fsum.models import Summarizer
 from c2fsum.models.base import DEFAULT_READING, ForwardOutput, Reading
+from c2fsum.models.select_rewrite import SentenceSelector
 
 Reward = Callable[[list[int], Example], float]
 """r(summary ids in V', example) -> a float, e.g. ROUGE-L F against the reference."""
@@ -156,6 +158,11 @@ def batch_loss(
             +PRETRAIN / +ALTERNATE, :func:`soft_attention_for_batch`).
     """
     docs = batch.size if docs is None else docs
+    if model.capabilities.selects:  # a sentence selector: its picks' loss (models/select_rewrite.py)
+        rl_weight = objective.rl_weight if objective.kind == "mixed" else 0.0
+        selector = cast(SentenceSelector, model)
+        loss, nll, _ = selector.selection_loss(batch.src, batch.src_mask, batch.examples, rl_weight=rl_weight)
+        return BatchLoss(loss=loss / docs, nll=nll)
     target = loss_target(model, batch)  # (B, T)
     if fused:
         out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, target, reading)

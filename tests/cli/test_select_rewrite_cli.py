@@ -1,0 +1,90 @@
+"""select-rewrite from the command line: train (and resume) through the project's trainer, evaluate,
+extract with the selector's own sentences, and the picked sentences on ``Summary``."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import c2fsum
+import tiny
+from c2fsum.cli.main import main
+from c2fsum.data.prepare import read_split
+from c2fsum.data.tokenize import preprocess_article
+
+CONFIG = Path(__file__).resolve().parents[2] / "configs" / "select-rewrite-cpu.yaml"
+SETS = [*tiny.SHRINK, "decode.min_len=20", "decode.max_len=60"]
+
+
+@pytest.fixture(scope="module")
+def run(prepared_small, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("select") / "run"
+    assert main(tiny.train_argv(CONFIG, prepared_small, out, 2, SETS)) == 0
+    assert main(tiny.train_argv(CONFIG, prepared_small, out, 3, SETS, "--resume")) == 0
+    return out
+
+
+def test_training_runs_through_the_trainer_and_resumes(run):
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    val = [r for r in rows if r["split"] == "val"]
+    assert [r["step"] for r in val] == [2, 3]
+    assert all(1 < r["ppl"] < 1e6 for r in val)  # perplexity of the picks, not of words
+    state = json.loads((run / "last" / "trainer.json").read_text())
+    assert state["position"]["step"] == 3
+
+
+def test_evaluate_writes_predictions_and_the_fine_fraction(run, prepared_small, tmp_path):
+    out = tmp_path / "eval"
+    argv = ["-q", "evaluate", "--model", str(run), "--data", str(prepared_small), "--split", "test"]
+    assert main([*argv, "--out", str(out), "--limit", "3"]) == 0
+    m = json.loads((out / "metrics.json").read_text())
+    preds = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    assert m["n_docs"] == 3 and m["seconds_per_doc"] > 0
+    assert 0 < m["fine_fraction"] < 1
+    docs = read_split(prepared_small, "test", limit=3)
+    for p, d in zip(preds, docs, strict=True):
+        words = p["candidate"].split()
+        n = sum(1 for s in d["src"] for w in s if w != "</s>")
+        assert 20 <= len(words) and p["fine_fraction"] == pytest.approx(len(words) / n)
+
+
+def test_extract_with_a_selector_gives_its_own_sentences(run, prepared_small, tmp_path, capsys):
+    doc = read_split(prepared_small, "test", limit=1)[0]
+    text = " ".join(w for s in doc["src"] for w in s if w != "</s>")
+    f = tmp_path / "paper.txt"
+    f.write_text(text)
+    assert main(["extract", str(f), "--model", str(run), "--words", "60", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    sents = preprocess_article(text)
+    picked = [w for j in got["sentences"] for w in sents[j] if w not in ("<s>", "</s>")]
+    assert got["sentences"] and picked == got["tokens"] and len(got["tokens"]) <= 60
+    summary = c2fsum.load(str(run)).summarize(text)[0]
+    assert summary.sentences == got["sentences"] and summary.tokens == got["tokens"]
+
+
+def test_extract_refuses_a_model_that_writes_words(prepared_small, tmp_path, capsys):
+    run = tmp_path / "m0"
+    assert main(tiny.train_argv(CONFIG.with_name("model0-cpu.yaml"), prepared_small, run, 1, tiny.SHRINK)) == 0
+    f = tmp_path / "paper.txt"
+    f.write_text("The drug worked. It was cheap.")
+    assert main(["extract", str(f), "--model", str(run)]) != 0
+    assert "sentence selector" in capsys.readouterr().err
+
+
+def test_with_a_rewriter_each_pick_is_rewritten_and_no_trigram_repeats(prepared_small, tmp_path):
+    """A (barely trained) pointer-generator as the rewriter: summarize runs through it, keeps the
+    picked indices, and no trigram of the summary appears twice."""
+    rewriter = tmp_path / "rewriter"
+    sets = [*tiny.SHRINK, "model.pointer=true", "decode.beam=2", "decode.max_len=12", "decode.min_len=3"]
+    assert main(tiny.train_argv(CONFIG.with_name("model0-cpu.yaml"), prepared_small, rewriter, 2, sets)) == 0
+    selector = tmp_path / "selector"
+    assert main(tiny.train_argv(CONFIG, prepared_small, selector, 2, [*SETS, f"model.rewriter={rewriter}"])) == 0
+    doc = read_split(prepared_small, "test", limit=1)[0]
+    text = " ".join(w for s in doc["src"] for w in s if w != "</s>")
+    pipe = c2fsum.load(str(selector))
+    summary = pipe.summarize(text)[0]
+    picked = pipe.extract(text)[0]
+    assert summary.sentences == picked.sentences and summary.sentences
+    trigrams = [tuple(summary.tokens[i : i + 3]) for i in range(len(summary.tokens) - 2)]
+    assert len(trigrams) == len(set(trigrams))
+    assert summary.tokens != picked.tokens  # rewritten, not the picked sentences themselves
