@@ -66,9 +66,9 @@ SRC = ROOT / "src"
 """The package ``after`` measures (``--src``: another checkout's, e.g. the code before an issue)."""
 
 
-def measure(impl: str, corpus: str, docs: int | None) -> dict:
-    """Run in a child process: words/s of ``impl`` on ``corpus``."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(SRC)}
+def measure(impl: str, corpus: str, docs: int | None, src: Path = SRC) -> dict:
+    """Run in a child process: words/s of ``impl`` on ``corpus`` (``after``: the package in ``src``)."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(src)}
     out = subprocess.run(
         [sys.executable, __file__, "--child", impl, corpus, str(docs or 0)],
         env=env,
@@ -104,8 +104,6 @@ def main() -> None:
     ap.add_argument("--long-only", action="store_true", help="only the 100,000-word text and its linear-time rows")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    global SRC
-    SRC = args.src
     if args.child:
         child(args.child[0], args.child[1], int(args.child[2]))
         return
@@ -113,7 +111,7 @@ def main() -> None:
     print(f"{'':29s}" + "".join(f"{i + ' words/s, CPU (wall)':>34s}" for i in impls))
     print(f"{'corpus':10s} {'docs':>6s} {'words':>10s}")
     for corpus in (f"long{LONG_WORDS}",) if args.long_only else ("cnndm", "pubmed", f"long{LONG_WORDS}"):
-        rows = {impl: measure(impl, corpus, args.docs) for impl in impls}
+        rows = {impl: measure(impl, corpus, args.docs, args.src) for impl in impls}
         first = rows[impls[0]]
         cells = "".join(f"{r['words'] / r['cpu']:>20,.0f} ({r['words'] / r['seconds']:,.0f})" for r in rows.values())
         print(f"{corpus:10s} {first['docs']:6,d} {first['words']:10,d}  {cells}", flush=True)
@@ -122,7 +120,7 @@ def main() -> None:
     for impl in impls:
         cells = []
         for n in sizes[impl]:
-            r = measure(impl, f"long{n}", None)
+            r = measure(impl, f"long{n}", None, args.src)
             cells.append(f"{n:,}: {r['words'] / r['cpu']:,.0f} ({r['cpu']:.2f} s)")
         print(f"  {impl:6s} " + "  ".join(cells), flush=True)
 
