@@ -323,7 +323,7 @@ def extract(
     if words < 1:
         raise InputError(f"words: expected a budget of at least 1 word, got {words}")
     texts = [texts] if isinstance(texts, str) else texts
-    stages = ("read", "concepts", "solve", "write") if method == "ilp" else ("read", "write")
+    stages = ["read", "concepts", "solve", "write"] if method == "ilp" else ["read", "write"]
     bar = tqdm(total=len(texts) * len(stages), unit="step", disable=not progress, dynamic_ncols=True)
     out = []
     for i, text in enumerate(texts):

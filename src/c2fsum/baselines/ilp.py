@@ -111,13 +111,14 @@ def build_problem(sentences: Sequence[Sequence[str]], budget: int, *, min_count:
         min_count = 1
     concepts = sorted(c for c, n in counts.items() if n >= min_count)
     index = {c: i for i, c in enumerate(concepts)}
-    rows, cols = [], []
+    rows: list[int] = []
+    cols: list[int] = []
     for j, cs in enumerate(per_sent):
         ids = {index[c] for c in cs if c in index}
         rows.extend(ids)
         cols.extend([j] * len(ids))
     occurs = csc_matrix(
-        (np.ones(len(rows), dtype=bool), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
+        (np.ones(len(rows), dtype=np.bool_), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
         shape=(len(concepts), len(sentences)),
     )
     occurs.sort_indices()
@@ -154,8 +155,8 @@ def candidates(problem: IlpProblem, *, prune_words: float | None = PRUNE_WORDS) 
     in words (None: all of them, the exact problem)."""
     gain = gains(problem)
     ok = (problem.lengths <= problem.budget) & (gain > 0)
-    occ, seen = problem.occurs, {}
-    for j in np.flatnonzero(ok):  # the same concepts as an earlier sentence no longer than it
+    occ, seen = problem.occurs, dict[bytes, int]()
+    for j in np.flatnonzero(ok).tolist():  # the same concepts as an earlier sentence no longer than it
         key = occ.indices[occ.indptr[j] : occ.indptr[j + 1]].tobytes()
         k = seen.get(key)
         if k is not None and problem.lengths[k] <= problem.lengths[j]:
