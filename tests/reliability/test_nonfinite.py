@@ -35,8 +35,8 @@ def poison_loss_at(trainer: Trainer, steps: set[int], value: float = float("nan"
     """Make the training loss of the given (1-based) steps NaN/Inf, as an overflow would."""
     real = trainer.batch_loss
 
-    def batch_loss(batch, docs=None):
-        loss, nll = real(batch, docs)
+    def batch_loss(batch, docs=None, *reading):
+        loss, nll = real(batch, docs, *reading)
         if trainer.pos.step + 1 in steps:
             loss = loss * value
         return loss, nll
