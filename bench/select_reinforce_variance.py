@@ -30,14 +30,18 @@ from c2fsum.data.batching import collate, encode_document
 from c2fsum.data.prepare import read_split
 from c2fsum.models import build_model
 from c2fsum.models.checkpoint import load_checkpoint
-from c2fsum.models.select_rewrite import RL_WORDS, SentenceSelector
+from c2fsum.models.select_rewrite import RL_MIN_WORDS, RL_WORDS, SentenceSelector
 
 
-def gradient(model: SentenceSelector, batch, *, seed: int, baseline: bool, max_words: int) -> torch.Tensor:
+def gradient(
+    model: SentenceSelector, batch, *, seed: int, baseline: bool, max_words: int, min_words: int
+) -> torch.Tensor:
     """The REINFORCE surrogate's gradient, flattened over the trainable parameters, for the draw of ``seed``."""
     model.zero_grad(set_to_none=True)
     torch.manual_seed(seed)
-    loss, _, _ = model.reinforce(batch.src, batch.src_mask, batch.examples, baseline=baseline, max_words=max_words)
+    loss, _, _ = model.reinforce(
+        batch.src, batch.src_mask, batch.examples, baseline=baseline, max_words=max_words, min_words=min_words
+    )
     loss.backward()
     params = [p for p in model.parameters() if p.requires_grad]
     return torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).flatten() for p in params])
@@ -52,6 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--papers", type=int, default=8)
     ap.add_argument("--samples", type=int, default=16)
     ap.add_argument("--max-words", type=int, default=RL_WORDS, help="the selections' word budget")
+    ap.add_argument("--min-words", type=int, default=RL_MIN_WORDS, help="no STOP before this many words")
     ap.add_argument("--json", default="", help="also write the figures to this file")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
@@ -76,7 +81,10 @@ def main(argv: list[str] | None = None) -> None:
         row: dict = {"id": ex.id}
         for name, base in (("baseline", True), ("none", False)):
             g = torch.stack(
-                [gradient(model, batch, seed=s, baseline=base, max_words=a.max_words) for s in range(a.samples)]
+                [
+                    gradient(model, batch, seed=s, baseline=base, max_words=a.max_words, min_words=a.min_words)
+                    for s in range(a.samples)
+                ]
             )
             mean = g.mean(0)
             row[f"variance_{name}"] = float(((g - mean) ** 2).sum(1).mean())

@@ -67,6 +67,10 @@ RL_WORDS = 250
 """The word budget of the selections drawn for REINFORCE: about a SumPubMed abstract (the budget
 ``c2fsum extract`` gives ILP and LEAD by default)."""
 
+RL_MIN_WORDS = 100
+"""No STOP before the selections drawn for REINFORCE hold this many words: decoding's ``min_len``
+of the presets."""
+
 T_ = TypeVar("T_", bound=Hashable)
 
 
@@ -489,6 +493,7 @@ class SentenceSelector(Summarizer):
         *,
         gamma: float = 0.95,
         max_words: int = RL_WORDS,
+        min_words: int = RL_MIN_WORDS,
         baseline: bool = True,
     ) -> tuple[Tensor, Tensor, Tensor]:
         """Self-critical REINFORCE over the picks (summed over the batch) and the mean return of the
@@ -499,14 +504,15 @@ class SentenceSelector(Summarizer):
         the baseline of step t is the greedy selection's R_t (0 past its end), which does not depend
         on the drawn picks, so the gradient stays unbiased (``baseline=False``: none, plain
         REINFORCE; ``bench/select_reinforce_variance.py`` compares the two). ``max_words``: the
-        selections' word budget (0: none).
+        selections' word budget (0: none); ``min_words``: no STOP before that many words, as
+        decoding's ``min_len`` (a greedy selection that stops at once is a baseline of 0).
         """
         memory = self.read(self.sentences(src, src_mask))
-        drawn = self.pick(memory, sample=True, max_words=max_words)
+        drawn = self.pick(memory, sample=True, max_words=max_words, min_words=min_words)
         was = self.training
         self.eval()
         with torch.no_grad():
-            greedy = self.greedy(self.read(self.sentences(src, src_mask)), max_words=max_words)
+            greedy = self.greedy(self.read(self.sentences(src, src_mask)), max_words=max_words, min_words=min_words)
         self.train(was)
         T = drawn.logprob.size(1)
         ret = discounted_returns(self.step_rewards(examples, drawn).to(src.device), drawn.mask, gamma)  # (B, T)
