@@ -275,7 +275,8 @@ class DecodeConfig:
     )
     max_words: int = option(
         0,
-        "read only each document's first W words (0: the whole document; 400 with the 10x40 grid reproduces the paper)",
+        "read only each document's first W words (default: the model's decode.max_words, what its card says it "
+        "was trained and measured with; 0: the whole document; 400 with the 10x40 grid reproduces the paper)",
         ge=0,
         metavar="W",
     )
