@@ -19,6 +19,7 @@ that its time grows linearly (words/s stays flat), and ``before`` on 12,500-50,0
     python bench/preprocess.py                  # ~12 min: "before" is slow (~9 min of it)
     python bench/preprocess.py --docs 300       # the first 300 articles of each corpus (~3 min)
     python bench/preprocess.py --only after
+    python bench/preprocess.py --only after --docs 200 --src /tmp/old-checkout/src   # another version's package
 """
 
 from __future__ import annotations
@@ -61,9 +62,13 @@ def long_text(words: int) -> str:
     return " ".join(pool[:words])
 
 
-def measure(impl: str, corpus: str, docs: int | None) -> dict:
-    """Run in a child process: words/s of ``impl`` on ``corpus``."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT / "src")}
+SRC = ROOT / "src"
+"""The package ``after`` measures (``--src``: another checkout's, e.g. the code before an issue)."""
+
+
+def measure(impl: str, corpus: str, docs: int | None, src: Path = SRC) -> dict:
+    """Run in a child process: words/s of ``impl`` on ``corpus`` (``after``: the package in ``src``)."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(src)}
     out = subprocess.run(
         [sys.executable, __file__, "--child", impl, corpus, str(docs or 0)],
         env=env,
@@ -95,6 +100,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=None, help="only the first N articles of cnndm and pubmed")
     ap.add_argument("--only", choices=["before", "after"], default=None)
+    ap.add_argument("--src", type=Path, default=SRC, help="the package 'after' reads (default: this checkout's src)")
+    ap.add_argument("--long-only", action="store_true", help="only the 100,000-word text and its linear-time rows")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -103,8 +110,8 @@ def main() -> None:
     impls = [args.only] if args.only else ["before", "after"]
     print(f"{'':29s}" + "".join(f"{i + ' words/s, CPU (wall)':>34s}" for i in impls))
     print(f"{'corpus':10s} {'docs':>6s} {'words':>10s}")
-    for corpus in ("cnndm", "pubmed", f"long{LONG_WORDS}"):
-        rows = {impl: measure(impl, corpus, args.docs) for impl in impls}
+    for corpus in (f"long{LONG_WORDS}",) if args.long_only else ("cnndm", "pubmed", f"long{LONG_WORDS}"):
+        rows = {impl: measure(impl, corpus, args.docs, args.src) for impl in impls}
         first = rows[impls[0]]
         cells = "".join(f"{r['words'] / r['cpu']:>20,.0f} ({r['words'] / r['seconds']:,.0f})" for r in rows.values())
         print(f"{corpus:10s} {first['docs']:6,d} {first['words']:10,d}  {cells}", flush=True)
@@ -113,7 +120,7 @@ def main() -> None:
     for impl in impls:
         cells = []
         for n in sizes[impl]:
-            r = measure(impl, f"long{n}", None)
+            r = measure(impl, f"long{n}", None, args.src)
             cells.append(f"{n:,}: {r['words'] / r['cpu']:,.0f} ({r['cpu']:.2f} s)")
         print(f"  {impl:6s} " + "  ".join(cells), flush=True)
 

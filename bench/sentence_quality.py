@@ -24,6 +24,8 @@ looking at; 200 (papers 200-299) a set its builder did not read.
 
     python bench/sentence_quality.py                      # 100 val papers, ILP extracts
     python bench/sentence_quality.py --start 200 --units
+    python bench/sentence_quality.py --dump before.jsonl      # then --rescore before.jsonl: no extraction
+    PYTHONPATH=/path/to/old/checkout/src python bench/sentence_quality.py   # "before" with older code
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ _ABBREV_WORDS = frozenset(
 _ABBREV_END = re.compile(r"(?:^|[\s(\[])([a-zA-Z]|[a-zA-Z]{2,6}|[a-z]\.[a-z])\.\s*$")
 _HEADING_LINE_WORDS = 12
 _FILE_CAPTION = re.compile(r"click here for file|^\s*additional file\b|additional file\s+\S+\s*:", re.I)
-_FOOTNOTE = re.compile(r"^\s*(?:\d+[a-z]{2,}|[*†‡§¶#])", re.I)
+_FOOTNOTE = re.compile(r"^\s*(?:\d+(?!st\b|nd\b|rd\b|th\b)[a-z]{2,}|[*†‡§¶#])", re.I)  # not "1st"
 _LICENCE = re.compile(
     r"creative commons|open access article|distributed under the terms|©|\(c\) \d|copyright|"
     r"all rights reserved|licensee biomed|licence|license",
@@ -65,14 +67,16 @@ def papers(split: str, start: int, n: int) -> list[dict]:
 
 
 def heading_lines(article: str) -> list[str]:
-    """Lines of the article that look like headings: short, no sentence end, letters (lowercase)."""
+    """Lines of the article that look like headings (short, no sentence end, letters), each with
+    the first words of the line under it, lower-cased: ``"cell culture and transfection a range of"``.
+    A sentence that starts with one of these holds a heading glued to its text."""
     out = set()
-    for line in article.split("\n"):
-        s = " ".join(line.split())
+    lines = [" ".join(line.split()) for line in article.split("\n")]
+    for s, below in zip(lines, lines[1:], strict=False):
         if not s or s[-1] in ".!?:;," or not re.search(r"[a-z]{3}", re.sub(r"<(dig|cit)>", " ", s.lower())):
             continue
-        if len(s.split()) <= _HEADING_LINE_WORDS:
-            out.add(s.lower())
+        if len(s.split()) <= _HEADING_LINE_WORDS and below:
+            out.add((s + " " + " ".join(below.split()[:3])).lower())
     return sorted(out, key=len, reverse=True)
 
 
@@ -82,7 +86,7 @@ def words(sentence: str) -> int:
 
 def ends_on_abbreviation(sentence: str) -> bool:
     m = _ABBREV_END.search(sentence)
-    if not m:
+    if not m or m.group(1) == "N":  # "N" is how the extract writes a <dig> number
         return False
     w = m.group(1).lower()
     return len(w) == 1 or w in _ABBREV_WORDS
@@ -96,10 +100,9 @@ def kinds(sentence: str, previous: str | None, headings: list[str]) -> list[str]
         found.append("abbrev_end")
     if previous is not None and ends_on_abbreviation(previous):
         found.append("after_abbrev")
-    for h in headings:
-        if low.startswith(h + " ") and words(low) > words(h):
-            found.append("heading")
-            break
+    plain = re.sub(r"\bn\b", "<dig>", low)  # the extract writes <dig> as N
+    if any(plain.startswith(h) or low.startswith(h) for h in headings):
+        found.append("heading")
     if _FILE_CAPTION.search(sentence):
         found.append("file_caption")
     if _FOOTNOTE.search(sentence):
@@ -121,6 +124,36 @@ def document_sentences(text: str) -> list[str]:
     return big.text.split("\n")
 
 
+def _checked(args: argparse.Namespace):
+    """(paper id, heading lines, [(index, sentence, previous sentence)]) per paper: extracted now,
+    or read back from a ``--dump`` file."""
+    if args.rescore:
+        rows: dict[str, tuple[list[str], list]] = {}
+        with open(args.rescore, encoding="utf-8") as f:
+            for line in f:
+                paper_id, headings, j, sentence, previous = json.loads(line)
+                rows.setdefault(paper_id, (headings, []))[1].append((j, sentence, previous))
+        articles = {}
+        with gzip.open(DATA / "pubmed" / f"{args.split}.jsonl.gz", "rt", encoding="utf-8") as f:
+            for line in f:
+                d = json.loads(line)
+                if d["id"] in rows:
+                    articles[d["id"]] = d["article"]
+        for paper_id, (_, checked) in rows.items():  # headings found again: the checker may have changed
+            yield paper_id, heading_lines(articles[paper_id]), checked
+        return
+    from c2fsum.pipeline import extract
+
+    for paper in papers(args.split, args.start, args.n):
+        text = paper["article"]
+        every = document_sentences(text)
+        if args.units:
+            chosen = list(range(len(every)))
+        else:
+            chosen = extract(text, method="ilp", words=args.words)[0].sentences
+        yield paper["id"], heading_lines(text), [(j, every[j], every[j - 1] if j > 0 else None) for j in chosen]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--split", default="val")
@@ -130,25 +163,20 @@ def main() -> None:
     parser.add_argument("--units", action="store_true", help="check every sentence, not the extracts")
     parser.add_argument("--examples", type=int, default=4, help="examples printed per kind")
     parser.add_argument("--json", type=Path, help="write the counts here")
+    parser.add_argument("--dump", type=Path, help="write the checked sentences here (JSON lines)")
+    parser.add_argument("--rescore", type=Path, help="check the sentences of a --dump file instead of extracting")
     args = parser.parse_args()
-
-    from c2fsum.pipeline import extract
 
     started = time.perf_counter()
     per_kind: Counter = Counter()
     examples: dict[str, list[str]] = {}
     total = broken = 0
-    for paper in papers(args.split, args.start, args.n):
-        text = paper["article"]
-        headings = heading_lines(text)
-        every = document_sentences(text)
-        if args.units:
-            chosen = list(range(len(every)))
-        else:
-            chosen = extract(text, method="ilp", words=args.words)[0].sentences
-        for j in chosen:
-            sentence = every[j]
-            found = kinds(sentence, every[j - 1] if j > 0 else None, headings)
+    dump = open(args.dump, "w", encoding="utf-8") if args.dump else None  # noqa: SIM115
+    for paper_id, headings, checked in _checked(args):
+        for j, sentence, previous in checked:
+            if dump:
+                dump.write(json.dumps([paper_id, headings, j, sentence, previous]) + "\n")
+            found = kinds(sentence, previous, headings)
             total += 1
             if found:
                 broken += 1
@@ -156,10 +184,13 @@ def main() -> None:
                 per_kind[kind] += 1
                 ex = examples.setdefault(kind, [])
                 if len(ex) < args.examples:
-                    ex.append(f"{paper['id']}#{j}: {sentence[:150]}")
+                    ex.append(f"{paper_id}#{j}: {sentence[:150]}")
+    if dump:
+        dump.close()
     elapsed = time.perf_counter() - started
     what = "sentences of the papers" if args.units else f"sentences of ILP extracts ({args.words} words)"
-    print(f"{args.n} {args.split} papers from #{args.start}: {total} {what}, {elapsed:.0f} s")
+    source = f"rescored {args.rescore}" if args.rescore else f"{args.n} {args.split} papers from #{args.start}"
+    print(f"{source}: {total} {what}, {elapsed:.0f} s")
     print(f"broken: {broken} ({100 * broken / max(total, 1):.1f}%)")
     for kind, count in per_kind.most_common():
         print(f"  {kind:13s} {count:6d} ({100 * count / max(total, 1):.1f}%)")

@@ -158,9 +158,9 @@ class Pipeline:
             if not doc.sentences:
                 raise InputError(f"text {i}: empty article, nothing to summarize")
             surface = {str(k): v for k, v in doc.surface().items()}
-            sections = [[title, first] for title, first in doc.sections]  # as prepare writes them
-            docs.append({"id": str(i), "src": doc.sentences, "tgt": [], "refs": [], "surface": surface})
-            docs[-1]["sections"] = sections
+            record: dict[str, Any] = {"id": str(i), "src": doc.sentences, "tgt": [], "refs": [], "surface": surface}
+            record["sections"] = [[title, first] for title, first in doc.sections]  # as prepare writes them
+            docs.append(record)
         return self.encode_documents(docs, max_words=max_words)
 
     def decode(

@@ -287,3 +287,36 @@ def test_read_split_and_find_document_name_the_file(tmp_path):
     (tmp_path / "empty.jsonl").write_text("\n")
     with pytest.raises(ValueError, match="empty.jsonl: no documents"):
         read_split(tmp_path, "empty")
+
+
+def test_paper_headings_and_non_running_text_are_counted(tmp_path):
+    """Issue 36: headings become the record's sections, non-running text is left out of src and
+    counted by kind in stats.json and in the printed table."""
+    src = tmp_path / "in"
+    src.mkdir()
+    article = (
+        "BACKGROUND\nlon protease in e. coli cells reduces growth  <cit> .\n\n"
+        "RESULTS\ncell culture\na range of cell lines was tested.\n\n"
+        "* includes forward and reverse reads\n\n"
+        "additional file 1\nprimers used in this study.\n\nclick here for file\n"
+    )
+    write_lines(src / "val.jsonl", [{"id": "p", "article": article, "highlights": "We test it ."}])
+    stats = prepare(src, tmp_path / "out", workers=1, progress=False)
+    [doc] = read_prepared(tmp_path / "out" / "val.jsonl")
+    assert [" ".join(s) for s in doc["src"]] == [
+        "lon protease in e. coli cells reduces growth < cit > . </s>",
+        "a range of cell lines was tested . </s>",
+    ]
+    assert doc["sections"] == [["BACKGROUND", 0], ["RESULTS", 1], ["cell culture", 1]]
+    assert "non_running" not in doc
+    val = stats["splits"]["val"]
+    assert val["sections"] == 3
+    assert val["non_running"] == {"file_caption": 2, "footnote": 1, "licence": 0, "url": 0, "table": 0}
+    assert "val articles: 3 headings kept as sections; left out of the sentences: file_caption=2, footnote=1" in (
+        format_stats_table(stats)
+    )
+    # a record whose sections are not [heading, index] pairs is refused with file and line
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**doc, "sections": [["x"]]}) + "\n")
+    with pytest.raises(DataError, match=r"bad.jsonl:1: 'sections' must be"):
+        list(read_prepared(bad))

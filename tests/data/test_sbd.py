@@ -78,8 +78,23 @@ def test_hand_worked_views(view, expected):
             "the ratio was 0.00, i.e. low. the cells, e.g. hela, grew.",
             ["the ratio was 0.00, i.e. low.", "the cells, e.g. hela, grew."],
         ),
-        # letters with periods are no list items any more; letters in brackets still are
-        ("a. one b. two (a) first (b) second.", ["a. one b. two", "(a) first", "(b) second."]),
+        # a letter with a period before a name is no list item (pysbd: "c." "d." "e." start sentences)
+        (
+            "we used c. elegans, d. melanogaster and e. coli. the end.",
+            ["we used c. elegans, d. melanogaster and e. coli.", "the end."],
+        ),
+        # before a word that starts sentences, a letter's period still ends one, and lists are pysbd's
+        (
+            "hepatitis a. the diocese says so. it is type d. he said.",
+            ["hepatitis a.", "the diocese says so.", "it is type d.", "he said."],
+        ),
+        ("a. one b. two", ["a. one", "b. two"]),
+        # letters in brackets are still list items (pysbd's rule)
+        ("we measured (i) the content and (ii) the mass.", ["we measured", "(i) the content and", "(ii) the mass."]),
+        (
+            "at 0pm et. for the latest news. smith et. al. found it.",
+            ["at 0pm et.", "for the latest news.", "smith et. al. found it."],
+        ),
     ],
 )
 def test_scientific_views(view, expected):

@@ -45,6 +45,7 @@ _LETTERS = re.compile(r"[^\W\d_]{2}")
 _CONTINUES = re.compile(r"<cit>|[,.;:)\]%]")  # a line that goes on with the one before it
 # SumPubMed glues a figure's caption to the sentence before it: "... pathogenicity.fig.  <dig> the numbers"
 _GLUED_CAPTION = re.compile(r"(?<=\S\.)(?=(?:fig\.|figure)\s+(?:<dig>|\d))", re.I)
+_CAPITALS = re.compile(r"[A-Z][A-Z ,&/-]{2,}")  # BACKGROUND, RESULTS AND DISCUSSION
 _MARKUP = re.compile(r"<(?:dig|cit)>")
 _FILE_CAPTION = re.compile(r"^additional[ _-]?file\b|click here for (?:file|additional)")  # on lowercase
 _FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|\d+[^\W\d_]{3,})")
@@ -150,8 +151,18 @@ def blocks(text: str) -> list[Block]:
         elif not heads and paras and len(paras[-1]) <= 2 and all(_titled(x) for x in paras[-1]):
             heads = paras.pop()
         rest = [x for para in paras for x in para]
-        if len(rest) >= 3:
-            out.append(Block("table", "\n".join(rest)))
+        if len(rest) >= 3:  # a table, but a section name in capitals (RESULTS) stays a heading
+            cells: list[str] = []
+            for x in rest:
+                if _CAPITALS.fullmatch(x):
+                    if cells:
+                        out.append(Block("table", "\n".join(cells)))
+                        cells = []
+                    out.append(Block("heading", x))
+                else:
+                    cells.append(x)
+            if cells:
+                out.append(Block("table", "\n".join(cells)))
         else:
             out.extend(Block("heading" if _titled(x) else "table", x) for x in rest)
         out.extend(Block("heading", h) for h in heads)

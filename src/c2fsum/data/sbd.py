@@ -86,6 +86,22 @@ _POSSESSIVE_ABBR = re.compile(r"\.(?='s\s)|\.(?='s$)|\.(?='s\Z)")
 _SCIENCE_ABBR = frozenset(
     set(string.ascii_lowercase) | set("sp spp ssp subsp var cf ca approx resp figs eq eqs refs et ae vol suppl".split())
 )
+# ... except that one of them (not pysbd's) before one of these words, which start sentences, still
+# ends one ("hepatitis a. the diocese says", "troop b. he told", "9pm et. for the latest"); no
+# species' name or surname is one of these words
+_STARTERS = frozenset(
+    "the a an this that these those it its he she they we i you his her their our my there here in on at for "
+    "from with by as after before when while if but so however although though because since during then also "
+    "thus hence moreover furthermore finally first second one two all each both some many most no not what "
+    "which who how where why yet still such other another further only even is was are were has have had do "
+    "does did can could will would should may might must to note either given let now using consider".split()
+)
+_NEXT_WORD = re.compile(r"\s*([a-z']+)")
+# a single letter with a period before a lowercase word that is no sentence starter ("e. coli",
+# "henry e. hudson") is never a list item; "a.m." and "troop b. he" still are, as in pysbd
+_NAMED = r"(?!\s(?!(?:" + "|".join(sorted(_STARTERS, key=len, reverse=True)) + r")\b)[a-z])"
+_SCIENCE_LIST_WITH_PERIODS = re.compile(r"\s([a-z])\." + _NAMED)
+_SCIENCE_LIST_LETTERS_AND_PERIODS = re.compile(r"(?:(?<=^)|(?<=\A)|(?<=\s))[a-z]\." + _NAMED, re.IGNORECASE)
 _NOT_SCIENCE_ABBR = frozenset("min hr mm sec ms".split())  # units: "for 5 min." ends a sentence in papers
 _AFTER_SCIENCE_ABBR = re.compile(r"(\.|\:|-|\?|,)|(\s([a-z]|I\s|I'm|I'll|\d|\(|<))")  # and "et al. <cit>"
 _MULTI_PERIOD_ABBR = re.compile(r"\b[a-z](?:\.[a-z])+[.]", re.IGNORECASE)
@@ -199,16 +215,19 @@ def sentences(view: str, *, science: bool = True) -> list[str]:
 
     ``science=False``: exactly those pysbd finds (pysbd leaves a sentence of three or more ASCII
     letters unstripped; it has no spaces to strip). ``science=True`` (what c2fsum reads with,
-    issue 36) differs in two rules only: a period after a single letter or after one of the
+    issue 36) differs in three rules only: a period after a single letter or after one of the
     abbreviations of papers (``sp.``, ``spp.``, ``cf.``, ``ca.``, ``approx.``, ``et.``, ``figs.``...)
-    ends no sentence before a lowercase word, a digit or ``(``; and single letters followed by
-    ``.`` are never list items (``c. elegans ... d. melanogaster`` is no list ``c. d.``), while
-    lists with brackets (``(a) ... (b)``) still are.
+    ends no sentence before a lowercase word, a digit, ``(`` or ``<`` (``et al. <cit>``), unless
+    that word is one that starts sentences (``hepatitis a. the``, :data:`_STARTERS`), and
+    ``min.``, ``hr.``, ``mm.`` do end sentences; a letter with a period before such a name
+    (``c. elegans ... d. melanogaster``) is no list item. (Letters in brackets, ``(a) ... (b)``,
+    stay list items: the breaks they make keep pysbd's bracket rule from pairing brackets of
+    different sentences, which it does across a whole segment.)
     """
     if not view:
         return []
     text = _PLACEHOLDERS.sub("\x01", view)
-    text = _list_items(text, periods=not science)
+    text = _list_items(text, science=science)
     text = _abbreviations(text, science)
     for rule, repl in _NUMBER_RULES:
         text = rule.sub(repl, text)
@@ -247,21 +266,22 @@ def _parens_between_quotes(match: re.Match) -> str:
 
 
 # ------------------------------------------------------------------ list items
-def _list_items(text: str, periods: bool = True) -> str:
+def _list_items(text: str, science: bool = False) -> str:
     """pysbd's ListItemReplacer.add_line_break (alphabetical and roman lists; the numbered ones
-    never fire on views, see the module docstring); ``periods=False``: lists with brackets only."""
+    never fire on views, see the module docstring); ``science``: a letter with a period before a
+    name (``e. coli``) is no list item."""
     if ")" not in text and "." not in text:
         return text
     found: dict[re.Pattern, tuple[str, list[str]]] = {}  # regex -> (text it read, what it found)
+    periods = _SCIENCE_LIST_WITH_PERIODS if science else _LIST_WITH_PERIODS
     for alphabet in (_LATIN, _ROMAN):
-        if periods:
-            text = _alphabet_list(text, _LIST_WITH_PERIODS, alphabet, parens=False, found=found)
+        text = _alphabet_list(text, periods, alphabet, parens=False, found=found, science=science)
         text = _alphabet_list(text, _LIST_WITH_PARENS, alphabet, parens=True, found=found)
     return text
 
 
 def _alphabet_list(
-    text: str, regex: re.Pattern, alphabet: list[str], *, parens: bool, found: dict | None = None
+    text: str, regex: re.Pattern, alphabet: list[str], *, parens: bool, found: dict | None = None, science: bool = False
 ) -> str:
     """pysbd's iterate_alphabet_array: the letters that are list items, replaced in one pass.
 
@@ -301,9 +321,8 @@ def _alphabet_list(
             return "\r" + s if s in chosen else s
 
         return _LIST_LETTERS_PARENS.sub(paren, text)
-    return _LIST_LETTERS_AND_PERIODS.sub(
-        lambda m: "\r" + m.group()[0] + "∯" if m.group()[0] in chosen else m.group(), text
-    )
+    letters = _SCIENCE_LIST_LETTERS_AND_PERIODS if science else _LIST_LETTERS_AND_PERIODS
+    return letters.sub(lambda m: "\r" + m.group()[0] + "∯" if m.group()[0] in chosen else m.group(), text)
 
 
 # ------------------------------------------------------------------ abbreviations
@@ -353,6 +372,10 @@ def _abbreviations_in_line(line: str, science: bool = False) -> str:
             else:
                 after = _AFTER_SCIENCE_ABBR if science else _AFTER_ABBR
             if pos + 1 < n and after.match(line, pos + 1):
+                if science and key not in _PLAIN_ABBR:
+                    nxt = _NEXT_WORD.match(line, pos + 1)
+                    if nxt and nxt.group(1) in _STARTERS:
+                        break  # "hepatitis a. the ...": a sentence end after all
                 chars[pos] = "∯"
                 break
         pos = line.find(".", pos + 1)
