@@ -301,6 +301,11 @@ class Extract:
     """Indices of the chosen sentences among the document's (``preprocess_article``'s split)."""
 
 
+EXTRACT_MIN_WORDS = 4
+"""``extract``'s ILP never picks a sentence of fewer words: what is left of a fragment after
+splitting (``I) lignin content.``) is not a sentence a reader can use (issue 36)."""
+
+
 def extract(
     texts: str | list[str], *, method: str = "ilp", words: int = EXTRACT_WORDS, progress: bool = False
 ) -> list[Extract]:
@@ -343,7 +348,7 @@ def extract(
         bar.update()
         if method == "ilp":
             bar.set_description(stages[1])
-            problem = build_problem(sents, words)
+            problem = build_problem(sents, words, min_words=EXTRACT_MIN_WORDS)
             bar.update()
             bar.set_description(stages[2])
             chosen = solve(problem)

@@ -8,7 +8,16 @@ import json
 import numpy as np
 import pytest
 
-from c2fsum.baselines.ilp import TIE_BREAK, build_problem, candidates, ilp_summary, objective, sentence_concepts, solve
+from c2fsum.baselines.ilp import (
+    TIE_BREAK,
+    build_problem,
+    candidates,
+    ilp_summary,
+    objective,
+    sentence_concepts,
+    solve,
+    words_in,
+)
 from c2fsum.cli.main import main
 from c2fsum.data.prepare import read_prepared
 from c2fsum.evaluation.baselines import run_baseline
@@ -231,3 +240,19 @@ def test_the_restricted_problem_is_the_full_one_when_it_holds_the_optimum(seed):
             held += 1
             assert objective(p, pruned) == pytest.approx(objective(p, exact), abs=TIE_BREAK), (prune, kept)
     assert held >= 1  # prune_words=10 keeps at least 60 words: the whole article (10 x at most 6)
+
+
+def test_a_fragment_below_min_words_is_never_picked_but_its_pairs_still_weigh():
+    article = [
+        toks("red car ."),  # 2 words: the cheapest cover of (red, car)
+        toks("the blue truck stopped ."),
+        toks("a red car hit a blue truck ."),
+        toks("the blue truck and the red car ."),
+    ]
+    # weights (seen twice or more, the fragment counted): (red, car) 3, (blue, truck) 3, (the, blue) 2
+    free = build_problem(article, budget=8)
+    assert solve(free) == [0, 1]  # 3 + 5 tokens cover all three: 8
+    floor = build_problem(article, budget=8, min_words=4)
+    assert floor.concepts == free.concepts and floor.weights.tolist() == free.weights.tolist()
+    assert solve(floor) == [3]  # 8 tokens, all three again, without the fragment
+    assert words_in(toks("i ) lignin content .")) == 3

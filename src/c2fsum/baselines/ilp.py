@@ -52,7 +52,7 @@ import numpy as np
 from c2fsum.errors import InputError
 from c2fsum.metrics.output_stats import SENTENCE_MARKS, STOPWORDS
 
-__all__ = ["IlpProblem", "build_problem", "candidates", "ilp_summary", "objective", "solve"]
+__all__ = ["IlpProblem", "build_problem", "candidates", "ilp_summary", "objective", "solve", "words_in"]
 
 TIE_BREAK = 1e-3
 """``eps``: below any concept weight (>= 1), so it only ever decides between equal coverage."""
@@ -99,8 +99,19 @@ class IlpProblem:
     concepts: list[tuple[str, str]]
 
 
-def build_problem(sentences: Sequence[Sequence[str]], budget: int, *, min_count: int = 2) -> IlpProblem:
-    """Concepts and weights of a tokenized article (see the module docstring)."""
+def words_in(sentence: Sequence[str]) -> int:
+    """The words of a tokenized sentence: tokens holding a letter or a digit (no punctuation, no marks)."""
+    return sum(1 for t in sentence if t not in SENTENCE_MARKS and any(c.isalnum() for c in t))
+
+
+def build_problem(
+    sentences: Sequence[Sequence[str]], budget: int, *, min_count: int = 2, min_words: int = 0
+) -> IlpProblem:
+    """Concepts and weights of a tokenized article (see the module docstring).
+
+    ``min_words``: a sentence of fewer words (:func:`words_in`) covers no concept, so the ILP never
+    picks it (a fragment such as ``D) and.``); its pairs still count towards the weights.
+    """
     from scipy.sparse import csc_matrix
 
     if budget < 1:
@@ -114,6 +125,8 @@ def build_problem(sentences: Sequence[Sequence[str]], budget: int, *, min_count:
     rows: list[int] = []
     cols: list[int] = []
     for j, cs in enumerate(per_sent):
+        if min_words and words_in(sentences[j]) < min_words:
+            continue
         ids = {index[c] for c in cs if c in index}
         rows.extend(ids)
         cols.extend([j] * len(ids))
