@@ -256,3 +256,4 @@ def test_a_fragment_below_min_words_is_never_picked_but_its_pairs_still_weigh():
     assert floor.concepts == free.concepts and floor.weights.tolist() == free.weights.tolist()
     assert solve(floor) == [3]  # 8 tokens, all three again, without the fragment
     assert words_in(toks("i ) lignin content .")) == 3
+    assert words_in(toks("-lrb- c -rrb- ##-hydroxycholesterol and < cit > .")) == 3  # what a reader sees

@@ -99,9 +99,14 @@ class IlpProblem:
     concepts: list[tuple[str, str]]
 
 
+NOT_WORDS = frozenset({"-lrb-", "-rrb-", "-lsb-", "-rsb-", "-lcb-", "-rcb-", "cit"})
+"""Tokens with letters that a reader does not see as words: PTB brackets and the ``<cit>`` marker."""
+
+
 def words_in(sentence: Sequence[str]) -> int:
-    """The words of a tokenized sentence: tokens holding a letter or a digit (no punctuation, no marks)."""
-    return sum(1 for t in sentence if t not in SENTENCE_MARKS and any(c.isalnum() for c in t))
+    """The words of a tokenized sentence: tokens holding a letter or a digit, without sentence marks,
+    brackets and citation markers (:data:`NOT_WORDS`)."""
+    return sum(1 for t in sentence if t not in SENTENCE_MARKS and t not in NOT_WORDS and any(c.isalnum() for c in t))
 
 
 def build_problem(
