@@ -164,7 +164,8 @@ def test_page_shows_the_servers_error(browser, live):
 
 PUBMED_TEST = DATA / "pubmed" / "test.jsonl.gz"
 LONG_PAPER = 25
-"""A 6,966-word paper of the shared PubMed test split: 203 chunks of 40 words."""
+"""A 6,966-word paper of the shared PubMed test split: about 200 chunks of 40 words (199 once its
+file captions and tables are left out, issue 36), so chunk numbers run to three digits."""
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +197,7 @@ def test_a_long_paper_shows_where_model3_read_on_the_first_screen(browser, live_
     assert browser.find_element(By.ID, "summary-text").text == api["summary"]
 
     m, fine = len(api["chunks"]), api["fine_chunks"]
-    assert m == 203 and 0 < len(fine) < m / 2  # lazy MODEL 3 reads a few chunks at the word level
+    assert 150 < m < 210 and 0 < len(fine) < m / 2  # lazy MODEL 3 reads a few chunks at the word level
     # fine_fraction counts the words of exactly these chunks (the chunks' text drops the </s> markers,
     # about one word in 25 of a paper, hence the tolerance)
     share = sum(len(api["chunks"][i].split()) for i in fine) / sum(len(c.split()) for c in api["chunks"])
@@ -207,7 +208,7 @@ def test_a_long_paper_shows_where_model3_read_on_the_first_screen(browser, live_
     cells = browser.find_elements(By.CSS_SELECTOR, "#overview .cell")
     marked = [int(c.get_attribute("data-i")) for c in browser.find_elements(By.CSS_SELECTOR, "#overview .cell.fine")]
     assert len(cells) == m and marked == fine
-    # the heatmap of a long document: not 203 mostly empty columns, but the chunks read at the word
+    # the heatmap of a long document: not 199 mostly empty columns, but the chunks read at the word
     # level, or, when they are more than 40 (app.js HEATMAP_COLUMNS), the 40 the summary attended most
     header = [int(th.text) for th in browser.find_elements(By.CSS_SELECTOR, "#heatmap th.col")]
     if len(fine) <= 40:
