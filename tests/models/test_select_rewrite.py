@@ -124,7 +124,7 @@ def test_teacher_forcing_masks_padding_and_what_was_picked_before():
     model = tiny_model("select-rewrite", len(vocab))
     memory = model.read(model.sentences(batch.src, batch.src_mask))
     labels = model.label_tensor(exs)
-    lp = model.teacher_forced(memory, labels)  # (B, T, S+1)
+    lp = model.pick_logprobs(memory, labels)  # (B, T, S+1)
     assert lp.shape == (4, 3, 6)
     assert torch.allclose(lp.exp().sum(-1), torch.ones(4, 3), atol=1e-5)
     assert lp[1, :, 4:].eq(-math.inf).all()  # paper 1 has 3 sentences: candidates 4, 5 are padding
@@ -143,7 +143,7 @@ def test_picking_step_by_step_gives_the_teacher_forced_probabilities():
     for b, picks in enumerate(sel.picks):
         row = [j + 1 for j in picks] + [STOP]
         labels[b, : len(row)] = torch.tensor(row)
-    lp = model.teacher_forced(memory, labels)
+    lp = model.pick_logprobs(memory, labels)
     forced = lp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1).masked_fill(labels < 0, 0.0)
     assert torch.allclose(forced, sel.logprob, atol=1e-5)
     assert all(len(set(p)) == len(p) for p in sel.picks)
@@ -239,7 +239,7 @@ def test_a_paper_reads_the_same_alone_and_in_a_batch_of_longer_ones():
     model = tiny_model("select-rewrite", len(vocab), seed=2, pos_dim=3)
     together = model.read(model.sentences(batch.src, batch.src_mask))
     labels = model.label_tensor(exs)
-    lp_together = model.teacher_forced(together, labels)
+    lp_together = model.pick_logprobs(together, labels)
     for b, ex in enumerate(exs):
         one = collate([ex], chunks=0, chunk_len=8)
         alone = model.read(model.sentences(one.src, one.src_mask))
@@ -247,5 +247,5 @@ def test_a_paper_reads_the_same_alone_and_in_a_batch_of_longer_ones():
         assert torch.allclose(alone.keys[0], together.keys[b, :S1], atol=1e-5)
         assert not together.real[b, S1:].any()
         T = int((labels[b] >= 0).sum())
-        lp_alone = model.teacher_forced(alone, labels[b : b + 1, :T])
+        lp_alone = model.pick_logprobs(alone, labels[b : b + 1, :T])
         assert torch.allclose(lp_alone[0], lp_together[b, :T, :S1], atol=1e-5)

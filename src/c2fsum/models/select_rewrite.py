@@ -378,7 +378,7 @@ class SentenceSelector(Summarizer):
         z, state = self.decoder(self.dropout(self.inputs(memory, previous)), state or memory.state)
         return self.scores(memory, self.dropout(z), allowed), state
 
-    def teacher_forced(self, memory: SelectorMemory, labels: Tensor) -> Tensor:
+    def pick_logprobs(self, memory: SelectorMemory, labels: Tensor) -> Tensor:
         """Log-probabilities ``(B, T, S+1)`` of every step given the labels ``(B, T)`` (candidate
         indices, STOP last, -1 on padding): step t sees the labels before it picked and may pick
         neither them nor padding."""
@@ -480,7 +480,7 @@ class SentenceSelector(Summarizer):
         memory = self.read(self.sentences(src, src_mask))
         labels = self.label_tensor(examples, src.device)  # (B, T)
         labels = labels.masked_fill(labels > memory.keys.size(1) - 1, -1)  # a label cut off with the grid
-        lp = self.teacher_forced(memory, labels)  # (B, T, S+1)
+        lp = self.pick_logprobs(memory, labels)  # (B, T, S+1)
         real = labels >= 0
         picked = lp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)  # (B, T)
         return -(picked.masked_fill(~real, 0.0)).sum(), int(real.sum())
