@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import logging
-import multiprocessing
 import os
 import shutil
 import sys
@@ -37,7 +36,7 @@ from typing import Any
 from tqdm import tqdm
 
 from c2fsum.data.align import align
-from c2fsum.data.prepare import _check_prepared, _chunked, _ordered_map
+from c2fsum.data.prepare import _check_prepared, _chunked, _ordered_map, split_pool
 from c2fsum.data.readers import SPLITS, DataError
 from c2fsum.data.vocab import EOS
 from c2fsum.errors import InputError
@@ -225,9 +224,8 @@ def pairs(
     if src_dir.resolve() == out.resolve():
         raise InputError(f"--out {out}: the same directory as --data; pairs need a directory of their own")
     out.mkdir(parents=True, exist_ok=True)
-    pool = multiprocessing.get_context().Pool(workers) if workers > 1 else None
     split_stats = {}
-    try:
+    with split_pool(workers, [out / f".{split}.jsonl.tmp" for split in splits]) as pool:
         for split in splits:
             split_stats[split] = _pairs_split(
                 src_dir / f"{split}.jsonl",
@@ -238,16 +236,6 @@ def pairs(
                 chunk_size=chunk_size,
                 max_pending=4 * workers,
             )
-        if pool is not None:
-            pool.close()
-            pool.join()
-    except BaseException:
-        for split in splits:
-            (out / f".{split}.jsonl.tmp").unlink(missing_ok=True)
-        raise
-    finally:
-        if pool is not None:
-            pool.terminate()
     for split in splits:
         os.replace(out / f".{split}.jsonl.tmp", out / f"{split}.jsonl")
     shutil.copyfile(src_dir / "vocab.txt", out / "vocab.txt")

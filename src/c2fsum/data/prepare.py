@@ -40,6 +40,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -274,9 +275,8 @@ def prepare(
     out.mkdir(parents=True, exist_ok=True)
     counts: Counter = Counter()
     split_stats: dict[str, dict[str, Any]] = {}
-    pool = multiprocessing.get_context().Pool(workers) if workers > 1 else None
-    try:
-        # every split goes to a temporary file first: the directory changes only on success
+    # every split goes to a temporary file first: the directory changes only on success
+    with split_pool(workers, [_tmp_path(out, split) for split in sources]) as pool:
         for split, split_sources in sources.items():
             split_stats[split] = _prepare_split(
                 split,
@@ -289,16 +289,6 @@ def prepare(
                 chunk_size=chunk_size,
                 max_pending=4 * workers,
             )
-        if pool is not None:
-            pool.close()
-            pool.join()
-    except BaseException:
-        for split in sources:
-            _tmp_path(out, split).unlink(missing_ok=True)
-        raise
-    finally:
-        if pool is not None:
-            pool.terminate()
 
     if sum(s["documents"] for s in split_stats.values()) == 0:
         for split in sources:
@@ -347,6 +337,26 @@ def prepare(
         format_stats_table(stats),
     )
     return stats
+
+
+@contextmanager
+def split_pool(workers: int, tmp_paths: Sequence[Path]) -> Iterator[Any]:
+    """A pool of ``workers`` processes (None for one) for writing the splits of a prepared folder:
+    closed and joined when the block ends, terminated whatever happens; on an error the splits'
+    temporary files ``tmp_paths`` are removed, so the folder changes only on success."""
+    pool = multiprocessing.get_context().Pool(workers) if workers > 1 else None
+    try:
+        yield pool
+        if pool is not None:
+            pool.close()
+            pool.join()
+    except BaseException:
+        for path in tmp_paths:
+            path.unlink(missing_ok=True)
+        raise
+    finally:
+        if pool is not None:
+            pool.terminate()
 
 
 def _tmp_path(out: Path, split: str) -> Path:
