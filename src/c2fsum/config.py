@@ -280,6 +280,14 @@ class DecodeConfig:
         ge=0,
         metavar="W",
     )
+    rewrite_min_share: float = option(
+        0.0,
+        "select-rewrite: a sentence's rewrite is used only when it keeps at least this share of the sentence's "
+        "tokens; a shorter one is left and the sentence copied (0: every rewrite used)",
+        ge=0,
+        le=1,
+        metavar="SHARE",
+    )
 
 
 @functools.cache

@@ -37,7 +37,7 @@ from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.decoding.options import DecodeOptions
 from c2fsum.errors import InputError
 from c2fsum.metrics.entropy import chunk_distribution
-from c2fsum.models.checkpoint import load_checkpoint
+from c2fsum.models.checkpoint import load_checkpoint, resolve_rewriter
 
 if TYPE_CHECKING:
     from c2fsum.decoding.selection import Rewriter
@@ -179,7 +179,8 @@ class Pipeline:
             from c2fsum.decoding.selection import Rewriter, decode_selected
 
             if self._rewriter is None and self.config.model.rewriter:
-                self._rewriter = Rewriter.load(self.config.model.rewriter, device=self.device)
+                where = resolve_rewriter(self.path, self.config.model.rewriter)
+                self._rewriter = Rewriter.load(where, device=self.device)
             return decode_selected(
                 self.model,  # type: ignore[arg-type]
                 self.vocab,

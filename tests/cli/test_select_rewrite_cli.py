@@ -72,8 +72,9 @@ def test_extract_refuses_a_model_that_writes_words(prepared_small, tmp_path, cap
 
 
 def test_with_a_rewriter_each_pick_is_rewritten_and_no_trigram_repeats(prepared_small, tmp_path):
-    """A (barely trained) pointer-generator as the rewriter: summarize runs through it, keeps the
-    picked indices, and no trigram of the summary appears twice."""
+    """A (barely trained) pointer-generator as the rewriter: summarize runs through it, starts from the
+    selector's first pick, and no trigram of the summary appears twice. Exported, the rewriter ships
+    inside the model's folder, and the moved folder summarizes alike."""
     rewriter = tmp_path / "rewriter"
     sets = [*tiny.SHRINK, "model.pointer=true", "decode.beam=2", "decode.max_len=12", "decode.min_len=3"]
     assert main(tiny.train_argv(CONFIG.with_name("model0-cpu.yaml"), prepared_small, rewriter, 2, sets)) == 0
@@ -84,7 +85,18 @@ def test_with_a_rewriter_each_pick_is_rewritten_and_no_trigram_repeats(prepared_
     pipe = c2fsum.load(str(selector))
     summary = pipe.summarize(text)[0]
     picked = pipe.extract(text)[0]
-    assert summary.sentences == picked.sentences and summary.sentences
+    assert summary.sentences and summary.sentences[0] == picked.sentences[0]
+    assert len(set(summary.sentences)) == len(summary.sentences) and len(summary.tokens) <= 60  # decode.max_len
     trigrams = [tuple(summary.tokens[i : i + 3]) for i in range(len(summary.tokens) - 2)]
     assert len(trigrams) == len(set(trigrams))
     assert summary.tokens != picked.tokens  # rewritten, not the picked sentences themselves
+
+    shipped = tmp_path / "export" / "pubmed-rewrite"
+    assert main(["-q", "export", "--model", str(selector), "--out", str(shipped)]) == 0
+    config = json.loads((shipped / "config.json").read_text())
+    assert config["model"]["rewriter"] == "rewriter" and (shipped / "rewriter" / "model.safetensors").is_file()
+    moved = tmp_path / "elsewhere"
+    shipped.rename(moved)
+    rewriter.rename(tmp_path / "gone")  # the exported model needs its own copy only
+    again = c2fsum.load(str(moved)).summarize(text)[0]
+    assert again.tokens == summary.tokens and again.sentences == summary.sentences

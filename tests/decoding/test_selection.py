@@ -3,11 +3,14 @@ copied or rewritten, its attention on the paper's cells and its fine fraction.""
 
 import torch
 
+from c2fsum.config import Config
 from c2fsum.data.batching import encode_example
 from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.documents import Decoded
 from c2fsum.decoding.hypothesis import Hypothesis
-from c2fsum.decoding.selection import compose, sentence_cells
+from c2fsum.decoding.options import DecodeOptions
+from c2fsum.decoding.selection import compose, decode_selected, sentence_cells
+from tiny import tiny_model
 
 DOC = {
     "id": "p",
@@ -43,30 +46,85 @@ def test_picked_sentences_copied_in_pick_order_with_one_hot_attention():
     assert d.fine_fraction == 8 / 13  # 8 of the paper's 13 words (sentence marks not counted)
 
 
-def test_a_rewrite_that_repeats_a_trigram_of_the_summary_is_left_out():
+def _rewrite(ex, text: str, n_cells: int) -> Decoded:
+    """A rewriter's output of ``text`` over a sentence of ``n_cells`` cells (uniform attention)."""
+    words = text.split()
+    attn = torch.full((len(words) + 1, 1, n_cells), 1 / n_cells)
+    return Decoded(example=ex, hypothesis=Hypothesis(tokens=[], score=0.0, norm_score=0.0, attn=attn), words=words)
+
+
+def test_a_rewrite_that_repeats_a_trigram_of_the_summary_gives_way_to_the_copy_or_is_left_out():
     vocab, ex = _example()
     M = ex.n_chunks(4)
-
-    def rewrite(words, n_cells):
-        T = len(words)
-        return Decoded(
-            example=ex,
-            hypothesis=Hypothesis(
-                tokens=[], score=0.0, norm_score=0.0, attn=torch.full((T + 1, 1, n_cells), 1 / n_cells)
-            ),
-            words=words,
-        )
-
-    rewritten = [rewrite("the drug worked .".split(), 6), rewrite("so the drug worked .".split(), 5)]
-    d = compose(ex, [1, 0], vocab, (M, 4), rewritten)
-    assert d.words == "the drug worked .".split()  # the second repeats "the drug worked"
-    att = d.hypothesis.attn.flatten(1)
     cells = sentence_cells(ex.words)
-    assert torch.allclose(att[:, cells[1]].sum(1), torch.ones(4))  # on the rewritten sentence's cells only
+    rewritten = [_rewrite(ex, "the drug worked .", 6), _rewrite(ex, "so the drug worked .", 5)]
+    d = compose(ex, [1, 0], vocab, (M, 4), rewritten)
+    assert d.words == "the drug worked . we used mice .".split()  # the 2nd rewrite repeats "the drug worked"
+    att = d.hypothesis.attn.flatten(1)
+    assert torch.allclose(att[:4, cells[1]].sum(1), torch.ones(4))  # on the rewritten sentence's cells only
+    assert att[4:].argmax(1).tolist() == cells[0][:-1]  # the copy points at its own cells
     assert d.sentences == [1, 0]
+    # a copy that repeats a trigram too is left out
+    twice = compose(ex, [1, 1], vocab, (M, 4), [rewritten[0], _rewrite(ex, "so the drug worked .", 6)])
+    assert twice.words == "the drug worked .".split() and twice.sentences == [1]
+    assert twice.fine_fraction == 5 / 13  # the sentence read (5 of 13 words)
 
 
 def test_no_picks_make_an_empty_summary():
     vocab, ex = _example()
     d = compose(ex, [], vocab, (ex.n_chunks(4), 4))
     assert d.words == [] and d.hypothesis.attn.shape == (0, ex.n_chunks(4), 4) and d.fine_fraction == 0.0
+
+
+def test_a_sentence_past_the_budget_is_left_out_and_the_next_may_still_fit():
+    vocab, ex = _example()  # sentences of 4, 5 and 4 words
+    M = ex.n_chunks(4)
+    assert compose(ex, [0, 1, 2], vocab, (M, 4), budget=9).words == "we used mice . the drug worked well .".split()
+    d = compose(ex, [0, 1, 2], vocab, (M, 4), budget=8)
+    assert d.words == "we used mice . it was cheap .".split() and d.sentences == [0, 2]
+
+
+def test_a_rewrite_shorter_than_the_share_is_not_used_the_sentence_is_copied():
+    vocab, ex = _example()
+    M = ex.n_chunks(4)
+    rewritten = [_rewrite(ex, "drug worked .", 6), None]  # 3 of the sentence's 5 words; nothing for the 2nd
+    used = compose(ex, [1, 2], vocab, (M, 4), rewritten, min_share=0.6)
+    assert used.words == "drug worked . it was cheap .".split()
+    copied = compose(ex, [1, 2], vocab, (M, 4), rewritten, min_share=0.61)
+    assert copied.words == "the drug worked well . it was cheap .".split()
+    att = copied.hypothesis.attn.flatten(1)
+    assert [ex.words[c] for c in att.argmax(1).tolist()] == copied.words  # a copy points at its own cells
+
+
+class _HalvingRewriter:
+    """Rewrites a sentence as its first half (at least one word): what a compressing rewriter does."""
+
+    def __init__(self, example):
+        self.example, self.calls = example, []
+
+    def rewrite(self, sentences, *, progress=False):
+        self.calls.append(len(sentences))
+        return [_rewrite(self.example, " ".join(s[: max(1, len(s) // 2)]), len(s) + 1) for s in sentences]
+
+
+def test_the_budget_holds_the_rewritten_words_and_the_room_is_filled_again():
+    """A selector that picks every sentence it may: copied, 12 words fill a budget of 12 with three
+    sentences; rewritten to half, the room they leave is filled again from the next picks, and the
+    summary stays within the budget."""
+    sentences = [f"w{i} x{i} y{i} z{i} ." for i in range(10)]  # 10 sentences of 5 tokens
+    doc = {"id": "p", "src": [s.split() + ["</s>"] for s in sentences], "tgt": [], "refs": []}
+    vocab = Vocab.from_tokens(w for s in sentences for w in s.split())
+    ex = encode_example(doc, vocab, chunks=0, chunk_len=8, max_tgt_len=10)
+    model = tiny_model("select-rewrite", len(vocab), seed=3).eval()
+    cfg = Config()
+    options = DecodeOptions(max_len=15, min_len=15, batch_size=1)
+    copied = decode_selected(model, vocab, [ex], cfg, options)[0]
+    assert len(copied.words) == 15 and len(copied.sentences) == 3
+    rewriter = _HalvingRewriter(ex)
+    rewritten = decode_selected(model, vocab, [ex], cfg, options, rewriter=rewriter)[0]
+    # the 3 picks rewritten: 3 x 2 words, room 9; filled from the next picks of at most 9 / 0.5 = 18
+    # words (3 sentences of 5), rewritten: 12 words, room 3, under MIN_ROOM: done
+    assert rewriter.calls == [3, 3]
+    assert len(rewritten.words) == 12 and len(rewritten.sentences) == 6
+    assert rewritten.sentences[:3] == copied.sentences  # the first picks come first, then the refill
+    assert rewritten.fine_fraction == 30 / 50  # 6 sentences of 5 words read at the word level, of 50

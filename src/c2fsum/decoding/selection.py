@@ -4,9 +4,11 @@ sentences of the paper until STOP or the word budget; with a rewriter (a pointer
 rewritten sentence that repeats a trigram of the summary so far is left out; without one the
 picked sentences are the summary (learned extraction).
 
-The budget is the decoding options' ``max_len`` (words of the picked sentences, sentence marks not
-counted, as ``c2fsum baseline ilp --budget`` counts them; 0: none) and ``min_len`` (STOP is not
-allowed before the picks hold that many words, while a sentence still fits).
+The budget is the decoding options' ``max_len`` (the summary's words, sentence marks not counted, as
+``c2fsum baseline ilp --budget`` counts them; 0: none) and ``min_len`` (STOP is not allowed before
+the picks hold that many words, while a sentence still fits). Copied, the summary's words are the
+picked sentences'; rewritten, the room the shorter rewrites leave is filled again with the next
+picks, and a rewrite much shorter than its sentence (``rewrite_min_share``) is not used.
 
 The summary's word attention ``(T, M, N)`` over the paper's grid points at the cell each word came
 from: one-hot for a copied sentence, the rewriter's attention over its sentence placed on that
@@ -22,7 +24,6 @@ from pathlib import Path
 
 import torch
 from torch import Tensor
-from tqdm.auto import tqdm
 
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, collate, encode_document
@@ -36,6 +37,9 @@ from c2fsum.models.select_rewrite import SentenceSelector
 
 MARKS = frozenset({BOS, EOS})
 """Sentence marks: in the paper's cells, never in a summary, never counted by the budget."""
+
+MIN_ROOM = 4
+"""Fewest words of room worth filling again (the extractors' shortest sentence, ``EXTRACT_MIN_WORDS``)."""
 
 
 def sentence_cells(words: Sequence[str]) -> list[list[int]]:
@@ -100,11 +104,19 @@ class Rewriter:
         config = replace(loaded.config, data=inference_grid(loaded.config.data))
         return cls(model=loaded.model, vocab=loaded.vocab, config=config, options=options, device=device)
 
-    def rewrite(self, sentences: list[list[str]]) -> list[Decoded]:
+    def rewrite(self, sentences: list[list[str]], *, progress: bool = False) -> list[Decoded]:
         """Each sentence (tokens, no sentence marks) rewritten by beam search over its own grid."""
         docs = [{"id": str(k), "src": [s + [EOS]], "tgt": [], "refs": []} for k, s in enumerate(sentences)]
         examples = [encode_document(d, self.vocab, self.config.data) for d in docs]
-        return decode_examples(self.model, self.vocab, examples, self.config, self.options, device=self.device)  # type: ignore[arg-type]
+        return decode_examples(
+            self.model,  # type: ignore[arg-type]
+            self.vocab,
+            examples,
+            self.config,
+            self.options,
+            device=self.device,
+            progress=progress,
+        )
 
 
 def _trigrams(words: Sequence[str]) -> set[tuple[str, ...]]:
@@ -122,38 +134,56 @@ def compose(
     picks: list[int],
     vocab: Vocab,
     grid_shape: tuple[int, int],
-    rewritten: list[Decoded] | None = None,
+    rewritten: Sequence[Decoded | None] | None = None,
+    *,
+    budget: int = 0,
+    min_share: float = 0.0,
 ) -> Decoded:
-    """One paper's summary from its picks: the picked sentences (copied), or their rewrites where
-    ``rewritten`` holds them (one per pick), a rewrite that repeats a trigram of the summary so far
-    left out. ``grid_shape``: the paper's ``(M, N)`` in the batch it was read in."""
+    """One paper's summary from its picks, in pick order: each picked sentence copied, or its
+    rewrite where ``rewritten`` holds one (one entry per pick; None: copy) that keeps at least
+    ``min_share`` of the sentence's tokens. With a rewriter, no trigram is repeated in the summary:
+    a rewrite that would repeat one is replaced by the copy, and a copy that would is left out.
+    ``budget`` > 0: a sentence that would take the summary past ``budget`` tokens is left out (the
+    next may still fit). ``grid_shape``: the paper's ``(M, N)`` in
+    the batch it was read in. ``Decoded.sentences``: the picks the summary's sentences came from;
+    ``fine_fraction``: the words of all ``picks`` (each read, copied or rewritten) over the paper's."""
     M, N = grid_shape
     cells = sentence_cells(example.words)
     words: list[str] = []
     rows: list[Tensor] = []
+    used: list[int] = []
     seen: set[tuple[str, ...]] = set()
     for k, j in enumerate(picks):
         own = [c for c in cells[j] if example.words[c] not in MARKS]
-        if rewritten is None:
-            new = [example.words[c] for c in own]
-            attn = torch.zeros(len(new), M * N)
-            attn[torch.arange(len(new)), torch.tensor(own, dtype=torch.long)] = 1.0
-        else:
-            d = rewritten[k]
-            new = list(d.words)
-            if not new or _trigrams(new) & seen:
-                continue
-            src = d.hypothesis.attn.flatten(1)[: len(new), : len(cells[j])]  # (T_j, cells of the sentence)
-            attn = torch.zeros(len(new), M * N)
+        d = rewritten[k] if rewritten is not None else None
+        versions = []  # (words, attention): the rewrite first where it is used, then the copy
+        if d is not None and d.words and len(d.words) >= min_share * len(own):
+            src = d.hypothesis.attn.flatten(1)[: len(d.words), : len(cells[j])]  # (T_j, cells of the sentence)
+            attn = torch.zeros(len(d.words), M * N)
             attn[:, torch.tensor(cells[j], dtype=torch.long)] = src
-        seen |= _trigrams(new)
-        words.extend(new)
-        rows.append(attn)
+            versions.append((list(d.words), attn))
+        copy = torch.zeros(len(own), M * N)
+        copy[torch.arange(len(own)), torch.tensor(own, dtype=torch.long)] = 1.0
+        versions.append(([example.words[c] for c in own], copy))
+        for new, attn in versions:
+            if not new or (rewritten is not None and _trigrams(new) & seen):
+                continue  # with a rewriter: a repeated trigram, try the copy
+            if budget > 0 and len(words) + len(new) > budget:
+                continue
+            seen |= _trigrams(new)
+            words.extend(new)
+            rows.append(attn)
+            used.append(j)
+            break
     attention = torch.cat(rows, 0).view(-1, M, N) if rows else torch.zeros(0, M, N)
     hyp = Hypothesis(tokens=_ids(example, vocab, words), score=0.0, norm_score=0.0, attn=attention, eos=True)
     total = sum(1 for w in example.words if w != PAD and w not in MARKS)
-    read = sum(1 for j in picks for c in cells[j] if example.words[c] not in MARKS)
-    return Decoded(example=example, hypothesis=hyp, words=words, fine_fraction=read / max(total, 1), sentences=picks)
+    read = sum(1 for j in set(picks) for c in cells[j] if example.words[c] not in MARKS)
+    return Decoded(example=example, hypothesis=hyp, words=words, fine_fraction=read / max(total, 1), sentences=used)
+
+
+REFILL_ROUNDS = 2
+"""With a rewriter and a budget: how many times the room the rewrites leave is filled again."""
 
 
 def decode_selected(
@@ -168,22 +198,67 @@ def decode_selected(
     progress: bool = False,
 ) -> list[Decoded]:
     """Pick (:func:`select_sentences`, ``options.max_len`` / ``min_len`` words), then copy or rewrite
-    (:func:`compose`); in the input order."""
+    (:func:`compose`); in the input order.
+
+    With a rewriter the budget holds the summary's words, not the picked sentences': the picks are
+    rewritten (a rewrite shorter than ``options.rewrite_min_share`` of its sentence is not used), and
+    the room the rewrites leave is filled again (:data:`REFILL_ROUNDS` times) with the selector's
+    next picks under a larger budget, rewritten the same way, while they fit."""
+    budget = options.max_len
     picks = select_sentences(
-        model,
-        examples,
-        cfg,
-        max_words=options.max_len,
-        min_words=options.min_len,
-        batch_size=options.batch_size,
-        device=device,
+        model, examples, cfg, max_words=budget, min_words=options.min_len, batch_size=options.batch_size, device=device
     )
-    out = []
-    for ex, p in tqdm(list(zip(examples, picks, strict=True)), disable=not progress, desc="compose", unit="doc"):
-        shape = (ex.n_chunks(cfg.data.chunk_len), cfg.data.chunk_len)
-        rewritten = None
-        if rewriter is not None and p:
-            cells = sentence_cells(ex.words)
-            rewritten = rewriter.rewrite([[ex.words[c] for c in cells[j] if ex.words[c] not in MARKS] for j in p])
-        out.append(compose(ex, p, vocab, shape, rewritten))
+    shapes = [(ex.n_chunks(cfg.data.chunk_len), cfg.data.chunk_len) for ex in examples]
+    if rewriter is None:
+        return [compose(ex, p, vocab, shape) for ex, p, shape in zip(examples, picks, shapes, strict=True)]
+    cells = [sentence_cells(ex.words) for ex in examples]
+
+    def words_of(i: int, j: int) -> list[str]:
+        return [examples[i].words[c] for c in cells[i][j] if examples[i].words[c] not in MARKS]
+
+    def rewrite(wanted: list[list[int]]) -> list[list[Decoded]]:
+        flat = [words_of(i, j) for i, js in enumerate(wanted) for j in js]
+        done = iter(rewriter.rewrite(flat, progress=progress)) if flat else iter(())
+        return [[next(done) for _ in js] for js in wanted]
+
+    share = options.rewrite_min_share
+    rewrites = rewrite(picks)
+    out = [
+        compose(ex, p, vocab, shape, r, budget=budget, min_share=share)
+        for ex, p, shape, r in zip(examples, picks, shapes, rewrites, strict=True)
+    ]
+    more: list[list[int]] = []  # the picks under four times the budget: where the room is filled from
+    for _ in range(REFILL_ROUNDS if budget > 0 else 0):
+        room = [budget - len(d.words) for d in out]
+        if max(room) < MIN_ROOM:
+            break
+        more = more or select_sentences(
+            model,
+            examples,
+            cfg,
+            max_words=4 * budget,
+            min_words=4 * budget,
+            batch_size=options.batch_size,
+            device=device,
+        )
+        # the next picks not tried yet, in pick order, while their words are at most what the room
+        # could hold after rewriting (room / min_share)
+        wanted: list[list[int]] = []
+        for i, (m, p) in enumerate(zip(more, picks, strict=True)):
+            fresh, held = [], 0
+            cap = room[i] / max(share, 0.5)
+            for j in m if room[i] >= MIN_ROOM else []:
+                n = len(words_of(i, j))
+                if j not in p and held + n <= cap:
+                    fresh.append(j)
+                    held += n
+            wanted.append(fresh)
+        if not any(wanted):
+            break
+        extra = rewrite(wanted)
+        for i, (w, r) in enumerate(zip(wanted, extra, strict=True)):
+            if w:
+                picks[i] = picks[i] + w
+                rewrites[i] = rewrites[i] + r
+                out[i] = compose(examples[i], picks[i], vocab, shapes[i], rewrites[i], budget=budget, min_share=share)
     return out

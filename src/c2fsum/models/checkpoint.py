@@ -142,6 +142,19 @@ def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], dtype: tor
     return err
 
 
+REWRITER_DIR = "rewriter"
+"""Where an exported ``select-rewrite`` model keeps its rewriter: a checkpoint folder inside its own
+(``model.rewriter`` = this name, read relative to the model's folder)."""
+
+
+def resolve_rewriter(checkpoint: str | Path, rewriter: str) -> str:
+    """What ``model.rewriter`` names for the model in ``checkpoint``: the folder of that name inside
+    it (an exported model's :data:`REWRITER_DIR`) when there is one, else ``rewriter`` as given (a run,
+    checkpoint or shipped model name)."""
+    inside = Path(checkpoint) / rewriter
+    return str(inside) if rewriter and not Path(rewriter).is_absolute() and inside.is_dir() else rewriter
+
+
 def write_model_files(
     folder: str | Path,
     *,

@@ -31,7 +31,15 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from c2fsum.config import MAX_EXPORT_MB, resolve
 from c2fsum.errors import CheckpointError, InputError
 from c2fsum.evaluation.significance import bootstrap_mean
-from c2fsum.models.checkpoint import STORED_DTYPES, load_checkpoint, read_json, write_manifest, write_model_files
+from c2fsum.models.checkpoint import (
+    REWRITER_DIR,
+    STORED_DTYPES,
+    load_checkpoint,
+    read_json,
+    resolve_rewriter,
+    write_manifest,
+    write_model_files,
+)
 from c2fsum.utils.io import atomic_directory
 
 log = logging.getLogger(__name__)
@@ -162,6 +170,10 @@ def export_model(
     loaded = load_checkpoint(model, which=which)
     if decode:
         loaded.config = resolve(loaded.config.to_dict(), [f"decode.{item}" for item in decode], "--decode")
+    rewriter = None
+    if loaded.config.model.rewriter:  # select-rewrite: its rewriter ships inside it, in REWRITER_DIR
+        rewriter = load_checkpoint(resolve_rewriter(loaded.path, loaded.config.model.rewriter))
+        loaded.config = resolve(loaded.config.to_dict(), [f"model.rewriter={REWRITER_DIR}"], "export")
     out = Path(out)
     name = name or out.name
     n_params = sum(v.numel() for v in loaded.model.state_dict().values())
@@ -198,6 +210,19 @@ def export_model(
         )
         (tmp / "export.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         weight_bytes = (tmp / "model.safetensors").stat().st_size
+        if rewriter is not None:
+            (tmp / REWRITER_DIR).mkdir()
+            write_model_files(
+                tmp / REWRITER_DIR,
+                model=rewriter.model,
+                config=rewriter.config,
+                vocab=rewriter.vocab,
+                lengths=rewriter.lengths,
+                dtype=STORED_DTYPES[dtype],
+            )
+            write_manifest(tmp / REWRITER_DIR)
+            weight_bytes += (tmp / REWRITER_DIR / "model.safetensors").stat().st_size
+            meta["parameters"] += sum(v.numel() for v in rewriter.model.state_dict().values())
         card = model_card(
             name=name,
             config=loaded.config,
@@ -212,10 +237,10 @@ def export_model(
         )
         (tmp / "README.md").write_text(card, encoding="utf-8")
         write_manifest(tmp)
-        for f in tmp.iterdir():  # package data: readable by every user once installed
-            f.chmod(0o644)
+        for f in tmp.rglob("*"):  # package data: readable by every user once installed
+            f.chmod(0o755 if f.is_dir() else 0o644)
         tmp.chmod(0o755)
-        size = sum(p.stat().st_size for p in tmp.iterdir() if p.is_file())
+        size = sum(p.stat().st_size for p in tmp.rglob("*") if p.is_file())
         if size > max_mb * 1e6:
             raise CheckpointError(
                 f"{out}: the export would be {size / 1e6:.2f} MB, more than {max_mb:g} MB "
