@@ -131,7 +131,7 @@ def test_lazy_training_matches_eager_and_backpropagates():
     assert torch.allclose(e.attn, lz.attn, atol=1e-6)
     assert torch.allclose(e.policy, lz.policy, atol=1e-6)
     assert grads[0].keys() == grads[1].keys()
-    assert "encoder.rnn.weight_ih_l0" in grads[1]
+    assert "source.encoder.rnn.weight_ih_l0" in grads[1]
     for n in grads[0]:
         assert torch.allclose(grads[0][n], grads[1][n], atol=1e-5), n
 

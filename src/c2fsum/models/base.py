@@ -262,6 +262,11 @@ class Summarizer(nn.Module):
         What pretrained vectors start (``model.pretrained_emb``)."""
         return [m for m in self.modules() if isinstance(m, nn.Embedding) and m.num_embeddings == self.vocab_size]
 
+    def optimizer_parameters(self) -> list[tuple[str, nn.Parameter]]:
+        """``(name, parameter)`` in the order an optimizer takes them (saved optimizer states follow
+        it): here ``named_parameters()``; a family whose parameters moved keeps its older order."""
+        return list(self.named_parameters())
+
     def input_ids(self, prev: Tensor) -> Tensor:
         """Map extended-vocabulary ids (copied words) to <unk> for the embedding lookup."""
         return prev.masked_fill(prev >= self.vocab_size, self.unk_id)

@@ -29,7 +29,7 @@ from c2fsum.config import ModelConfig
 from c2fsum.models.base import Capabilities, Memory, Reading
 from c2fsum.models.parts import init_uniform
 from c2fsum.models.parts.attention import EagerCoarseToFine, LazyCoarseToFine, SourceAttention
-from c2fsum.models.parts.decoder import decoder_lstm, output_layers
+from c2fsum.models.parts.decoder import Decoder, decoder_lstm, output_layers
 from c2fsum.models.parts.generator import Generator
 from c2fsum.models.parts.source import ChunkSource, source_layers
 from c2fsum.models.seq2seq import Seq2Seq
@@ -45,12 +45,19 @@ class CoarseToFine(Seq2Seq):
     evaluation, decoding) a hard model always attends by argmax, as at test time.
     """
 
+    source: ChunkSource
+    attention: CoarseToFineAttention
+
     FROM_FLAT = {"attention.W.weight": "attention.W_w.weight"}
     """A flat model's (MODEL 0/1) parameter -> this model's: the word-attention bilinear map
     h_i^T W h_t becomes the fine map h_ij^T W_w h_t; embeddings, the word encoder (same LSTM, here
     run per chunk), decoder and generator keep their names."""
-    NEW_OVER_FLAT = ("chunk_encoder.", "attention.W_s.")
+    NEW_OVER_FLAT = ("source.chunk_encoder.", "attention.W_s.")
     """What a flat model does not have: the chunk encoder and the coarse map h^s_i^T W_s h_t."""
+    SAVED_ORDER = (
+        *("source.emb", "tgt_emb", "source.encoder", "dec.lstm", "dec.combine", "dec.intra", "gen"),
+        *("source.chunk_encoder", "attention"),
+    )
 
     def __init__(self, cfg: ModelConfig, vocab_size: int, max_chunks: int = 10):
         """``max_chunks`` (the grid's M) sizes the chunk-position embedding of +POS models."""
@@ -68,15 +75,15 @@ class CoarseToFine(Seq2Seq):
         """+MULTI k: chunks drawn per step in training."""
         self.lazy_fine = cfg.lazy_fine
         """Also encode lazily in training (hard attention)."""
-        # the modules, in the parameter order of saved checkpoints and optimizer states: MODEL 0's
+        # the modules, drawn and initialized in this order (the weights of every seeded run): MODEL 0's
         # without its attention, initialized, then the chunk encoder and the attention that needs
-        # its size, initialized after them (the draws, hence the weights, of every seeded run)
-        self.src_emb, self.tgt_emb, self.encoder = source_layers(cfg, vocab_size, self.pad_id, per_chunk=True)
-        self.decoder = decoder_lstm(cfg)
-        self.combine, self.intra = output_layers(cfg)
-        self.gen = Generator(cfg, vocab_size)  # W_out (and W_u): in the parameter order of old checkpoints
-        init_uniform(self, cfg.init_range)
-        self.chunk_encoder = ChunkEncoder(
+        # its size, initialized after them
+        src_emb, tgt_emb, encoder = source_layers(cfg, vocab_size, self.pad_id, per_chunk=True)
+        lstm = decoder_lstm(cfg)
+        combine, intra = output_layers(cfg)
+        gen = Generator(cfg, vocab_size)
+        init_uniform([src_emb, tgt_emb, encoder, lstm, combine, intra, gen], cfg.init_range)
+        chunk_encoder = ChunkEncoder(
             kind=cfg.chunk_encoder,
             vocab_size=vocab_size,
             emb_dim=cfg.emb_dim,
@@ -86,14 +93,14 @@ class CoarseToFine(Seq2Seq):
             pos_dim=cfg.pos_dim,
             init_range=cfg.init_range,
         )
-        self.attention = CoarseToFineAttention(
-            query_dim=cfg.hidden, word_dim=cfg.hidden, chunk_dim=self.chunk_encoder.out_dim
-        )
-        for late in (self.chunk_encoder, self.attention):
-            init_uniform(late, cfg.init_range)
-        # the parts that run them
-        self.source = ChunkSource(self.src_emb, self.encoder, self.chunk_encoder, chunk_slice=256)
-        self.decoder_parts(cfg)
+        attention = CoarseToFineAttention(query_dim=cfg.hidden, word_dim=cfg.hidden, chunk_dim=chunk_encoder.out_dim)
+        init_uniform([chunk_encoder, attention], cfg.init_range)
+        # the parts, each owning its parameters
+        self.source = ChunkSource(src_emb, encoder, chunk_encoder, chunk_slice=256)
+        self.tgt_emb = tgt_emb
+        self.dec = Decoder(cfg, lstm, combine, intra)
+        self.attention = attention
+        self.gen = gen
 
     @classmethod
     def weights_from_flat(cls, weights: dict[str, Tensor]) -> dict[str, Tensor]:

@@ -23,7 +23,7 @@ from c2fsum.config import ModelConfig
 from c2fsum.models.base import Capabilities, Memory, Reading
 from c2fsum.models.parts import init_uniform
 from c2fsum.models.parts.attention import FlatAttention, SourceAttention
-from c2fsum.models.parts.decoder import decoder_lstm, output_layers
+from c2fsum.models.parts.decoder import Decoder, decoder_lstm, output_layers
 from c2fsum.models.parts.generator import Generator
 from c2fsum.models.parts.source import WordSource, source_layers
 from c2fsum.models.seq2seq import Seq2Seq
@@ -33,25 +33,35 @@ from c2fsum.modules.attention import BilinearAttention
 class Flat(Seq2Seq):
     """Flat (``model0``) or per-chunk (``model1``) LSTM encoder, bilinear attention over every word."""
 
+    attention: BilinearAttention
+
+    SAVED_ORDER = (
+        *("source.emb", "tgt_emb", "source.encoder", "dec.lstm", "attention"),
+        *("dec.combine", "dec.intra", "gen"),
+    )
+
     def __init__(self, cfg: ModelConfig, vocab_size: int, max_chunks: int = 10):
         """``max_chunks`` is unused here (one signature for every family: :func:`c2fsum.models.build_model`)."""
         super().__init__()
         self.settings(cfg, vocab_size)
         self.capabilities = Capabilities(copies=cfg.pointer, memory_per_document=not cfg.pointer)
-        # the modules, in the parameter order of saved checkpoints and optimizer states
+        # the modules, drawn and initialized in this order (the weights of every seeded run)
         per_chunk = cfg.family == "model1"
-        self.src_emb, self.tgt_emb, self.encoder = source_layers(cfg, vocab_size, self.pad_id, per_chunk=per_chunk)
-        self.decoder = decoder_lstm(cfg)
-        self.attention = BilinearAttention(
+        src_emb, tgt_emb, encoder = source_layers(cfg, vocab_size, self.pad_id, per_chunk=per_chunk)
+        lstm = decoder_lstm(cfg)
+        attention = BilinearAttention(
             query_dim=cfg.hidden, key_dim=cfg.hidden, temporal=cfg.temporal, coverage=cfg.coverage
         )
-        self.combine, self.intra = output_layers(cfg)
-        self.gen = Generator(cfg, vocab_size)  # W_out (and W_u): in the parameter order of old checkpoints
-        init_uniform(self, cfg.init_range)
-        # the parts that run them
-        self.source = WordSource(self.src_emb, self.encoder)
+        combine, intra = output_layers(cfg)
+        gen = Generator(cfg, vocab_size)
+        init_uniform([src_emb, tgt_emb, encoder, lstm, attention, combine, intra, gen], cfg.init_range)
+        # the parts, each owning its parameters
+        self.source = WordSource(src_emb, encoder)
+        self.tgt_emb = tgt_emb
+        self.dec = Decoder(cfg, lstm, combine, intra)
+        self.attention = attention
+        self.gen = gen
         self.flat_attention = FlatAttention(self.attention)
-        self.decoder_parts(cfg)
 
     def source_attention(self, memory: Memory) -> SourceAttention:
         """Bilinear attention over every word state, whatever the memory."""

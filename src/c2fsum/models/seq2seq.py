@@ -6,12 +6,15 @@
     forward:  every step of a target at once (Decoder.attend_steps) where the decoder has no input
               feeding, else one step at a time (Decoder.attend_loop); then the generator once
 
-A family (:mod:`c2fsum.models.flat`, :mod:`c2fsum.models.coarse_to_fine`) registers its modules
-and builds its parts (``source``, ``dec``, ``gen``) in ``__init__``, and writes ``read`` (its
-source encoder) and ``source_attention`` (which attention reads a memory): the rest is here.
+A family (:mod:`c2fsum.models.flat`, :mod:`c2fsum.models.coarse_to_fine`) builds its parts
+(``source``, ``tgt_emb``, ``dec``, ``attention``, ``gen``: modules that own their parameters) in
+``__init__``, and writes ``read`` (its source encoder) and ``source_attention`` (which attention
+reads a memory): the rest is here.
 """
 
 from __future__ import annotations
+
+from typing import cast
 
 import torch
 from torch import Tensor, nn
@@ -21,8 +24,7 @@ from c2fsum.models.base import DEFAULT_READING, DecoderState, ForwardOutput, Mem
 from c2fsum.models.parts.attention import SourceAttention
 from c2fsum.models.parts.decoder import Decoder
 from c2fsum.models.parts.generator import Generator
-from c2fsum.modules.decoder import InputFeedingLSTM
-from c2fsum.modules.intra import IntraDecoderAttention
+from c2fsum.models.parts.source import WordSource
 from c2fsum.modules.kernels import FAST, Kernels
 
 
@@ -35,19 +37,28 @@ class Seq2Seq(Summarizer):
     twins, same results); set it on the model to change them.
     """
 
-    # the modules a family registers (under these names: those of saved checkpoints)
-    src_emb: nn.Embedding
+    # the parts a family builds, each owning its parameters (and the family's ``attention`` module)
+    source: WordSource
     tgt_emb: nn.Embedding
-    decoder: InputFeedingLSTM
-    combine: nn.Linear | None
-    intra: IntraDecoderAttention | None
-    gen: Generator
-    # the parts that run them
     dec: Decoder
+    gen: Generator
 
-    RENAMED = {"generator.": "gen.vocab.", "switch.": "gen.switch."}
-    """Parameter names of checkpoints written before the generator owned its parameters -> today's
-    (prefixes; the order of the parameters, hence of saved optimizer states, is unchanged)."""
+    RENAMED = {
+        "generator.": "gen.vocab.",
+        "switch.": "gen.switch.",
+        "src_emb.": "source.emb.",
+        "encoder.": "source.encoder.",
+        "chunk_encoder.": "source.chunk_encoder.",
+        "decoder.": "dec.lstm.",
+        "combine.": "dec.combine.",
+        "intra.": "dec.intra.",
+    }
+    """Parameter names of checkpoints written before the parts owned their parameters -> today's
+    (prefixes)."""
+    SAVED_ORDER: tuple[str, ...] = ()
+    """The family's modules in the order of saved optimizer states (and of the draws that initialize
+    them): that of the checkpoints written before the parts owned their parameters, kept so that
+    they resume (:meth:`optimizer_parameters`)."""
 
     def settings(self, cfg: ModelConfig, vocab_size: int) -> None:
         """The sizes and switches every family keeps from its config (no modules)."""
@@ -58,13 +69,6 @@ class Seq2Seq(Summarizer):
         self.kernels: Kernels = FAST
         self.shares_src_tgt_emb = cfg.share_src_tgt_emb
 
-    def decoder_parts(self, cfg: ModelConfig) -> None:
-        """The decoder part, over the modules the family registered (``decoder``, ``combine``, ``intra``)."""
-        bridge = cfg.enc_layers == cfg.dec_layers
-        self.dec = Decoder(
-            self.decoder, self.combine, self.intra, input_feed=self.input_feed, bridge=bridge, copies=self.copies
-        )
-
     @classmethod
     def renamed(cls, weights: dict[str, Tensor]) -> dict[str, Tensor]:
         """``weights`` under today's names (:data:`RENAMED`): what older checkpoints load through."""
@@ -73,6 +77,16 @@ class Seq2Seq(Summarizer):
             old = next((o for o in cls.RENAMED if k.startswith(o)), None)
             out[k if old is None else cls.RENAMED[old] + k[len(old) :]] = v
         return out
+
+    def optimizer_parameters(self) -> list[tuple[str, nn.Parameter]]:
+        """``named_parameters()`` in :data:`SAVED_ORDER` (a module's own parameters in their order):
+        the order an optimizer takes them in, so that the states saved by older runs resume."""
+        rank = {name: i for i, name in enumerate(self.SAVED_ORDER)}
+        named = list(self.named_parameters())
+        unplaced = [n for n, _ in named if _module_of(n, rank) is None]
+        if unplaced:
+            raise AssertionError(f"{type(self).__name__}.SAVED_ORDER misses {unplaced[:3]}")
+        return sorted(named, key=lambda np: rank[cast(str, _module_of(np[0], rank))])  # stable within a module
 
     @property
     def copies(self) -> bool:
@@ -141,3 +155,9 @@ class Seq2Seq(Summarizer):
         return ForwardOutput(
             logprobs, tf.attn, coarse=tf.coarse, policy=tf.policy, fine_fraction=fine_fraction, target_lp=target_lp
         )
+
+
+def _module_of(name: str, modules: dict[str, int]) -> str | None:
+    """The entry of ``modules`` (dotted module paths) that parameter ``name`` belongs to, or None."""
+    parts = name.split(".")
+    return next((p for p in (".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)) if p in modules), None)

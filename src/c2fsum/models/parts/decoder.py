@@ -84,26 +84,21 @@ def features_dim(cfg: ModelConfig) -> int:
     return (cfg.hidden if cfg.output == "luong" else 2 * cfg.hidden) + (cfg.hidden if cfg.intra_decoder else 0)
 
 
-class Decoder:
-    """Runs the family's ``decoder`` (LSTM), ``combine`` (W2, luong) and ``intra`` modules around a
-    :class:`SourceAttention`; holds no parameters."""
+class Decoder(nn.Module):
+    """The decoder LSTM stack (``lstm``), W2 of the luong output (``combine``) and the
+    intra-decoder attention (``intra``), run around a :class:`SourceAttention` (the family's)."""
 
     def __init__(
-        self,
-        lstm: InputFeedingLSTM,
-        combine: nn.Linear | None,
-        intra: IntraDecoderAttention | None,
-        *,
-        input_feed: bool,
-        bridge: bool,
-        copies: bool,
+        self, cfg: ModelConfig, lstm: InputFeedingLSTM, combine: nn.Linear | None, intra: IntraDecoderAttention | None
     ):
-        """``bridge``: start from the encoder's final state (encoder and decoder have L layers);
-        ``copies``: also give the pointer switch its input (``DecoderOutput.copy_in``)."""
+        """The modules of :func:`decoder_lstm` and :func:`output_layers`. It starts from the encoder's
+        final state where encoder and decoder have L layers (``bridge``), and gives the pointer
+        switch its input (``DecoderOutput.copy_in``) in a copying model (``copies``)."""
+        super().__init__()
         self.lstm, self.combine, self.intra = lstm, combine, intra
-        self.copies = copies
-        self.input_feed = input_feed
-        self.bridge = bridge
+        self.input_feed = cfg.input_feed
+        self.bridge = cfg.enc_layers == cfg.dec_layers
+        self.copies = cfg.pointer
 
     def init_state(self, memory: Memory) -> DecoderState:
         """The state before the first step: ``h``, ``c`` ``(L, B, H)``, ``feed`` ``(B, H)`` zero."""

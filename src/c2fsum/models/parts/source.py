@@ -7,8 +7,8 @@
 adds the chunk vectors (MODEL 2/3) and can read lazily (:meth:`ChunkSource.read_lazily`, MODEL 3):
 the word-level LSTM then runs only over the chunks the hard coarse attention picks, once per
 document (:class:`~c2fsum.models.chunk_cache.ChunkCache`), and the chunk encoder is the only part
-that reads every word, a slice of chunks at a time. The parts run the family's modules; they
-hold no parameters.
+that reads every word, a slice of chunks at a time. Each is an ``nn.Module`` that owns its
+embedding (``emb``), word-level LSTM (``encoder``) and chunk encoder (``chunk_encoder``).
 """
 
 from __future__ import annotations
@@ -43,10 +43,11 @@ def source_layers(
     return src_emb, tgt_emb, encoder
 
 
-class WordSource:
-    """Embeddings and the word-level LSTM (flat: MODEL 0; per chunk: MODEL 1-3)."""
+class WordSource(nn.Module):
+    """The source embedding and the word-level LSTM (flat: MODEL 0; per chunk: MODEL 1-3)."""
 
     def __init__(self, emb: nn.Embedding, encoder: LSTMWordEncoder):
+        super().__init__()
         self.emb = emb
         self.encoder = encoder
 
