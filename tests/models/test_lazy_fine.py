@@ -13,7 +13,7 @@ from c2fsum.decoding.greedy import greedy_decode
 from c2fsum.models import build_model
 from c2fsum.models.base import Reading
 from c2fsum.models.chunk_cache import ChunkCache
-from c2fsum.models.parts.attention import within_budget
+from c2fsum.models.coarse_to_fine import within_budget
 from grids import grid
 
 LENGTHS = [70, 23, 41]  # 3 documents over a 9 x 8 grid: 9, 3 and 6 chunks (last ones partial)

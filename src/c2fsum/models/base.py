@@ -115,7 +115,7 @@ class Memory:
         n_ext: V' - V, the number of extra (document-only) ids in this batch.
         final: the encoder's final ``(h, c)``, each batch-first ``(B, L, H)``, or None.
         cache: model-specific tensors precomputed once per batch, batch first, as the model's
-            own :class:`BatchFields` dataclass (e.g. ``parts.attention.FlatCache``), or None.
+            own :class:`BatchFields` dataclass (e.g. ``flat.FlatCache``), or None.
         shared: model-specific tensors computed once per batch that do not depend on the
             document (e.g. ``parts.generator.OutputWeights``), left alone by :meth:`select`, or None.
         doc: ``(B,)`` long, the document (row of the encoded batch) each row belongs to, or

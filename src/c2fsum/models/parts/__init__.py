@@ -6,12 +6,11 @@ in the order of the draws that initialize them. Checkpoints written before the p
 parameters load through :data:`c2fsum.models.seq2seq.Seq2Seq.RENAMED`; saved optimizer states
 follow :meth:`c2fsum.models.seq2seq.Seq2Seq.optimizer_parameters`:
 
-* :mod:`~c2fsum.models.parts.source`: the source encoder, flat or per chunk (word states), with
-  chunk vectors for MODEL 2/3, eagerly or lazily (MODEL 3: :class:`~c2fsum.models.chunk_cache.ChunkCache`);
-* :mod:`~c2fsum.models.parts.attention`: the source attention, one interface
-  (:class:`~c2fsum.models.parts.attention.SourceAttention`) and three implementations: flat
-  (intra-temporal too), coarse-to-fine over every word state (soft, or hard in training), and
-  hard coarse-to-fine read lazily;
+* :mod:`~c2fsum.models.parts.source`: the source encoder, flat or per chunk (word states); MODEL
+  2/3 add chunk vectors and lazy reading in their own file (:class:`~c2fsum.models.coarse_to_fine.ChunkSource`);
+* :mod:`~c2fsum.models.parts.attention`: the source attention's interface
+  (:class:`~c2fsum.models.parts.attention.SourceAttention`); each family writes its own next to
+  its model (flat, intra-temporal too; coarse-to-fine eagerly, and hard coarse-to-fine read lazily);
 * :mod:`~c2fsum.models.parts.decoder`: the decoder LSTM, the generator's features (luong or
   paulus output, intra-decoder attention, the pointer switch's input), one step or every step at once;
 * :mod:`~c2fsum.models.parts.generator`: features -> log-probabilities over V or V' (vocabulary,
