@@ -117,7 +117,7 @@ class Memory:
         cache: model-specific tensors precomputed once per batch, batch first, as the model's
             own :class:`BatchFields` dataclass (e.g. ``flat.FlatCache``), or None.
         shared: model-specific tensors computed once per batch that do not depend on the
-            document (e.g. ``parts.generator.OutputWeights``), left alone by :meth:`select`, or None.
+            document (e.g. ``seq2seq.OutputWeights``), left alone by :meth:`select`, or None.
         doc: ``(B,)`` long, the document (row of the encoded batch) each row belongs to, or
             None. :meth:`select` indexes it, so beam hypotheses keep pointing to their document.
         lazy: the word states of the chunks encoded so far, per document, shared by all rows
@@ -160,7 +160,7 @@ class DecoderState:
         h, c: LSTM states, each ``(L, B, H)``.
         feed: previous attentional output ``(B, H)`` (input feeding).
         extra: model-specific tensors with batch first, as the model's own :class:`BatchFields`
-            dataclass (e.g. ``parts.decoder.StepHistory``: past decoder states for intra-decoder
+            dataclass (e.g. ``seq2seq.StepHistory``: past decoder states for intra-decoder
             attention ``(B, t, H)``) or a tuple of tensors, or None.
     """
 

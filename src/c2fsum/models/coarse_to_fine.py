@@ -8,7 +8,7 @@
              MODEL 2: weights = alpha^s
              MODEL 3: weights = one-hot sample of alpha^s (training) / argmax (test)
              alpha_ij = weights_i * softmax_j(h_ij^T W_w h_t)               fine   (B, M, N)
-             c~ = sum_ij alpha_ij h_ij;  f_t, p(y_t) as MODEL 0's (:mod:`c2fsum.models.parts.decoder`)
+             c~ = sum_ij alpha_ij h_ij;  f_t, p(y_t) as MODEL 0's (:mod:`c2fsum.models.seq2seq`)
 
 Lazy fine encoding (MODEL 3): at test time (and in training with ``lazy_fine``) the word-level
 LSTM runs only over the chunks the hard coarse attention picks, once per document
@@ -35,10 +35,8 @@ from c2fsum.models.base import BatchFields, Capabilities, Memory, Reading
 from c2fsum.models.chunk_cache import ChunkCache
 from c2fsum.models.parts import init_uniform
 from c2fsum.models.parts.attention import Context, SourceAttention
-from c2fsum.models.parts.decoder import Decoder, decoder_lstm, output_layers
-from c2fsum.models.parts.generator import Generator
 from c2fsum.models.parts.source import WordSource, source_layers
-from c2fsum.models.seq2seq import Seq2Seq
+from c2fsum.models.seq2seq import Decoder, Generator, Seq2Seq, decoder_lstm, output_layers
 from c2fsum.modules.chunk_encoders import ChunkEncoder
 from c2fsum.modules.deferred import RowSource
 from c2fsum.modules.encoders import LSTMWordEncoder

@@ -7,7 +7,7 @@ MODEL 1 (the same, its encoder reset at every chunk), with the components of Pau
              alpha = softmax_i(h_i^T W h_t) over real words                (B, M*N)  [temporal: Paulus eq. 3-4]
                      [coverage: + c_ti (h_t^T W w_c), c_t = sum_{j<t} alpha_j, See et al. 2017 eq. 10-11]
              c~ = sum_i alpha_i h_i                                        (B, H)
-             f_t, p(y_t): :mod:`c2fsum.models.parts.decoder`, :mod:`c2fsum.models.parts.generator`
+             f_t, p(y_t): :mod:`c2fsum.models.seq2seq`
              [share_src_tgt_emb: one W_emb for the source and the target words, Paulus 2.4]
 
 This file, top to bottom: the source attention (:class:`FlatAttention`, over
@@ -27,10 +27,8 @@ from c2fsum.config import ModelConfig
 from c2fsum.models.base import BatchFields, Capabilities, Memory, Reading
 from c2fsum.models.parts import init_uniform
 from c2fsum.models.parts.attention import Context, SourceAttention
-from c2fsum.models.parts.decoder import Decoder, decoder_lstm, output_layers
-from c2fsum.models.parts.generator import Generator
 from c2fsum.models.parts.source import WordSource, source_layers
-from c2fsum.models.seq2seq import Seq2Seq
+from c2fsum.models.seq2seq import Decoder, Generator, Seq2Seq, decoder_lstm, output_layers
 from c2fsum.modules.attention import BilinearAttention
 from c2fsum.modules.deferred import StepMatrix
 

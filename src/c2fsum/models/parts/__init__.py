@@ -1,20 +1,19 @@
-"""The parts every model family is built from, and the one place parameters are initialized.
+"""Small parts the model families share, and the one place parameters are initialized.
 
 A family (:mod:`c2fsum.models.flat`, :mod:`c2fsum.models.coarse_to_fine`) is its parts: each is
 an ``nn.Module`` that owns its parameters (the building blocks of :mod:`c2fsum.modules`), built
 in the order of the draws that initialize them. Checkpoints written before the parts owned their
 parameters load through :data:`c2fsum.models.seq2seq.Seq2Seq.RENAMED`; saved optimizer states
-follow :meth:`c2fsum.models.seq2seq.Seq2Seq.optimizer_parameters`:
+follow :meth:`c2fsum.models.seq2seq.Seq2Seq.optimizer_parameters`. Here:
 
 * :mod:`~c2fsum.models.parts.source`: the source encoder, flat or per chunk (word states); MODEL
   2/3 add chunk vectors and lazy reading in their own file (:class:`~c2fsum.models.coarse_to_fine.ChunkSource`);
 * :mod:`~c2fsum.models.parts.attention`: the source attention's interface
   (:class:`~c2fsum.models.parts.attention.SourceAttention`); each family writes its own next to
-  its model (flat, intra-temporal too; coarse-to-fine eagerly, and hard coarse-to-fine read lazily);
-* :mod:`~c2fsum.models.parts.decoder`: the decoder LSTM, the generator's features (luong or
-  paulus output, intra-decoder attention, the pointer switch's input), one step or every step at once;
-* :mod:`~c2fsum.models.parts.generator`: features -> log-probabilities over V or V' (vocabulary,
-  shared output matrix, pointer switch and mixture) and the training loss.
+  its model (flat, intra-temporal too; coarse-to-fine eagerly, and hard coarse-to-fine read lazily).
+
+The decoder and the generator, which every family runs the same way, are in
+:mod:`c2fsum.models.seq2seq` with the step and the teacher-forced pass.
 """
 
 from __future__ import annotations
