@@ -361,7 +361,7 @@ class Seq2Seq(Summarizer):
     SAVED_ORDER: tuple[str, ...] = ()
     """The family's modules in the order of saved optimizer states (and of the draws that initialize
     them): that of the checkpoints written before the parts owned their parameters, kept so that
-    they resume (:meth:`optimizer_parameters`)."""
+    they resume (:meth:`optimizer_parameters`); a module left out is an error there."""
 
     def settings(self, cfg: ModelConfig, vocab_size: int) -> None:
         """The sizes and switches every family keeps from its config (no modules)."""
@@ -383,7 +383,10 @@ class Seq2Seq(Summarizer):
 
     def optimizer_parameters(self) -> list[tuple[str, nn.Parameter]]:
         """``named_parameters()`` in :data:`SAVED_ORDER` (a module's own parameters in their order):
-        the order an optimizer takes them in, so that the states saved by older runs resume."""
+        the order an optimizer takes them in, so that the states saved by older runs resume. A
+        family with no older runs declares none (``named_parameters()`` order)."""
+        if not self.SAVED_ORDER:
+            return super().optimizer_parameters()
         rank = {name: i for i, name in enumerate(self.SAVED_ORDER)}
         named = list(self.named_parameters())
         unplaced = [n for n, _ in named if _module_of(n, rank) is None]
