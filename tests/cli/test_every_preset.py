@@ -160,13 +160,13 @@ def test_pos_presets_give_chunks_a_learned_position(preset, prepared_small, tmp_
 
     cfg = load_config(CONFIG_DIR / f"{preset}.yaml", [*SHRINK, "train.max_steps=2"])
     t = Trainer(cfg, prepared_small, tmp_path, progress=False)
-    enc = t.model.chunk_encoder
+    enc = t.model.source.chunk_encoder
     assert cfg.model.pos_dim == 25 and enc.pos is not None and enc.pos.weight.shape == (cfg.data.chunks, 25)
     before = enc.pos.weight.detach().clone()
     # the same words in every chunk: the chunk vectors differ only by their position
     ids = torch.full((1, 3, 4), 7)
     mask = torch.ones(1, 3, 4, dtype=torch.bool)
-    vec = enc(ids, t.model.src_emb(ids), mask)  # (1, 3, Hc)
+    vec = enc(ids, t.model.source.emb(ids), mask)  # (1, 3, Hc)
     assert torch.allclose(vec[0, 0, :-25], vec[0, 1, :-25]) and not torch.allclose(vec[0, 0], vec[0, 1])
     t.fit()
     assert not torch.equal(before, enc.pos.weight)  # trained

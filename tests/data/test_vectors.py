@@ -49,7 +49,7 @@ def test_a_tiny_model_starts_from_the_vectors_exactly(trained, prepared_small, t
     itos = trainer.vocab.itos
     found = [i for i, w in enumerate(itos) if w in row]
     assert len(found) == len(vectors.words)  # every vector's word is in the model's vocabulary
-    for emb in (trainer.model.src_emb, trainer.model.tgt_emb):
+    for emb in (trainer.model.source.emb, trainer.model.tgt_emb):
         weight = emb.weight.detach()
         expected = torch.from_numpy(vectors.matrix[[row[itos[i]] for i in found]])
         assert torch.equal(weight[found], expected)

@@ -277,7 +277,7 @@ def test_bad_arguments_are_named(kwargs, message):
     model = ToyRNN()
     _, _, memory = random_batch(model)
     with pytest.raises(ValueError, match=message):
-        beam_search(model, memory, **kwargs)
+        beam_search(model, memory, **{"beam": 2, "max_len": 5, **kwargs})
 
 
 def back_to_back(tokens: list[int]) -> int:

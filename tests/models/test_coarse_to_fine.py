@@ -157,15 +157,15 @@ def test_bow_embeddings_are_fixed_and_lr_groups(prepared_small, tmp_path):
         ],
     )
     t = Trainer(cfg, prepared_small, tmp_path / "run", progress=False)
-    before = t.model.chunk_encoder.body.emb.weight.clone()
-    enc_before = t.model.encoder.rnn.weight_hh_l0.clone()
+    before = t.model.source.chunk_encoder.body.emb.weight.clone()
+    enc_before = t.model.source.encoder.rnn.weight_hh_l0.clone()
     t.fit()
-    assert torch.equal(before, t.model.chunk_encoder.body.emb.weight)
-    assert not torch.equal(enc_before, t.model.encoder.rnn.weight_hh_l0)
+    assert torch.equal(before, t.model.source.chunk_encoder.body.emb.weight)
+    assert not torch.equal(enc_before, t.model.source.encoder.rnn.weight_hh_l0)
     # the chunk encoder's trainable part (its position embedding) learns at 0.1, the rest at 1
     groups = {g["lr"]: g["params"] for g in t.optimizer.param_groups}
     assert sorted(groups) == [0.1, 1.0]
-    assert [p.shape for p in groups[0.1]] == [t.model.chunk_encoder.pos.weight.shape]
+    assert [p.shape for p in groups[0.1]] == [t.model.source.chunk_encoder.pos.weight.shape]
 
 
 def test_hard_model_every_parameter_gets_gradient_with_reinforce():

@@ -91,4 +91,4 @@ def test_uniform_init_range_and_zero_padding_rows():
     m = Flat(ModelConfig(emb_dim=8, hidden=12, init_range=0.05), vocab_size=30)
     for p in m.parameters():
         assert p.abs().max() <= 0.05 + 1e-7
-    assert (m.src_emb.weight[0] == 0).all() and (m.tgt_emb.weight[0] == 0).all()
+    assert (m.source.emb.weight[0] == 0).all() and (m.tgt_emb.weight[0] == 0).all()

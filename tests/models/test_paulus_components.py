@@ -153,7 +153,7 @@ def test_one_embedding_matrix_for_encoder_and_decoder(tmp_path):
     from c2fsum.training.checkpoint import save_checkpoint
 
     tied, apart = tiny("model0", share_src_tgt_emb=True), tiny("model0")
-    assert tied.tgt_emb is tied.src_emb and apart.tgt_emb is not apart.src_emb
+    assert tied.tgt_emb is tied.source.emb and apart.tgt_emb is not apart.source.emb
     n = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
     assert n(apart) - n(tied) == V * 8  # one V x E matrix fewer
     # both the encoder's and the decoder's look-ups send their gradient to the one matrix
@@ -161,7 +161,7 @@ def test_one_embedding_matrix_for_encoder_and_decoder(tmp_path):
     tgt = torch.full((1, 2), 9)  # a word that is not in the source
     tied.train()
     tied(src, mask, tgt).logprobs.sum().backward()
-    g = tied.src_emb.weight.grad
+    g = tied.source.emb.weight.grad
     assert g[9].abs().sum() > 0  # decoder input
     assert g[src[0, 0, 0]].abs().sum() > 0  # encoder input
     # a checkpoint keeps the tie and the outputs
@@ -170,7 +170,7 @@ def test_one_embedding_matrix_for_encoder_and_decoder(tmp_path):
     vocab = Vocab([*SPECIALS, *(f"w{i}" for i in range(V - 4))])
     save_checkpoint(tmp_path / "ck", model=tied.eval(), config=cfg, vocab=vocab)
     loaded = load_checkpoint(tmp_path / "ck").model
-    assert loaded.tgt_emb is loaded.src_emb
+    assert loaded.tgt_emb is loaded.source.emb
     assert torch.equal(loaded(src, mask, tgt).logprobs, tied(src, mask, tgt).logprobs)
 
 
@@ -193,8 +193,10 @@ def test_a_checkpoint_written_without_the_new_keys_loads_as_before(tmp_path):
     (tmp_path / "ck" / "config.json").write_text(json.dumps(saved))
     (tmp_path / "ck" / "manifest.json").unlink()  # as an edited checkpoint it no longer matches its manifest
     loaded = load_checkpoint(tmp_path / "ck").model
-    assert loaded.tgt_emb is not loaded.src_emb and loaded.input_feed
-    assert torch.equal(loaded.tgt_emb.weight, m.tgt_emb.weight) and torch.equal(loaded.src_emb.weight, m.src_emb.weight)
+    assert loaded.tgt_emb is not loaded.source.emb and loaded.input_feed
+    assert torch.equal(loaded.tgt_emb.weight, m.tgt_emb.weight) and torch.equal(
+        loaded.source.emb.weight, m.source.emb.weight
+    )
 
 
 @pytest.mark.parametrize("input_feed", [False, True])
@@ -203,7 +205,7 @@ def test_without_input_feeding_the_decoder_reads_only_the_previous_word(input_fe
     attention context reaches the output layer, not the LSTM. With input feeding (the thesis)
     the context c_{t-1} enters the LSTM too."""
     m = tiny("model0", **{**PAPER, "input_feed": input_feed, "pointer": False})
-    assert m.decoder.cells[0].input_size == 8 + (12 if input_feed else 0)
+    assert m.dec.lstm.cells[0].input_size == 8 + (12 if input_feed else 0)
     src, mask = grid(1, 2, 4, [8])
     tgt = torch.randint(4, V, (1, 4))
     mem = m.encode(src, mask)

@@ -34,11 +34,11 @@ def test_lazy_training_reaches_the_same_weights(prepared_small, tmp_path):
     assert eager.keys() == lazy.keys()
     for k in eager:
         assert torch.allclose(eager[k], lazy[k], atol=1e-5), k
-    assert not torch.allclose(eager["encoder.rnn.weight_ih_l0"], load_init(prepared_small, tmp_path), atol=1e-4)
+    assert not torch.allclose(eager["source.encoder.rnn.weight_ih_l0"], load_init(prepared_small, tmp_path), atol=1e-4)
 
 
 def load_init(data, tmp_path):
     """The initial encoder weights (0 steps), to show that training moved them."""
     cfg = load_config(None, [*TINY, "train.max_steps=0"])
     t = Trainer(cfg, data, tmp_path / "init", progress=False)
-    return t.model.encoder.rnn.weight_ih_l0.detach().clone()
+    return t.model.source.encoder.rnn.weight_ih_l0.detach().clone()

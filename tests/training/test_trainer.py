@@ -224,8 +224,12 @@ def test_a_flat_model_warm_starts_a_hard_one(prepared_small, tmp_path):
     fresh = Trainer(tiny_cfg(*hard), prepared_small, tmp_path / "m3-fresh", progress=False).model.state_dict()
     t = Trainer(tiny_cfg(*hard, f"train.init_from={tmp_path / 'm0'}"), prepared_small, tmp_path / "m3", progress=False)
     got = t.model.state_dict()
-    new = {k for k in got if k.startswith("chunk_encoder.") or k.startswith("attention.W_s.")}
-    assert new == {"chunk_encoder.body.conv.weight", "chunk_encoder.body.conv.bias", "attention.W_s.weight"}
+    new = {k for k in got if k.startswith(("source.chunk_encoder.", "attention.W_s."))}
+    assert new == {
+        "source.chunk_encoder.body.conv.weight",
+        "source.chunk_encoder.body.conv.bias",
+        "attention.W_s.weight",
+    }
     for k in new:  # same seed, same construction: the fresh model's own initialization
         assert torch.equal(got[k], fresh[k]), k
     assert torch.equal(got["attention.W_w.weight"], source["attention.W.weight"])

@@ -36,11 +36,12 @@ from typing import Any
 from tqdm import tqdm
 
 from c2fsum.data.align import align
-from c2fsum.data.prepare import _check_prepared, _chunked, _ordered_map, split_pool
+from c2fsum.data.prepare import check_prepared
 from c2fsum.data.readers import SPLITS, DataError
 from c2fsum.data.vocab import EOS
 from c2fsum.errors import InputError
 from c2fsum.utils.io import atomic_write_text
+from c2fsum.utils.parallel import chunked, ordered_map, split_pool
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +180,7 @@ def _pairs_of_lines(task: tuple[list[tuple[int, bytes]], float]) -> list[tuple]:
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             out.append(("skipped", lineno, "not_json", f"not a UTF-8 JSON line ({e})"))
             continue
-        problem = _check_prepared(doc)
+        problem = check_prepared(doc)
         if problem:
             out.append(("skipped", lineno, "bad_record", problem))
             continue
@@ -254,12 +255,12 @@ def _pairs_split(
     path: Path, tmp: Path, *, pool, min_recall: float, progress: bool, chunk_size: int, max_pending: int
 ) -> dict[str, Any]:
     tally = _Tally()
-    tasks = ((chunk, min_recall) for chunk in _chunked(_numbered_lines(path), chunk_size))
+    tasks = ((chunk, min_recall) for chunk in chunked(_numbered_lines(path), chunk_size))
     with (
         open(tmp, "w", encoding="utf-8", newline="\n") as f,
         tqdm(desc=f"pairs {path.stem}", unit="doc", file=sys.stderr, disable=not progress, dynamic_ncols=True) as bar,
     ):
-        for results in _ordered_map(_pairs_of_lines, tasks, pool, max_pending=max_pending):
+        for results in ordered_map(_pairs_of_lines, tasks, pool, max_pending=max_pending):
             for result in results:
                 if result[0] == "skipped":
                     _, lineno, reason, detail = result

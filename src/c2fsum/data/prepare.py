@@ -33,14 +33,11 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import multiprocessing
 import os
 import sys
-import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +61,7 @@ from c2fsum.data.tokenize import preprocess_document, preprocess_highlights
 from c2fsum.data.vocab import EOS, SPECIALS, Vocab
 from c2fsum.errors import InputError
 from c2fsum.utils.io import atomic_write_text
+from c2fsum.utils.parallel import chunked, ordered_map, split_pool
 
 log = logging.getLogger(__name__)
 
@@ -137,42 +135,6 @@ def _process_chunk(task: tuple[list[RawDocument], bool, bool]) -> _Chunk:
                 out.counts.update(sentence)
             out.counts.update(rec["tgt"])
     return out
-
-
-# ------------------------------------------------------------------------------ parallel map
-def _ordered_map(func: Callable, items: Iterable, pool, *, max_pending: int) -> Iterator:
-    """``map(func, items)`` in input order, on ``pool`` (None: in this process).
-
-    ``Pool.imap`` reads its input as fast as it can; a semaphore holds the reader back so
-    that at most ``max_pending`` items are in flight (a whole corpus never sits in memory).
-    """
-    if pool is None:
-        yield from map(func, items)
-        return
-    slots = threading.Semaphore(max_pending)
-    stop = threading.Event()
-
-    def feed() -> Iterator:
-        for item in items:
-            while not slots.acquire(timeout=0.1):
-                if stop.is_set():
-                    return
-            if stop.is_set():
-                return
-            yield item
-
-    try:
-        for result in pool.imap(func, feed()):
-            slots.release()
-            yield result
-    finally:
-        stop.set()
-
-
-def _chunked(items: Iterable, size: int) -> Iterator[list]:
-    it = iter(items)
-    while chunk := list(itertools.islice(it, size)):
-        yield chunk
 
 
 # ----------------------------------------------------------------------------------- stats
@@ -339,26 +301,6 @@ def prepare(
     return stats
 
 
-@contextmanager
-def split_pool(workers: int, tmp_paths: Sequence[Path]) -> Iterator[Any]:
-    """A pool of ``workers`` processes (None for one) for writing the splits of a prepared folder:
-    closed and joined when the block ends, terminated whatever happens; on an error the splits'
-    temporary files ``tmp_paths`` are removed, so the folder changes only on success."""
-    pool = multiprocessing.get_context().Pool(workers) if workers > 1 else None
-    try:
-        yield pool
-        if pool is not None:
-            pool.close()
-            pool.join()
-    except BaseException:
-        for path in tmp_paths:
-            path.unlink(missing_ok=True)
-        raise
-    finally:
-        if pool is not None:
-            pool.terminate()
-
-
 def _tmp_path(out: Path, split: str) -> Path:
     return out / f".{split}.jsonl.tmp"
 
@@ -415,7 +357,7 @@ def _prepare_split(
     tally = _SplitTally()
     seen_ids: set[str] = set()
     docs = itertools.chain.from_iterable(src.documents(skips) for src in sources)
-    tasks = ((chunk, all_highlights, counts is not None) for chunk in _chunked(docs, chunk_size))
+    tasks = ((chunk, all_highlights, counts is not None) for chunk in chunked(docs, chunk_size))
     tmp = _tmp_path(out, split)
     log.info("preparing %s from %s", split, "; ".join(s.describe() for s in sources))
     split_started = time.perf_counter()
@@ -424,7 +366,7 @@ def _prepare_split(
             open(tmp, "w", encoding="utf-8", newline="\n") as f,
             tqdm(desc=f"prepare {split}", unit="doc", file=sys.stderr, disable=not progress, dynamic_ncols=True) as bar,
         ):
-            for chunk in _ordered_map(_process_chunk, tasks, pool, max_pending=max_pending):
+            for chunk in ordered_map(_process_chunk, tasks, pool, max_pending=max_pending):
                 for result in chunk.results:
                     if result[0] == "ok":
                         _, line, n_words, n_sents, n_tgt, n_refs, doc_id, non_running, n_sections = result
@@ -532,8 +474,8 @@ def format_stats_table(stats: Mapping[str, Any]) -> str:
 
 
 # ---------------------------------------------------------------------- prepared files
-def _check_prepared(doc: Any) -> str | None:
-    """What is wrong with a prepared record, or None."""
+def check_prepared(doc: Any) -> str | None:
+    """What is wrong with a prepared record (a ``{split}.jsonl`` line read as JSON), or None."""
     if not isinstance(doc, dict):
         return f"expected a JSON object, got {type(doc).__name__}"
     for key in ("id", "src", "tgt", "refs"):
@@ -586,7 +528,7 @@ def read_prepared(path: str | Path) -> Iterator[dict[str, Any]]:
                 raise DataError(f"{path}:{lineno}: not UTF-8 (byte {raw[e.start : e.start + 1]!r})") from None
             except json.JSONDecodeError as e:
                 raise DataError(f"{path}:{lineno}: not valid JSON ({e.msg} at column {e.colno})") from None
-            problem = _check_prepared(doc)
+            problem = check_prepared(doc)
             if problem:
                 raise DataError(f"{path}:{lineno}: {problem}")
             yield doc

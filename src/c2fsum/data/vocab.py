@@ -163,18 +163,5 @@ class Vocab:
     def __repr__(self) -> str:
         return f"Vocab({len(self)} entries: {self.itos[4:9]}...)"
 
-    @property
-    def pad_id(self) -> int:
-        return 0
-
-    @property
-    def unk_id(self) -> int:
-        return 1
-
-    @property
-    def bos_id(self) -> int:
-        return 2
-
-    @property
-    def eos_id(self) -> int:
-        return 3
+    # the ids of the specials (SPECIALS' order), the same in every vocabulary
+    pad_id, unk_id, bos_id, eos_id = 0, 1, 2, 3

@@ -142,8 +142,8 @@ def beam_search(
     model: Summarizer,
     memory: Memory,
     *,
-    beam: int = 5,
-    max_len: int = 100,
+    beam: int,
+    max_len: int,
     min_len: int = 0,
     length_norm: float = 0.0,
     block_trigrams: bool = False,
@@ -158,8 +158,10 @@ def beam_search(
     Args:
         model: any :class:`Summarizer`.
         memory: the encoded batch, ``words`` ``(B, M, N, H)``.
-        beam: K, hypotheses kept per document.
-        max_len: at most this many steps (``</s>`` included); longer hypotheses are cut.
+        beam: K, hypotheses kept per document (no default here: ``decode.beam`` declares it,
+            :class:`~c2fsum.config.DecodeConfig`).
+        max_len: at most this many steps (``</s>`` included); longer hypotheses are cut (the
+            default, ``decode.max_len``, is declared there too).
         min_len: ``</s>`` is forbidden until this many tokens were produced.
         length_norm: rank final hypotheses by ``score / T**length_norm`` (T counts ``</s>``).
         block_trigrams: never produce a trigram twice within a hypothesis (Paulus et al. 2017).

@@ -115,9 +115,9 @@ class Memory:
         n_ext: V' - V, the number of extra (document-only) ids in this batch.
         final: the encoder's final ``(h, c)``, each batch-first ``(B, L, H)``, or None.
         cache: model-specific tensors precomputed once per batch, batch first, as the model's
-            own :class:`BatchFields` dataclass (e.g. ``parts.attention.FlatCache``), or None.
+            own :class:`BatchFields` dataclass (e.g. ``flat.FlatCache``), or None.
         shared: model-specific tensors computed once per batch that do not depend on the
-            document (e.g. ``parts.generator.OutputWeights``), left alone by :meth:`select`, or None.
+            document (e.g. ``seq2seq.OutputWeights``), left alone by :meth:`select`, or None.
         doc: ``(B,)`` long, the document (row of the encoded batch) each row belongs to, or
             None. :meth:`select` indexes it, so beam hypotheses keep pointing to their document.
         lazy: the word states of the chunks encoded so far, per document, shared by all rows
@@ -160,7 +160,7 @@ class DecoderState:
         h, c: LSTM states, each ``(L, B, H)``.
         feed: previous attentional output ``(B, H)`` (input feeding).
         extra: model-specific tensors with batch first, as the model's own :class:`BatchFields`
-            dataclass (e.g. ``parts.decoder.StepHistory``: past decoder states for intra-decoder
+            dataclass (e.g. ``seq2seq.StepHistory``: past decoder states for intra-decoder
             attention ``(B, t, H)``) or a tuple of tensors, or None.
     """
 
@@ -261,6 +261,11 @@ class Summarizer(nn.Module):
         ``nn.Embedding`` over the vocabulary (source, target, a BOW chunk encoder's fixed table).
         What pretrained vectors start (``model.pretrained_emb``)."""
         return [m for m in self.modules() if isinstance(m, nn.Embedding) and m.num_embeddings == self.vocab_size]
+
+    def optimizer_parameters(self) -> list[tuple[str, nn.Parameter]]:
+        """``(name, parameter)`` in the order an optimizer takes them (saved optimizer states follow
+        it): here ``named_parameters()``; a family whose parameters moved keeps its older order."""
+        return list(self.named_parameters())
 
     def input_ids(self, prev: Tensor) -> Tensor:
         """Map extended-vocabulary ids (copied words) to <unk> for the embedding lookup."""

@@ -17,7 +17,7 @@ fast path -> its plain twin (where it runs):
 * :class:`~c2fsum.modules.deferred.RowSource` -> ``index_select`` (lazy MODEL 3 training);
 * teacher forcing of a model without input feeding with every decoder step at once
   (:meth:`InputFeedingLSTM.run_steps`, the attentions' ``*_steps`` methods) -> the step-by-step
-  loop of ``Decoder.attend`` (:mod:`c2fsum.models.parts.decoder`: the same cells and attentions,
+  loop of ``Decoder.attend`` (:mod:`c2fsum.models.seq2seq`: the same cells and attentions,
   one step at a time);
 * the pointer model's training loss from log p(target) alone (:func:`c2fsum.modules.generators.pointer_target_logprob`)
   -> the whole mixture over V' (:func:`c2fsum.modules.generators.pointer_mixture`), then the target's entry;

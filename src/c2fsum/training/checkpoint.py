@@ -66,44 +66,23 @@ def save_checkpoint(
     """
     path = Path(path)
     try:
-        _save_checkpoint(
-            path,
-            model=model,
-            config=config,
-            vocab=vocab,
-            trainer_state=trainer_state,
-            optimizer=optimizer,
-            lengths=lengths,
-        )
+        with atomic_directory(path) as tmp:
+            write_model_files(tmp, model=model, config=config, vocab=vocab, lengths=lengths)
+            if trainer_state is not None:
+                state = dict(trainer_state)
+                if optimizer is not None:
+                    tensors, meta = _optimizer_tensors(optimizer)
+                    write_tensors(tmp / "optimizer.safetensors", tensors)
+                    state["optimizer"] = meta
+                rng.save(tmp)
+                (tmp / "trainer.json").write_text(json.dumps(state, indent=2), encoding="utf-8")
+            write_manifest(tmp)
     except (OSError, SafetensorError) as e:
         reason = f"{e.strerror or e} [{errno.errorcode.get(e.errno or 0, e.errno)}]" if isinstance(e, OSError) else e
         raise CheckpointError(
             f"{path}: cannot write the checkpoint ({reason}); the previous one, if any, is unchanged"
         ) from e
     return path
-
-
-def _save_checkpoint(
-    path: Path,
-    *,
-    model: torch.nn.Module,
-    config: Config,
-    vocab: Vocab,
-    trainer_state: dict | None,
-    optimizer: torch.optim.Optimizer | None,
-    lengths: dict | None = None,
-) -> None:
-    with atomic_directory(path) as tmp:
-        write_model_files(tmp, model=model, config=config, vocab=vocab, lengths=lengths)
-        if trainer_state is not None:
-            state = dict(trainer_state)
-            if optimizer is not None:
-                tensors, meta = _optimizer_tensors(optimizer)
-                write_tensors(tmp / "optimizer.safetensors", tensors)
-                state["optimizer"] = meta
-            rng.save(tmp)
-            (tmp / "trainer.json").write_text(json.dumps(state, indent=2), encoding="utf-8")
-        write_manifest(tmp)
 
 
 def restore_optimizer(path: str | Path, optimizer: torch.optim.Optimizer, state: dict) -> None:

@@ -35,9 +35,9 @@ class Schedule:
 
 def make_optimizer(model: Summarizer, cfg: Config) -> torch.optim.Optimizer:
     """SGD (or Adagrad/Adam) with a separate learning rate for a chunk encoder's parameters."""
-    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]  # BOW embeddings are fixed
-    chunk = [p for n, p in named if n.startswith("chunk_encoder.")]
-    rest = [p for n, p in named if not n.startswith("chunk_encoder.")]
+    named = [(n, p) for n, p in model.optimizer_parameters() if p.requires_grad]  # BOW embeddings are fixed
+    chunk = [p for n, p in named if "chunk_encoder" in n.split(".")]
+    rest = [p for n, p in named if "chunk_encoder" not in n.split(".")]
     groups = [{"params": rest, "lr": cfg.train.lr, "base_lr": cfg.train.lr}]
     if chunk:
         groups.append({"params": chunk, "lr": cfg.train.lr_chunk_encoder, "base_lr": cfg.train.lr_chunk_encoder})
