@@ -3,7 +3,7 @@
 # bounded time, evaluate it on the test split, export it (with its model card) into
 # src/c2fsum/pretrained/NAME, where `c2fsum.load("NAME")` finds it once installed.
 #
-#   scripts/train_shipped.sh NAME        NAME: cnndm-small | pubmed-model0 | pubmed-model3
+#   scripts/train_shipped.sh NAME        NAME: cnndm-small | pubmed-model0 | pubmed-model3 | pubmed-rewrite
 #   make model [NAME=...]                the same through the Makefile (default NAME=cnndm-small)
 #
 # Variables (defaults in brackets):
@@ -102,12 +102,21 @@ if [ -f "$STAGES" ]; then
 else
   LINES=("$NAME 1 -")
 fi
+# DATA "pairs": the stage is a sentence rewriter (select-rewrite's fine level), trained apart on
+# `c2fsum pairs` data; it starts from nothing, the next stage does not start from it, and every later
+# stage gets it as model.rewriter (an export ships it inside the model's folder).
 INIT=()
+REWRITER=()
 for line in "${LINES[@]}"; do
   read -r STAGE SHARE DATA_ARGS <<< "$line"
   STAGE_MINUTES=$("$BIN/python" -c "print(max(1, round($MINUTES * $SHARE)))")
   STAGE_DATA=$PREPARED
-  if [ "$DATA_ARGS" != "-" ]; then
+  if [ "$DATA_ARGS" = "pairs" ]; then
+    STAGE_DATA=$WORK/data/$DATASET-pairs
+    echo "== [$NAME] $STAGE: sentence pairs from c2fsum pairs -> $STAGE_DATA"
+    [ -f "$STAGE_DATA/stats.json" ] || "$C2F" -q pairs --data "$PREPARED" --out "$STAGE_DATA" --workers "$THREADS"
+    INIT=()
+  elif [ "$DATA_ARGS" != "-" ]; then
     STAGE_DATA=$WORK/data/$STAGE
     echo "== [$NAME] $STAGE: data from c2fsum pretext $DATA_ARGS -> $STAGE_DATA"
     # shellcheck disable=SC2086  # DATA_ARGS is a list of flags
@@ -118,8 +127,13 @@ for line in "${LINES[@]}"; do
   echo "== [$NAME] $STAGE: train with configs/$STAGE.yaml for at most $STAGE_MINUTES minutes on $THREADS threads"
   rm -rf "$STAGE_RUN"
   "$C2F" train --config "configs/$STAGE.yaml" --data "$STAGE_DATA" --out "$STAGE_RUN" \
-    --max-minutes "$STAGE_MINUTES" --set "train.threads=$THREADS" "${VECTOR_ARGS[@]}" "${INIT[@]}"
-  INIT=("train.init_from=$STAGE_RUN")
+    --max-minutes "$STAGE_MINUTES" --set "train.threads=$THREADS" "${VECTOR_ARGS[@]}" "${INIT[@]}" "${REWRITER[@]}"
+  if [ "$DATA_ARGS" = "pairs" ]; then
+    REWRITER=("model.rewriter=$(cd "$STAGE_RUN" && pwd)")
+    INIT=()
+  else
+    INIT=("train.init_from=$STAGE_RUN")
+  fi
 done
 if [ ! -d "$RUN" ]; then
   echo "error: the last stage of $STAGES must be $NAME (it writes $RUN)" >&2

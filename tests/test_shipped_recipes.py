@@ -34,8 +34,14 @@ def test_stages_load_share_the_budget_and_end_with_the_model(path):
     assert sum(share for _, share, _ in rows) == pytest.approx(1.0)
     configs = [load_config(CONFIGS / f"{name}.yaml") for name, _, _ in rows]
     assert len({c.data.vocab_size for c in configs}) == 1  # one vocabulary: the weights carry over
-    models = [c.model for c in configs]
-    for before, after in zip(models, models[1:], strict=False):
+    # a "pairs" stage is a sentence rewriter trained apart (select-rewrite's fine level): it starts
+    # from nothing, the stage after it does not start from it, and it must write words by copying
+    for (_, _, data), c in zip(rows, configs, strict=True):
+        if data == "pairs":
+            assert c.model.family in ("model0", "model1") and c.model.pointer
+            assert any(later.model.family == "select-rewrite" for later in configs[configs.index(c) + 1 :])
+    chained = [c.model for (_, _, data), c in zip(rows, configs, strict=True) if data != "pairs"]
+    for before, after in zip(chained, chained[1:], strict=False):
         sizes = ("emb_dim", "hidden", "enc_layers", "dec_layers", "bidirectional", "pointer", "share_embeddings")
         sizes += ("shared_output", "input_feed", "intra_decoder", "output")  # the weights mean the same
         assert all(getattr(before, k) == getattr(after, k) for k in sizes)

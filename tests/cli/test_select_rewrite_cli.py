@@ -41,6 +41,8 @@ def test_evaluate_writes_predictions_and_the_fine_fraction(run, prepared_small, 
     preds = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
     assert m["n_docs"] == 3 and m["seconds_per_doc"] > 0
     assert 0 < m["fine_fraction"] < 1
+    # the selector's own sentences: every one a verbatim copy, nothing compressed
+    assert (m["verbatim_share"], m["rewritten_share"], m["compression"]) == (100.0, 0.0, 1.0)
     docs = read_split(prepared_small, "test", limit=3)
     for p, d in zip(preds, docs, strict=True):
         words = p["candidate"].split()

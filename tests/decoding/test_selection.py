@@ -63,7 +63,7 @@ def test_a_rewrite_that_repeats_a_trigram_of_the_summary_gives_way_to_the_copy_o
     att = d.hypothesis.attn.flatten(1)
     assert torch.allclose(att[:4, cells[1]].sum(1), torch.ones(4))  # on the rewritten sentence's cells only
     assert att[4:].argmax(1).tolist() == cells[0][:-1]  # the copy points at its own cells
-    assert d.sentences == [1, 0]
+    assert d.sentences == [1, 0] and d.written == ["the drug worked .".split(), "we used mice .".split()]
     # a copy that repeats a trigram too is left out
     twice = compose(ex, [1, 1], vocab, (M, 4), [rewritten[0], _rewrite(ex, "so the drug worked .", 6)])
     assert twice.words == "the drug worked .".split() and twice.sentences == [1]

@@ -29,7 +29,8 @@ class Decoded:
     through the word-level encoder: below 1 only for a lazy MODEL 3, which encodes the chunks its
     hard attention picks. ``fine_chunks``: the indices of the chunks so encoded (by any
     hypothesis of the beam), None when all were. ``sentences``: the paper's sentences a sentence
-    selector picked, in pick order (:mod:`c2fsum.decoding.selection`), else None."""
+    selector picked, in pick order (:mod:`c2fsum.decoding.selection`), else None; ``written``:
+    the summary sentence made of each (its tokens: the sentence copied or rewritten), else None."""
 
     example: Example
     hypothesis: Hypothesis
@@ -37,6 +38,7 @@ class Decoded:
     fine_fraction: float = 1.0
     fine_chunks: list[int] | None = None
     sentences: list[int] | None = None
+    written: list[list[str]] | None = None
 
     @property
     def text(self) -> str:

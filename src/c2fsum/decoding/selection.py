@@ -152,6 +152,7 @@ def compose(
     words: list[str] = []
     rows: list[Tensor] = []
     used: list[int] = []
+    written: list[list[str]] = []
     seen: set[tuple[str, ...]] = set()
     for k, j in enumerate(picks):
         own = [c for c in cells[j] if example.words[c] not in MARKS]
@@ -174,12 +175,14 @@ def compose(
             words.extend(new)
             rows.append(attn)
             used.append(j)
+            written.append(new)
             break
     attention = torch.cat(rows, 0).view(-1, M, N) if rows else torch.zeros(0, M, N)
     hyp = Hypothesis(tokens=_ids(example, vocab, words), score=0.0, norm_score=0.0, attn=attention, eos=True)
     total = sum(1 for w in example.words if w != PAD and w not in MARKS)
     read = sum(1 for j in set(picks) for c in cells[j] if example.words[c] not in MARKS)
-    return Decoded(example=example, hypothesis=hyp, words=words, fine_fraction=read / max(total, 1), sentences=used)
+    fraction = read / max(total, 1)
+    return Decoded(example, hyp, words, fine_fraction=fraction, sentences=used, written=written)
 
 
 REFILL_ROUNDS = 2

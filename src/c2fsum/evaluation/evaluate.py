@@ -35,10 +35,12 @@ from c2fsum.data.batching import Example
 from c2fsum.data.prepare import read_split
 from c2fsum.decoding.documents import Decoded
 from c2fsum.decoding.options import DecodeOptions
+from c2fsum.decoding.selection import sentence_cells
 from c2fsum.evaluation.perplexity import perplexity
 from c2fsum.evaluation.reader import reader_measures
 from c2fsum.metrics.entropy import EntropyMeter
 from c2fsum.metrics.output_stats import OutputStats
+from c2fsum.metrics.rewriting import rewrite_measures
 from c2fsum.metrics.rouge import rouge_settings, score_corpus
 from c2fsum.pipeline import Pipeline, chunk_attention
 from c2fsum.utils.io import write_json, write_jsonl
@@ -58,6 +60,23 @@ def reading(decoded: Decoded, cfg: Config) -> dict:
     if coarse is None:
         return {}
     return {"n_chunks": decoded.example.n_chunks(cfg.data.chunk_len), "chunks": coarse.argmax(-1).tolist()}
+
+
+def rewriting_measures(decoded: list[Decoded]) -> dict[str, float]:
+    """For summaries made of a paper's sentences (sentence selectors), over all their sentences: the
+    share (%) that are verbatim copies of the sentence they were made of, that are rewritten (not one
+    contiguous run of it, :mod:`c2fsum.metrics.rewriting`), and the compression (summary tokens over
+    the tokens of those sentences); empty for models that write words."""
+    pairs = []
+    for d in decoded:
+        if d.sentences is None or d.written is None:
+            continue
+        cells = sentence_cells(d.example.words)
+        pairs += [([d.example.words[c] for c in cells[j]], w) for j, w in zip(d.sentences, d.written, strict=True)]
+    if not pairs:
+        return {}
+    m = rewrite_measures(pairs)
+    return {"verbatim_share": m.verbatim, "rewritten_share": m.rewritten, "compression": m.compression_total}
 
 
 ATTENTION_DOCS = 3
@@ -112,6 +131,7 @@ def evaluate(
         n_chunks = d.example.n_chunks(cfg.data.chunk_len)
         words = entropy.add(d.hypothesis.attn, d.hypothesis.coarse, n_chunks=min(n_chunks, d.hypothesis.attn.size(1)))
         doc_entropy.append(float(words.mean()) if words.numel() else 0.0)
+    rewriting = rewriting_measures(decoded)
     metrics = {
         "ppl": ppl,
         **{k: v for k, v in scores.items() if k != "per_doc"},
@@ -121,6 +141,7 @@ def evaluate(
         "entropy": entropy.mean,
         "entropy_uniform": entropy.uniform_mean,
         "fine_fraction": sum(d.fine_fraction for d in decoded) / len(decoded),
+        **rewriting,
         "seconds_per_doc": seconds / len(decoded),
         "words_read": sum(len(d.example.words) for d in decoded) / len(decoded),
         "model": cfg.name or cfg.model.family,
