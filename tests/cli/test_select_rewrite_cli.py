@@ -64,6 +64,34 @@ def test_extract_with_a_selector_gives_its_own_sentences(run, prepared_small, tm
     assert summary.sentences == got["sentences"] and summary.tokens == got["tokens"]
 
 
+def test_the_server_returns_the_picked_sentences_and_their_chunks(run, prepared_small):
+    from fastapi.testclient import TestClient
+
+    from c2fsum.serving import create_app
+
+    doc = read_split(prepared_small, "test", limit=1)[0]
+    text = " ".join(w for s in doc["src"] for w in s if w != "</s>")
+    pipe = c2fsum.load(str(run))
+    with TestClient(create_app(pipe)) as client:
+        body = client.post("/summarize", json={"text": text}).json()
+    summary = pipe.summarize(text)[0]
+    assert [p["sentence"] for p in body["picked"]] == summary.sentences
+    sents = preprocess_article(text)
+    for p in body["picked"]:
+        assert p["text"] == " ".join(w for w in sents[p["sentence"]] if w not in ("<s>", "</s>"))
+        assert p["text"].split()[0] in body["chunks"][p["chunk"]].split()  # it starts in that chunk
+
+
+def test_picked_sentences_name_their_chunk_and_words_by_hand():
+    from c2fsum.serving.app import picked_sentences
+
+    source = "a b . </s> c d . </s> <pad> e f . </s>".split()  # chunks of 4: [a b . </s>] [c d . </s>] [<pad> e f .]
+    assert picked_sentences(source, [2, 0], 4) == [
+        {"sentence": 2, "chunk": 2, "text": "e f ."},
+        {"sentence": 0, "chunk": 0, "text": "a b ."},
+    ]
+
+
 def test_extract_refuses_a_model_that_writes_words(prepared_small, tmp_path, capsys):
     run = tmp_path / "m0"
     assert main(tiny.train_argv(CONFIG.with_name("model0-cpu.yaml"), prepared_small, run, 1, tiny.SHRINK)) == 0

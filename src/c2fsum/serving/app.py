@@ -30,6 +30,7 @@ from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from c2fsum.decoding.options import DecodeOptions
+from c2fsum.decoding.selection import MARKS, sentence_cells
 from c2fsum.errors import InputError, UserError
 from c2fsum.pipeline import Pipeline, Summary
 from c2fsum.serving.batcher import Batcher, QueueFullError, RequestTimeoutError
@@ -56,7 +57,8 @@ def summary_to_response(s: Summary, *, chunk_len: int) -> dict:
     ``s.attention`` is ``(T, M, N)`` with ``T = len(tokens) + eos``; the ``</s>`` row is dropped and
     each remaining row is summed over the N words of each chunk: ``(len(tokens), M')`` for the
     ``M'`` chunks that hold words. Weights are rounded to 5 decimals. ``grid`` is the grid the
-    document was read on, ``(M', N)``; ``fine_chunks`` the chunks encoded at the word level.
+    document was read on, ``(M', N)``; ``fine_chunks`` the chunks encoded at the word level;
+    ``picked`` a sentence selector's sentences (:func:`picked_sentences`), else None.
     """
     rows = [s.source[i : i + chunk_len] for i in range(0, len(s.source), chunk_len)]
     n_tok, n_rows = len(s.tokens), len(rows)
@@ -75,7 +77,22 @@ def summary_to_response(s: Summary, *, chunk_len: int) -> dict:
         "words": sum(w != "</s>" for w in s.source),
         "fine_chunks": fine,
         "fine_fraction": round(float(s.fine_fraction), 5),
+        "picked": None if s.sentences is None else picked_sentences(s.source, s.sentences, chunk_len),
     }
+
+
+def picked_sentences(source: list[str], sentences: list[int], chunk_len: int) -> list[dict]:
+    """A sentence selector's picks, in the summary's order: each one's index among the document's
+    sentences, the chunk it starts in (``chunks[i]`` of the response) and its words."""
+    cells = sentence_cells(source)
+    return [
+        {
+            "sentence": j,
+            "chunk": cells[j][0] // chunk_len,
+            "text": " ".join(source[c] for c in cells[j] if source[c] not in MARKS),
+        }
+        for j in sentences
+    ]
 
 
 def _validation_message(exc: RequestValidationError) -> str:

@@ -68,6 +68,14 @@ else:
     )
 
 
+class PickedSentence(BaseModel):
+    """One sentence a sentence selector picked (the coarse level of select-rewrite)."""
+
+    sentence: int = Field(description="Its index among the document's sentences.")
+    chunk: int = Field(description="The chunk it starts in (an index of `chunks`).")
+    text: str = Field(description="Its words, as the model read them.")
+
+
 class SummarizeResponse(BaseModel):
     """A summary, the chunks the model could read, and where it read for each summary word.
 
@@ -90,6 +98,11 @@ class SummarizeResponse(BaseModel):
         "reading lazily (only the chunks its hard attention picked)."
     )
     fine_fraction: float = Field(description="Share of the document's words encoded at the word level.")
+    picked: list[PickedSentence] | None = Field(
+        default=None,
+        description="A sentence selector's picks (select-rewrite), in the summary's order; null for models "
+        "that write word by word.",
+    )
 
 
 class Limits(BaseModel):

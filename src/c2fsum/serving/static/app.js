@@ -141,16 +141,30 @@ function render() {
     cell.addEventListener("click", () => goTo(i));
     overview.append(cell);
   });
-  const ranked = [...total.keys()].sort((a, b) => total[b] - total[a]).slice(0, 8);
   const most = $("most-read");
-  most.replaceChildren("most read: ");
-  ranked.forEach((i) => {
-    const a = document.createElement("a");
-    a.href = `#chunk-${i}`;
-    a.textContent = `chunk ${i} (${pct(total[i])})`;
-    a.addEventListener("click", (ev) => { ev.preventDefault(); goTo(i); });
-    most.append(a, " ");
-  });
+  if (result.picked) {  // a sentence selector: the sentences it picked, in the summary's order
+    most.replaceChildren("picked sentences (the coarse level): ");
+    result.picked.forEach((p, k) => {
+      const a = document.createElement("a");
+      a.href = `#chunk-${p.chunk}`;
+      a.className = "picked";
+      a.title = p.text;
+      a.textContent = `${k + 1}. sentence ${p.sentence} (chunk ${p.chunk})`;
+      a.addEventListener("click", (ev) => { ev.preventDefault(); goTo(p.chunk); });
+      most.append(a, " ");
+    });
+  } else {
+    const ranked = [...total.keys()].sort((a, b) => total[b] - total[a]).slice(0, 8);
+    most.replaceChildren("most read: ");
+    ranked.forEach((i) => {
+      const a = document.createElement("a");
+      a.href = `#chunk-${i}`;
+      a.textContent = `chunk ${i} (${pct(total[i])})`;
+      a.addEventListener("click", (ev) => { ev.preventDefault(); goTo(i); });
+      most.append(a, " ");
+    });
+  }
+  const pickedChunks = new Set((result.picked || []).map((p) => p.chunk));
 
   const list = $("chunks");
   list.replaceChildren();
@@ -159,7 +173,7 @@ function render() {
   list.style.setProperty("--num-width", `${String(Math.max(m - 1, 0)).length + 1}ch`);
   chunks.forEach((text, i) => {
     const li = document.createElement("li");
-    li.className = "chunk" + (fineSet.has(i) ? "" : " coarse-only");
+    li.className = "chunk" + (fineSet.has(i) ? "" : " coarse-only") + (pickedChunks.has(i) ? " picked" : "");
     li.id = `chunk-${i}`;
     li.dataset.i = String(i);
     li.dataset.weight = "0";
