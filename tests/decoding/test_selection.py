@@ -64,10 +64,23 @@ def test_a_rewrite_that_repeats_a_trigram_of_the_summary_gives_way_to_the_copy_o
     assert torch.allclose(att[:4, cells[1]].sum(1), torch.ones(4))  # on the rewritten sentence's cells only
     assert att[4:].argmax(1).tolist() == cells[0][:-1]  # the copy points at its own cells
     assert d.sentences == [1, 0] and d.written == ["the drug worked .".split(), "we used mice .".split()]
-    # a copy that repeats a trigram too is left out
-    twice = compose(ex, [1, 1], vocab, (M, 4), [rewritten[0], _rewrite(ex, "so the drug worked .", 6)])
-    assert twice.words == "the drug worked .".split() and twice.sentences == [1]
+    # a copy that mostly repeats the summary is left out: 2 of the 3 content trigrams of "the drug
+    # worked well ." (the drug worked, drug worked well, worked well .) are in the summary already
+    twice = compose(
+        ex, [1, 1], vocab, (M, 4), [_rewrite(ex, "the drug worked well", 6), _rewrite(ex, "so the drug worked .", 6)]
+    )
+    assert twice.words == "the drug worked well".split() and twice.sentences == [1]
     assert twice.fine_fraction == 5 / 13  # the sentence read (5 of 13 words)
+
+
+def test_a_copy_that_shares_one_phrase_with_the_summary_is_kept():
+    vocab, ex = _example()
+    M = ex.n_chunks(4)
+    # "we used mice ." copied after a rewrite that holds "used mice .": 1 of its 2 content trigrams
+    d = compose(
+        ex, [1, 0], vocab, (M, 4), [_rewrite(ex, "the drug used mice .", 6), _rewrite(ex, "mice used mice .", 5)]
+    )
+    assert d.words == "the drug used mice . we used mice .".split() and d.sentences == [1, 0]
 
 
 def test_no_picks_make_an_empty_summary():
@@ -128,3 +141,11 @@ def test_the_budget_holds_the_rewritten_words_and_the_room_is_filled_again():
     assert len(rewritten.words) == 12 and len(rewritten.sentences) == 6
     assert rewritten.sentences[:3] == copied.sentences  # the first picks come first, then the refill
     assert rewritten.fine_fraction == 30 / 50  # 6 sentences of 5 words read at the word level, of 50
+
+
+def test_trigrams_without_a_content_word_are_no_repeat():
+    from c2fsum.decoding.selection import _trigrams
+
+    assert _trigrams("of < dig > mice".split()) == {("dig", ">", "mice")}  # only the one with "mice"
+    assert _trigrams("the dig site".split()) == {("the", "dig", "site")}  # "dig" as a word is one
+    assert _trigrams(", and the".split()) == set()

@@ -32,6 +32,7 @@ from c2fsum.data.vocab import BOS, EOS, Vocab
 from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.options import DecodeOptions
+from c2fsum.metrics.output_stats import is_content_word
 from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.models.select_rewrite import SentenceSelector
 
@@ -119,8 +120,24 @@ class Rewriter:
         )
 
 
+REDUNDANT = 0.5
+"""With a rewriter, a copied sentence is left out when more than this share of its content
+trigrams is in the summary already (a copy repeats the paper's own phrases: "rna ligases and")."""
+
+PLACEHOLDERS = frozenset({"dig", "cit"})
+"""SumPubMed's ``< dig >`` (a number it removed) and ``< cit >`` (a citation): no content word."""
+
+
 def _trigrams(words: Sequence[str]) -> set[tuple[str, ...]]:
-    return {tuple(words[i : i + 3]) for i in range(len(words) - 2)}
+    """The summary's trigrams that hold a content word (:func:`~c2fsum.metrics.output_stats.is_content_word`,
+    ``< dig >`` and ``< cit >`` not one): what no two sentences may share (``of < dig >`` in two
+    sentences is no repeat)."""
+    n = len(words)
+    content = [
+        is_content_word(w) and not (w in PLACEHOLDERS and 0 < i < n - 1 and words[i - 1] == "<" and words[i + 1] == ">")
+        for i, w in enumerate(words)
+    ]
+    return {tuple(words[i : i + 3]) for i in range(n - 2) if any(content[i : i + 3])}
 
 
 def _ids(example: Example, vocab: Vocab, words: Sequence[str]) -> list[int]:
@@ -141,8 +158,9 @@ def compose(
 ) -> Decoded:
     """One paper's summary from its picks, in pick order: each picked sentence copied, or its
     rewrite where ``rewritten`` holds one (one entry per pick; None: copy) that keeps at least
-    ``min_share`` of the sentence's tokens. With a rewriter, no trigram is repeated in the summary:
-    a rewrite that would repeat one is replaced by the copy, and a copy that would is left out.
+    ``min_share`` of the sentence's tokens. With a rewriter, no rewrite repeats a content trigram of
+    the summary (:func:`_trigrams`): the copy takes its place, and a copy is left out when it mostly
+    repeats the summary (:data:`REDUNDANT`); a copy may share a phrase of the paper with another.
     ``budget`` > 0: a sentence that would take the summary past ``budget`` tokens is left out (the
     next may still fit). ``grid_shape``: the paper's ``(M, N)`` in
     the batch it was read in. ``Decoded.sentences``: the picks the summary's sentences came from;
@@ -166,12 +184,15 @@ def compose(
         copy = torch.zeros(len(own), M * N)
         copy[torch.arange(len(own)), torch.tensor(own, dtype=torch.long)] = 1.0
         versions.append(([example.words[c] for c in own], copy))
-        for new, attn in versions:
-            if not new or (rewritten is not None and _trigrams(new) & seen):
-                continue  # with a rewriter: a repeated trigram, try the copy
+        for v, (new, attn) in enumerate(versions):
+            grams = _trigrams(new)
+            if not new or (rewritten is not None and grams & seen and v < len(versions) - 1):
+                continue  # with a rewriter: a rewrite that repeats a trigram gives way to the copy
+            if rewritten is not None and len(grams & seen) > REDUNDANT * len(grams):
+                continue  # a copy that mostly repeats the summary
             if budget > 0 and len(words) + len(new) > budget:
                 continue
-            seen |= _trigrams(new)
+            seen |= grams
             words.extend(new)
             rows.append(attn)
             used.append(j)

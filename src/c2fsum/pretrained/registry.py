@@ -56,6 +56,12 @@ SHIPPED: dict[str, ShippedModel] = {
             "trained on SumPubMed (configs/pubmed-model3.stages)",
             "make model NAME=pubmed-model3",
         ),
+        ShippedModel(
+            "pubmed-rewrite",
+            "sentence-level coarse-to-fine for biomedical papers: a selector picks whole sentences of the paper, "
+            "a pointer-generator rewrites each one; trained on SumPubMed (configs/pubmed-rewrite.stages)",
+            "make model NAME=pubmed-rewrite MODEL_MINUTES=360",
+        ),
     )
 }
 """The names a release ships. A folder under ``PRETRAINED_DIR`` with a ``config.json`` is a
