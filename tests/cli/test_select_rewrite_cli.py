@@ -138,3 +138,7 @@ def test_with_a_rewriter_each_pick_is_rewritten_and_no_rewrite_repeats_a_trigram
     rewriter.rename(tmp_path / "gone")  # the exported model needs its own copy only
     again = c2fsum.load(str(moved)).summarize(text)[0]
     assert again.tokens == summary.tokens and again.sentences == summary.sentences
+    half = tmp_path / "export" / "half"  # weights stored as float16, the rewriter's too; they load as float32
+    assert main(["-q", "export", "--model", str(moved), "--out", str(half), "--dtype", "float16"]) == 0
+    assert json.loads((half / "rewriter" / "export.json").read_text())["weights_dtype"] == "float16"
+    assert c2fsum.load(str(half)).summarize(text)[0].sentences

@@ -115,7 +115,7 @@ class _HalvingRewriter:
     def __init__(self, example):
         self.example, self.calls = example, []
 
-    def rewrite(self, sentences, *, progress=False):
+    def rewrite(self, sentences, options=None, *, progress=False):
         self.calls.append(len(sentences))
         return [_rewrite(self.example, " ".join(s[: max(1, len(s) // 2)]), len(s) + 1) for s in sentences]
 

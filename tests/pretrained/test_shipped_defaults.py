@@ -97,6 +97,7 @@ def test_the_server_defaults_are_the_cards(shipped):
         "read_chunks": row["read_chunks"] if model.model.capabilities.hard else model.defaults.read_chunks,
         "read_budget": model.defaults.read_budget,
         "max_words": row["max_words"],
+        "rewrite_min_share": model.defaults.rewrite_min_share,
     }
 
 

@@ -105,8 +105,17 @@ class Rewriter:
         config = replace(loaded.config, data=inference_grid(loaded.config.data))
         return cls(model=loaded.model, vocab=loaded.vocab, config=config, options=options, device=device)
 
-    def rewrite(self, sentences: list[list[str]], *, progress: bool = False) -> list[Decoded]:
-        """Each sentence (tokens, no sentence marks) rewritten by beam search over its own grid."""
+    def searching(self, options: DecodeOptions) -> DecodeOptions:
+        """The rewriter's options with the search settings of a summary's ``options`` (beam, length
+        norm, trigram and repeat blocking, ``<unk>`` replacement): one ``--beam`` serves the summary."""
+        search = ("beam", "length_norm", "block_trigrams", "block_repeats", "replace_unk")
+        return self.options.override(**{k: getattr(options, k) for k in search})
+
+    def rewrite(
+        self, sentences: list[list[str]], options: DecodeOptions | None = None, *, progress: bool = False
+    ) -> list[Decoded]:
+        """Each sentence (tokens, no sentence marks) rewritten by beam search over its own grid, with
+        ``options`` (default: the rewriter's own; a sentence's lengths are always the rewriter's)."""
         docs = [{"id": str(k), "src": [s + [EOS]], "tgt": [], "refs": []} for k, s in enumerate(sentences)]
         examples = [encode_document(d, self.vocab, self.config.data) for d in docs]
         return decode_examples(
@@ -114,7 +123,7 @@ class Rewriter:
             self.vocab,
             examples,
             self.config,
-            self.options,
+            self.options if options is None else self.searching(options),
             device=self.device,
             progress=progress,
         )
@@ -224,7 +233,8 @@ def decode_selected(
     """Pick (:func:`select_sentences`, ``options.max_len`` / ``min_len`` words), then copy or rewrite
     (:func:`compose`); in the input order.
 
-    With a rewriter the budget holds the summary's words, not the picked sentences': the picks are
+    With a rewriter (searching with ``options``' beam, length norm and blocking,
+    :meth:`Rewriter.searching`) the budget holds the summary's words, not the picked sentences': the picks are
     rewritten (a rewrite shorter than ``options.rewrite_min_share`` of its sentence is not used), and
     the room the rewrites leave is filled again (:data:`REFILL_ROUNDS` times) with the selector's
     next picks under a larger budget, rewritten the same way, while they fit."""
@@ -242,7 +252,7 @@ def decode_selected(
 
     def rewrite(wanted: list[list[int]]) -> list[list[Decoded]]:
         flat = [words_of(i, j) for i, js in enumerate(wanted) for j in js]
-        done = iter(rewriter.rewrite(flat, progress=progress)) if flat else iter(())
+        done = iter(rewriter.rewrite(flat, options, progress=progress)) if flat else iter(())
         return [[next(done) for _ in js] for js in wanted]
 
     share = options.rewrite_min_share

@@ -220,6 +220,12 @@ def export_model(
                 lengths=rewriter.lengths,
                 dtype=STORED_DTYPES[dtype],
             )
+            sub_meta = {**meta, "name": f"{name}/{REWRITER_DIR}", "source": str(rewriter.path)}
+            sub_meta["parameters"] = sum(v.numel() for v in rewriter.model.state_dict().values())
+            sub_meta["source_step"] = training_facts(rewriter.path, rewriter.config.train.best_metric).get(
+                "checkpoint_step"
+            )
+            (tmp / REWRITER_DIR / "export.json").write_text(json.dumps(sub_meta, indent=2) + "\n", encoding="utf-8")
             write_manifest(tmp / REWRITER_DIR)
             weight_bytes += (tmp / REWRITER_DIR / "model.safetensors").stat().st_size
             meta["parameters"] += sum(v.numel() for v in rewriter.model.state_dict().values())
