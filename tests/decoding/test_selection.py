@@ -67,9 +67,9 @@ def test_a_rewrite_that_repeats_a_trigram_of_the_summary_gives_way_to_the_copy_o
     # a copy that mostly repeats the summary is left out: 2 of the 3 content trigrams of "the drug
     # worked well ." (the drug worked, drug worked well, worked well .) are in the summary already
     twice = compose(
-        ex, [1, 1], vocab, (M, 4), [_rewrite(ex, "the drug worked well", 6), _rewrite(ex, "so the drug worked .", 6)]
+        ex, [1, 1], vocab, (M, 4), [_rewrite(ex, "the drug worked well .", 6), _rewrite(ex, "so the drug worked .", 6)]
     )
-    assert twice.words == "the drug worked well".split() and twice.sentences == [1]
+    assert twice.words == "the drug worked well .".split() and twice.sentences == [1]
     assert twice.fine_fraction == 5 / 13  # the sentence read (5 of 13 words)
 
 
@@ -110,19 +110,19 @@ def test_a_rewrite_shorter_than_the_share_is_not_used_the_sentence_is_copied():
 
 
 class _HalvingRewriter:
-    """Rewrites a sentence as its first half (at least one word): what a compressing rewriter does."""
+    """Rewrites a sentence as the first half of its words and its end: what a compressing rewriter does."""
 
     def __init__(self, example):
         self.example, self.calls = example, []
 
     def rewrite(self, sentences, options=None, *, progress=False):
         self.calls.append(len(sentences))
-        return [_rewrite(self.example, " ".join(s[: max(1, len(s) // 2)]), len(s) + 1) for s in sentences]
+        return [_rewrite(self.example, " ".join(s[: max(1, (len(s) - 1) // 2)] + ["."]), len(s) + 1) for s in sentences]
 
 
 def test_the_budget_holds_the_rewritten_words_and_the_room_is_filled_again():
-    """A selector that picks every sentence it may: copied, 12 words fill a budget of 12 with three
-    sentences; rewritten to half, the room they leave is filled again from the next picks, and the
+    """A selector that picks every sentence it may: copied, three sentences fill a budget of 15;
+    rewritten to about half, the room they leave is filled again from the next picks, and the
     summary stays within the budget."""
     sentences = [f"w{i} x{i} y{i} z{i} ." for i in range(10)]  # 10 sentences of 5 tokens
     doc = {"id": "p", "src": [s.split() + ["</s>"] for s in sentences], "tgt": [], "refs": []}
@@ -135,12 +135,12 @@ def test_the_budget_holds_the_rewritten_words_and_the_room_is_filled_again():
     assert len(copied.words) == 15 and len(copied.sentences) == 3
     rewriter = _HalvingRewriter(ex)
     rewritten = decode_selected(model, vocab, [ex], cfg, options, rewriter=rewriter)[0]
-    # the 3 picks rewritten: 3 x 2 words, room 9; filled from the next picks of at most 9 / 0.5 = 18
-    # words (3 sentences of 5), rewritten: 12 words, room 3, under MIN_ROOM: done
-    assert rewriter.calls == [3, 3]
-    assert len(rewritten.words) == 12 and len(rewritten.sentences) == 6
+    # the 3 picks rewritten: 3 x 3 words ("w0 x0 ."), room 6; filled from the next picks of at most
+    # 6 / 0.5 = 12 words (2 sentences of 5), rewritten: 15 words, no room left
+    assert rewriter.calls == [3, 2]
+    assert len(rewritten.words) == 15 and len(rewritten.sentences) == 5
     assert rewritten.sentences[:3] == copied.sentences  # the first picks come first, then the refill
-    assert rewritten.fine_fraction == 30 / 50  # 6 sentences of 5 words read at the word level, of 50
+    assert rewritten.fine_fraction == 25 / 50  # 5 sentences of 5 words read at the word level, of 50
 
 
 def test_trigrams_without_a_content_word_are_no_repeat():
@@ -149,3 +149,20 @@ def test_trigrams_without_a_content_word_are_no_repeat():
     assert _trigrams("of < dig > mice".split()) == {("dig", ">", "mice")}  # only the one with "mice"
     assert _trigrams("the dig site".split()) == {("the", "dig", "site")}  # "dig" as a word is one
     assert _trigrams(", and the".split()) == set()
+
+
+def test_a_fragment_is_left_out_and_a_doubled_word_is_copied_once():
+    doc = {
+        "id": "q",
+        "src": [
+            s.split() + ["</s>"] for s in ["three things were measured :", "it works in in vitro .", "so it does ."]
+        ],
+        "tgt": [],
+        "refs": [],
+    }
+    vocab = Vocab.from_tokens(w for s in doc["src"] for w in s)
+    ex = encode_example(doc, vocab, chunks=0, chunk_len=4, max_tgt_len=10)
+    d = compose(ex, [0, 1, 2], vocab, (ex.n_chunks(4), 4))
+    assert d.words == "it works in vitro . so it does .".split() and d.sentences == [1, 2]
+    att = d.hypothesis.attn.flatten(1)
+    assert [ex.words[c] for c in att.argmax(1).tolist()] == d.words  # each copied word points at its cell

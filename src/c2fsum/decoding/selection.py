@@ -32,7 +32,7 @@ from c2fsum.data.vocab import BOS, EOS, Vocab
 from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.options import DecodeOptions
-from c2fsum.metrics.output_stats import is_content_word
+from c2fsum.metrics.output_stats import back_to_back_repeats, ends_sentence, is_content_word
 from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.models.select_rewrite import SentenceSelector
 
@@ -165,14 +165,18 @@ def compose(
     budget: int = 0,
     min_share: float = 0.0,
 ) -> Decoded:
-    """One paper's summary from its picks, in pick order: each picked sentence copied, or its
-    rewrite where ``rewritten`` holds one (one entry per pick; None: copy) that keeps at least
-    ``min_share`` of the sentence's tokens. With a rewriter, no rewrite repeats a content trigram of
-    the summary (:func:`_trigrams`): the copy takes its place, and a copy is left out when it mostly
-    repeats the summary (:data:`REDUNDANT`); a copy may share a phrase of the paper with another.
-    ``budget`` > 0: a sentence that would take the summary past ``budget`` tokens is left out (the
-    next may still fit). ``grid_shape``: the paper's ``(M, N)`` in
-    the batch it was read in. ``Decoded.sentences``: the picks the summary's sentences came from;
+    """One paper's summary from its picks, in pick order: each picked sentence copied (a word the
+    paper repeats back to back, "in in vitro", once), or its rewrite where ``rewritten`` holds one
+    (one entry per pick; None: copy) that keeps at least ``min_share`` of the sentence's tokens.
+
+    With a rewriter, no rewrite repeats a content trigram of the summary (:func:`_trigrams`): the
+    copy takes its place, and a copy is left out when it mostly repeats the summary
+    (:data:`REDUNDANT`); a copy may share a phrase of the paper with another. A sentence that does
+    not end as one (``.``, ``!``, ``?``: a fragment, a formula) is left out. ``budget`` > 0: a
+    sentence that would take the summary past ``budget`` tokens is left out (the next may still
+    fit). ``grid_shape``: the paper's ``(M, N)`` in the batch it was read in.
+
+    ``Decoded.sentences``: the picks the summary's sentences came from; ``written``: those sentences;
     ``fine_fraction``: the words of all ``picks`` (each read, copied or rewritten) over the paper's."""
     M, N = grid_shape
     cells = sentence_cells(example.words)
@@ -190,12 +194,19 @@ def compose(
             attn = torch.zeros(len(d.words), M * N)
             attn[:, torch.tensor(cells[j], dtype=torch.long)] = src
             versions.append((list(d.words), attn))
+        own = [
+            c
+            for i, c in enumerate(own)
+            if not i or not back_to_back_repeats([example.words[own[i - 1]], example.words[c]])
+        ]
         copy = torch.zeros(len(own), M * N)
         copy[torch.arange(len(own)), torch.tensor(own, dtype=torch.long)] = 1.0
         versions.append(([example.words[c] for c in own], copy))
         for v, (new, attn) in enumerate(versions):
             grams = _trigrams(new)
-            if not new or (rewritten is not None and grams & seen and v < len(versions) - 1):
+            if not new or not ends_sentence(new):
+                continue  # a fragment ("three parameters were evaluated :", a formula) is no summary sentence
+            if rewritten is not None and grams & seen and v < len(versions) - 1:
                 continue  # with a rewriter: a rewrite that repeats a trigram gives way to the copy
             if rewritten is not None and len(grams & seen) > REDUNDANT * len(grams):
                 continue  # a copy that mostly repeats the summary
