@@ -36,11 +36,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING
 
 from c2fsum.decoding.postprocess import CLOSING, ends_sentence_at, last_sentence_end
+
+if TYPE_CHECKING:  # torch only where attention is read: extraction renders without it
+    from torch import Tensor
 
 NUMBER = "N"
 """How a ``<dig>`` of SumPubMed (a number the dataset removed, not known to anyone) is written."""
@@ -156,6 +157,8 @@ def _attended(step: int, source: Sequence[str], attention: Tensor | None, want) 
     """
     if attention is None or step >= attention.size(0):
         return None
+    import torch
+
     row = attention[step, : len(source)]
     kth = torch.topk(row, min(64, row.numel())).values[-1]
     above = torch.nonzero(row > kth).flatten()  # ascending cells: the stable sort keeps their order on ties
