@@ -86,7 +86,43 @@ _PIECES = (
 def test_word_by_word_tokens_equal_whole_text_tokens(pieces):
     """The two paths: cached per-word tokenization vs NLTK's passes over the whole text."""
     normalized = tok.normalize_text("".join(a + b for a, b in pieces))
-    assert tok._word_tokens(normalized) == list(tok._text_tokens(normalized, True))
+    assert tok._word_tokens(normalized) == list(tok._text_tokens_uncached(normalized, True))
+
+
+@pytest.mark.real_data(DATA / "pubmed")
+def test_plain_paragraph_ends_without_the_tokenizer_agree_with_it():
+    """The fast path for a paragraph's last word (``cells.``, ``and``: :func:`tok._text_tokens`)
+    against NLTK's passes (:func:`tok._text_tokens_uncached`), on every word of 40 real papers
+    with and without a final period, as a whole text and after other words."""
+    with gzip.open(need_real(DATA / "pubmed" / "val.jsonl.gz"), "rt") as f:
+        papers = [json.loads(next(f))["article"] for _ in range(40)]
+    words = {w for p in papers for w in tok.normalize_text(p).split()}
+    ends = sorted({e for w in words for e in (w, w + ".", w.rstrip(".") + ".")} | set(tok._CONTRACTED))
+    plain = [e for e in ends if tok._PLAIN_END.fullmatch(e)]
+    assert len(plain) > 5_000  # most paragraph ends are plain words
+    for end in ends:
+        for start in (True, False):
+            assert tok._text_tokens(end, start) == tok._text_tokens_uncached(end, start), (end, start)
+
+
+@pytest.mark.real_data(DATA / "pubmed")
+def test_one_tokenizer_call_per_document_gives_the_same_sentences(monkeypatch):
+    """split_blocks fills the word cache once for all of a document's paragraphs; with the
+    cache emptied before each paragraph (the straightforward path: each paragraph's words
+    tokenized on their own) 20 real papers give the same sentences."""
+    with gzip.open(need_real(DATA / "pubmed" / "val.jsonl.gz"), "rt") as f:
+        papers = [json.loads(next(f))["article"] for _ in range(20)]
+    fast = [tok.preprocess_article(p) for p in papers]
+    real = tok._word_tokens
+
+    def cold(normalized: str) -> list[str]:
+        tok._FIXED.clear()
+        tok._ONCE.clear()
+        tok._RENORMALIZED.clear()
+        return real(normalized)
+
+    monkeypatch.setattr(tok, "_word_tokens", cold)
+    assert [tok.preprocess_article(p) for p in papers] == fast
 
 
 def test_word_tokenizer_calls_per_batch_of_new_words(monkeypatch):
