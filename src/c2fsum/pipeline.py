@@ -335,7 +335,7 @@ def extract(
     """
     from c2fsum.baselines.extractive import lead_sentences
     from c2fsum.baselines.ilp import SENTENCE_MARKS, build_problem, solve
-    from c2fsum.decoding.render import render
+    from c2fsum.decoding.render import render_sentences
 
     if method not in EXTRACT_METHODS:
         raise InputError(f"method: got {method!r}, expected one of {', '.join(EXTRACT_METHODS)}")
@@ -373,11 +373,9 @@ def extract(
         chosen = chosen or [0]
         source = [t for s in sents for t in s]  # the document's cells, as Example.words and surface count them
         surface = [spelled.get(k, t) for k, t in enumerate(source)]
-        lines, tokens = [], []
-        for j in chosen:
-            sentence = [t for t in sents[j] if t not in SENTENCE_MARKS]
-            lines.append(render(sentence, source=source, surface=surface))  # headings' capitals, <dig>, brackets
-            tokens.extend(sentence)
+        picked = [[t for t in sents[j] if t not in SENTENCE_MARKS] for j in chosen]
+        lines = render_sentences(picked, source=source, surface=surface)  # headings' capitals, <dig>, brackets
+        tokens = [t for sentence in picked for t in sentence]
         out.append(Extract(text="\n".join(lines), tokens=tokens, sentences=chosen))
         bar.update()
     bar.close()
