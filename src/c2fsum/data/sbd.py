@@ -107,12 +107,15 @@ _AFTER_SCIENCE_ABBR = re.compile(r"(\.|\:|-|\?|,)|(\s([a-z]|I\s|I'm|I'll|\d|\(|<
 _MULTI_PERIOD_ABBR = re.compile(r"\b[a-z](?:\.[a-z])+[.]", re.IGNORECASE)
 
 # ------------------------------------------------------------------ numbers, punctuation
+# pysbd's number rules, (?<=\d)\.(?=\S) ... (?<=^\d\d)\.(?=(\s\S)|\)), written to start with the
+# period (the lookbehind moved after it, ending with it): the same matches, but the regex engine
+# jumps from period to period instead of trying the lookbehind at every character
 _NUMBER_RULES = (
     (re.compile(r"\.(?=\d)"), "∯"),
-    (re.compile(r"(?<=\d)\.(?=\S)"), "∯"),
-    (re.compile(r"(?<=\r\d)\.(?=(\s\S)|\))"), "∯"),
-    (re.compile(r"(?<=^\d)\.(?=(\s\S)|\))"), "∯"),
-    (re.compile(r"(?<=^\d\d)\.(?=(\s\S)|\))"), "∯"),
+    (re.compile(r"\.(?<=\d\.)(?=\S)"), "∯"),
+    (re.compile(r"\.(?<=\r\d\.)(?=(\s\S)|\))"), "∯"),
+    (re.compile(r"\.(?<=^\d\.)(?=(\s\S)|\))"), "∯"),
+    (re.compile(r"\.(?<=^\d\d\.)(?=(\s\S)|\))"), "∯"),
 )
 # pysbd's (?<=\S)(!|\?){3,}(?=(\s|\Z|$)), the same matches, written to start with a character
 # class so that the regex engine jumps to the next "!" or "?" instead of trying every position
