@@ -14,6 +14,10 @@ and decode a document alike. A document travels::
 >>> model = c2fsum.load("cnndm-small")          # or a run directory, or a hub repo id "owner/name"
 >>> out = model.summarize(["Text of a news article ..."], beam=5)
 >>> out[0].text, out[0].tokens, out[0].attention.shape   # (T, M, N)
+
+Importing this module loads no torch: :func:`extract` (ILP, LEAD) needs no model, and
+``c2fsum extract`` starts without it (tests/cli/test_startup.py); torch and the model side are
+imported where a :class:`Pipeline` loads or runs a model.
 """
 
 from __future__ import annotations
@@ -25,21 +29,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import torch
-from torch import Tensor
 from tqdm.auto import tqdm
 
-from c2fsum.config import Config
-from c2fsum.data.batching import Example, encode_document
-from c2fsum.data.grid import inference_grid
 from c2fsum.data.tokenize import preprocess_article, preprocess_document
-from c2fsum.decoding.documents import Decoded, decode_examples
-from c2fsum.decoding.options import DecodeOptions
 from c2fsum.errors import InputError
-from c2fsum.metrics.entropy import chunk_distribution
-from c2fsum.models.checkpoint import load_checkpoint, resolve_rewriter
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # torch and the model side are imported where a model is loaded or run (below)
+    from torch import Tensor
+
+    from c2fsum.config import Config
+    from c2fsum.data.batching import Example
+    from c2fsum.decoding.documents import Decoded
+    from c2fsum.decoding.options import DecodeOptions
     from c2fsum.decoding.selection import Rewriter
 
 log = logging.getLogger(__name__)
@@ -123,6 +124,9 @@ class Pipeline:
     """A loaded model with its vocabulary, config, decoding options and preprocessing."""
 
     def __init__(self, run_dir: str | Path, *, device: str = "cpu"):
+        from c2fsum.decoding.options import DecodeOptions
+        from c2fsum.models.checkpoint import load_checkpoint
+
         loaded = load_checkpoint(run_dir, device=device)
         self.model, self.config, self.vocab, self.path = loaded.model, loaded.config, loaded.vocab, loaded.path
         self.device = device
@@ -140,10 +144,14 @@ class Pipeline:
         """The config documents are read and decoded with: the trained grid without its chunk limit
         (whole documents, M grows with the document), cut to the first ``max_words`` words if asked
         (0: whole documents; :func:`c2fsum.data.grid.inference_grid`)."""
+        from c2fsum.data.grid import inference_grid
+
         return replace(self.config, data=inference_grid(self.config.data, max_words))
 
     def encode_documents(self, docs: Iterable[dict], *, max_words: int = 0) -> list[Example]:
         """Prepared documents (``{"id", "src", "tgt", "refs"}``) on the reading grid, in order."""
+        from c2fsum.data.batching import encode_document
+
         data = self.reading(max_words).data
         return [encode_document(d, self.vocab, data) for d in docs]
 
@@ -179,6 +187,8 @@ class Pipeline:
             from c2fsum.decoding.selection import Rewriter, decode_selected
 
             if self._rewriter is None and self.config.model.rewriter:
+                from c2fsum.models.checkpoint import resolve_rewriter
+
                 where = resolve_rewriter(self.path, self.config.model.rewriter)
                 self._rewriter = Rewriter.load(where, device=self.device)
             return decode_selected(
@@ -191,6 +201,10 @@ class Pipeline:
                 device=self.device,
                 progress=progress,
             )
+        import torch
+
+        from c2fsum.decoding.documents import decode_examples
+
         with torch.no_grad():
             return decode_examples(
                 self.model,
@@ -268,6 +282,8 @@ def chunk_attention(decoded: Decoded, chunk_len: int, model: str = "") -> dict:
     ``words`` are its T column labels, ``source`` the grid's words in reading order
     (``chunk_len`` per row).
     """
+    from c2fsum.metrics.entropy import chunk_distribution
+
     hyp = decoded.hypothesis
     dist = chunk_distribution(hyp.attn, hyp.coarse)  # (T, M)
     n_rows = min(math.ceil(len(decoded.example.words) / chunk_len), dist.size(1))
@@ -322,7 +338,7 @@ def extract(
     """
     from c2fsum.baselines.extractive import lead_sentences
     from c2fsum.baselines.ilp import SENTENCE_MARKS, build_problem, solve
-    from c2fsum.decoding.render import render
+    from c2fsum.decoding.render import render_sentences
 
     if method not in EXTRACT_METHODS:
         raise InputError(f"method: got {method!r}, expected one of {', '.join(EXTRACT_METHODS)}")
@@ -360,11 +376,9 @@ def extract(
         chosen = chosen or [0]
         source = [t for s in sents for t in s]  # the document's cells, as Example.words and surface count them
         surface = [spelled.get(k, t) for k, t in enumerate(source)]
-        lines, tokens = [], []
-        for j in chosen:
-            sentence = [t for t in sents[j] if t not in SENTENCE_MARKS]
-            lines.append(render(sentence, source=source, surface=surface))  # headings' capitals, <dig>, brackets
-            tokens.extend(sentence)
+        picked = [[t for t in sents[j] if t not in SENTENCE_MARKS] for j in chosen]
+        lines = render_sentences(picked, source=source, surface=surface)  # headings' capitals, <dig>, brackets
+        tokens = [t for sentence in picked for t in sentence]
         out.append(Extract(text="\n".join(lines), tokens=tokens, sentences=chosen))
         bar.update()
     bar.close()

@@ -7,6 +7,8 @@ import argparse
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("torch", "numpy", "omegaconf", "pandas", "scipy", "matplotlib", "nltk")
 
 
@@ -77,3 +79,32 @@ def test_refusals_come_before_any_heavy_import(tmp_path):
         status, *loaded = done.stdout.split()
         assert status == "2" and why in done.stderr and done.stderr.count("\n") == 1, (name, done.stderr)
         assert not set(loaded) & set(HEAVY), (name, sorted(set(loaded) & set(HEAVY)))
+
+
+@pytest.mark.real_data
+def test_extract_imports_no_torch(tmp_path):
+    """``c2fsum extract`` (ILP and LEAD, no ``--model``) never loads torch (issue 36: its import was
+    most of the command's time on a 100,000-word paper), and the summary it prints is the same as
+    the one :func:`c2fsum.pipeline.extract` gives in a process that has torch."""
+    import gzip
+    import json
+
+    from c2fsum.pipeline import extract
+    from shared_data import DATA, need_real
+
+    with gzip.open(need_real(DATA / "pubmed" / "val.jsonl.gz"), "rt") as f:
+        paper = json.loads(next(f))["article"]
+    (tmp_path / "paper.txt").write_text(paper, encoding="utf-8")
+    for method in ("ilp", "lead"):
+        args = ["-q", "extract", "--method", method, "--words", "120", str(tmp_path / "paper.txt")]
+        code = (
+            "import sys\n"
+            "from c2fsum.cli.main import main\n"
+            f"status = main({args!r})\n"
+            "print(status, ' '.join(sorted(m for m in sys.modules if '.' not in m)), file=sys.stderr)\n"
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        status, *loaded = done.stderr.split("\n")[-2].split()
+        assert status == "0", done.stderr
+        assert "torch" not in loaded, method
+        assert done.stdout == extract(paper, method=method, words=120)[0].text + "\n"

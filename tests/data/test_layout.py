@@ -192,3 +192,44 @@ def test_no_heading_line_inside_a_sentence_of_real_papers():
         assert not any(surface.get(k) in ("BACKGROUND", "RESULTS", "CONCLUSIONS") for k in starts)
         assert not doc.dropped.keys() - {"file_caption", "footnote", "licence", "url", "table"}
         assert [k for _, k in doc.sections] == sorted(k for _, k in doc.sections)
+
+
+def test_a_title_on_the_last_lines_of_a_paragraph_before_a_table():
+    """A table's title broken over the last lines of a paragraph (where the paper had italics),
+    after a sentence end and before the table's cells, is no sentence: it goes with the table.
+    Wrapped prose ends with a period, and a title before running text is left as it was."""
+    text = (
+        "no effect was detected at ph 5, whatever its concentration.\n"
+        "in vitro \neffects of ph on \npseudomonas aeruginosa \npao1 growth\n\n"
+        "595nm \nof \np. aeruginosa\n\n"
+        "the next paragraph is running text, long enough to be read as such.\n"
+    )
+    assert [b.kind for b in blocks(text)] == ["text", "table", "text"]
+    assert [" ".join(s[:-1]) for s in preprocess_article(text)] == [
+        "no effect was detected at ph # , whatever its concentration .",
+        "the next paragraph is running text , long enough to be read as such .",
+    ]
+    wrapped = "first sentence ends here.\nthe second one wraps over\nseveral lines before it ends.\n\none\ntwo\nthree\n"
+    assert [b.kind for b in blocks(wrapped)][0] == "text"
+    assert len(preprocess_article(wrapped)) == 2
+    before_text = text.replace("595nm \nof \np. aeruginosa\n\n", "")
+    assert [b.kind for b in blocks(before_text)] == ["text", "text"]
+
+
+@pytest.mark.real_data(DATA / "pubmed")
+@pytest.mark.parametrize(
+    ("paper", "title"),
+    [
+        ("sumpubmed-24211", "s. pneumoniae gene expression in the presence of norepinephrine"),
+        ("sumpubmed-30846", "in vitro effects of ph , lactic and acetic acids on pseudomonas aeruginosa"),
+        ("sumpubmed-30846", "lactobacillus isolates based on maldi-tof analyses"),
+    ],
+)
+def test_table_titles_of_real_papers_are_no_sentences(paper, title):
+    """Validation papers whose table titles were chosen by ILP as sentences (issue 36, reading the
+    extracts of papers 300-499)."""
+    with gzip.open(DATA / "pubmed" / "val.jsonl.gz", "rt", encoding="utf-8") as f:
+        article = next(d for d in map(json.loads, f) if d["id"] == paper)["article"]
+    doc = preprocess_document(article)
+    assert not [s for s in doc.sentences if title in " ".join(s)]
+    assert doc.dropped["table"] >= 1

@@ -11,6 +11,7 @@ import random
 import pytest
 
 from c2fsum.data import sbd
+from shared_data import DATA, need_real
 
 
 @pytest.mark.parametrize(
@@ -89,6 +90,21 @@ def test_hand_worked_views(view, expected):
             ["hepatitis a.", "the diocese says so.", "it is type d.", "he said."],
         ),
         ("a. one b. two", ["a. one", "b. two"]),
+        # ... but a verb after one continues the sentence (sumpubmed-21418)
+        (
+            "cultures of several sporothrix spp. were obtained from cats. group b. is larger.",
+            ["cultures of several sporothrix spp. were obtained from cats.", "group b. is larger."],
+        ),
+        # a preposition after sp./spp. continues the sentence; an article still starts one
+        (
+            "as opposed to aeromonas spp. with known potential. it grew in pseudomonas spp. the next step.",
+            ["as opposed to aeromonas spp. with known potential.", "it grew in pseudomonas spp.", "the next step."],
+        ),
+        # "i.e." and "e.g." with a space end no sentence (sumpubmed-28733)
+        (
+            "for the others, i. e. the other receptors were. we used e. g. the cells.",
+            ["for the others, i. e. the other receptors were.", "we used e. g. the cells."],
+        ),
         # letters in brackets are still list items (pysbd's rule)
         ("we measured (i) the content and (ii) the mass.", ["we measured", "(i) the content and", "(ii) the mass."]),
         (
@@ -134,3 +150,32 @@ def test_agrees_with_pysbd_on_random_views():
         view = " ".join(rnd.choice(_TRICKY) for _ in range(rnd.randint(1, 40)))
         want = [s.strip() for s in segmenter.processor(view).process() if s.strip()]
         assert sbd.sentences(view, science=False) == want, view
+
+
+@pytest.mark.real_data(DATA / "pubmed")
+@pytest.mark.parametrize(
+    ("paper", "whole"),
+    [
+        # "Were obtained from fecal samples ..." was a sentence of its own
+        ("sumpubmed-21418", "cultures of several sporothrix spp. were obtained from fecal samples"),
+        # "An understanding of ... in aeromonas spp." / "Is the first step ..."
+        ("sumpubmed-26824", "mechanism in aeromonas spp. is the first step"),
+        # "... as opposed to the majority of aeromonas spp." / "With known pathogenic potential"
+        ("sumpubmed-26824", "majority of aeromonas spp. with known pathogenic potential"),
+        ("sumpubmed-23464", "and cryptosporidium spp. in the youngest cats"),
+        # "... for the others, i. e." / "The other receptors were expressed as a ratio ..."
+        ("sumpubmed-28733", "for the others , i. e. the other receptors were expressed"),
+    ],
+)
+def test_sentences_that_were_cut_in_real_papers(paper, whole):
+    """Sentences of validation papers cut after an abbreviation (issue 36, found reading the
+    extracts of papers 300-499): now one sentence each."""
+    import gzip
+    import json
+
+    from c2fsum.data.tokenize import preprocess_article
+
+    with gzip.open(need_real(DATA / "pubmed" / "val.jsonl.gz"), "rt", encoding="utf-8") as f:
+        article = next(d for d in map(json.loads, f) if d["id"] == paper)["article"]
+    sentences = [" ".join(s) for s in preprocess_article(article)]
+    assert any(whole in s for s in sentences), [s for s in sentences if whole.split()[-1] in s]

@@ -7,7 +7,11 @@ it and defines the document set. Up to issue 36 the hashes were those of the tok
 issue 17 (NLTK over the whole text + pysbd; read from git by ``bench/tokenize_before.py``), which
 issue 17's rewrite matched on every document; issue 36 changed the sentences on purpose
 (species binomials, initials, headings, non-running text: docs/preprocessing.md) and wrote
-them again. Every document still gives the same tokens as then.
+them again. Every document still gives the same tokens as then. Reading the extracts of validation
+papers 300-499 (issue 36, second pass), 37 documents changed on purpose again: no sentence cut
+after ``sp.``/``spp.`` before a preposition, after a letter or abbreviation before a verb
+(``national u. would``, ``eq. is``), or inside ``i. e.`` / ``e. g.``; then 7 PubMed papers lost a
+table's title (or table rows) from their sentences (``data/layout.py``, :func:`_title_lines_at_end`).
 
 The time of the new tokenizer is linear in the length of the text; that is measured, not
 tested, in ``bench/preprocess.py`` (words/s on 12,500 to 200,000 words of one line). What is
@@ -86,7 +90,43 @@ _PIECES = (
 def test_word_by_word_tokens_equal_whole_text_tokens(pieces):
     """The two paths: cached per-word tokenization vs NLTK's passes over the whole text."""
     normalized = tok.normalize_text("".join(a + b for a, b in pieces))
-    assert tok._word_tokens(normalized) == list(tok._text_tokens(normalized, True))
+    assert tok._word_tokens(normalized) == list(tok._text_tokens_uncached(normalized, True))
+
+
+@pytest.mark.real_data(DATA / "pubmed")
+def test_plain_paragraph_ends_without_the_tokenizer_agree_with_it():
+    """The fast path for a paragraph's last word (``cells.``, ``and``: :func:`tok._text_tokens`)
+    against NLTK's passes (:func:`tok._text_tokens_uncached`), on every word of 40 real papers
+    with and without a final period, as a whole text and after other words."""
+    with gzip.open(need_real(DATA / "pubmed" / "val.jsonl.gz"), "rt") as f:
+        papers = [json.loads(next(f))["article"] for _ in range(40)]
+    words = {w for p in papers for w in tok.normalize_text(p).split()}
+    ends = sorted({e for w in words for e in (w, w + ".", w.rstrip(".") + ".")} | set(tok._CONTRACTED))
+    plain = [e for e in ends if tok._PLAIN_END.fullmatch(e)]
+    assert len(plain) > 5_000  # most paragraph ends are plain words
+    for end in ends:
+        for start in (True, False):
+            assert tok._text_tokens(end, start) == tok._text_tokens_uncached(end, start), (end, start)
+
+
+@pytest.mark.real_data(DATA / "pubmed")
+def test_one_tokenizer_call_per_document_gives_the_same_sentences(monkeypatch):
+    """split_blocks fills the word cache once for all of a document's paragraphs; with the
+    cache emptied before each paragraph (the straightforward path: each paragraph's words
+    tokenized on their own) 20 real papers give the same sentences."""
+    with gzip.open(need_real(DATA / "pubmed" / "val.jsonl.gz"), "rt") as f:
+        papers = [json.loads(next(f))["article"] for _ in range(20)]
+    fast = [tok.preprocess_article(p) for p in papers]
+    real = tok._word_tokens
+
+    def cold(normalized: str) -> list[str]:
+        tok._FIXED.clear()
+        tok._ONCE.clear()
+        tok._RENORMALIZED.clear()
+        return real(normalized)
+
+    monkeypatch.setattr(tok, "_word_tokens", cold)
+    assert [tok.preprocess_article(p) for p in papers] == fast
 
 
 def test_word_tokenizer_calls_per_batch_of_new_words(monkeypatch):

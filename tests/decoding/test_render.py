@@ -3,13 +3,14 @@ that tokenizing the text gives the model's tokens back (up to case and restored 
 
 from __future__ import annotations
 
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from c2fsum.data.surface import surface_cells, surface_forms
 from c2fsum.data.tokenize import preprocess_article, preprocess_summary
-from c2fsum.decoding.render import NUMBER, align, render
+from c2fsum.decoding.render import NUMBER, align, render, render_sentences
 
 
 def document(text: str) -> tuple[list[str], list[str]]:
@@ -246,3 +247,27 @@ def test_opens_sentence_read_backwards_is_the_forward_scan() -> None:
             opening = False
     assert [_opens_sentence(source, c) for c in range(len(source))] == expected
     assert expected.count(True) == 4  # the, it, no, ok
+
+
+@pytest.mark.real_data
+def test_render_sentences_is_render_of_each_on_real_papers():
+    """Extraction renders its picked sentences against one index of the document
+    (``render_sentences``): the same text as :func:`render` of each, on every sentence of 3 papers
+    (headings' capitals, numbers, brackets, sentence-opening words)."""
+    import gzip
+    import json
+
+    from c2fsum.data.tokenize import preprocess_document
+    from shared_data import DATA, need_real
+
+    with gzip.open(need_real(DATA / "pubmed" / "val.jsonl.gz"), "rt") as f:
+        papers = [json.loads(next(f))["article"] for _ in range(3)]
+    for paper in papers:
+        doc = preprocess_document(paper)
+        source = [t for s in doc.sentences for t in s]
+        spelled = doc.surface()
+        surface = [spelled.get(k, t) for k, t in enumerate(source)]
+        sentences = [s[:-1] for s in doc.sentences]
+        one_by_one = [render(s, source=source, surface=surface) for s in sentences]
+        assert render_sentences(sentences, source=source, surface=surface) == one_by_one
+        assert sum(x != " ".join(s) for x, s in zip(one_by_one, sentences, strict=True)) > len(sentences) // 2

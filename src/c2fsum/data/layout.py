@@ -18,7 +18,8 @@ and says what each is:
   ``footnote`` (a line starting with ``*``, a dagger, or a digit glued to a word: ``3number of
   unique reads``), ``licence`` (copyright and licence lines), ``url`` (a line that is a URL or DOI
   with at most :data:`URL_WORDS` other words), ``table`` (three or more short lines in a row: table
-  cells, lists of abbreviations).
+  cells, lists of abbreviations; and a table's title on the last lines of the paragraph before
+  them, after a sentence end: :func:`_title_lines_at_end`).
 
 A text without line breaks (every CNN/DailyMail article) is one ``text`` block, as before. A text
 with no running text at all (a list of short lines) is one ``text`` block too, so that nothing a
@@ -120,6 +121,47 @@ def _titled(line: str) -> bool:
     return bool(_LETTERS.search(_MARKUP.sub(" ", line)))
 
 
+def _classified(para: list[str]) -> list[tuple[str, str]]:
+    """The lines of a paragraph, each with its kind: ``line`` (maybe running text), a kind of
+    :data:`NON_RUNNING`, or ``caption`` (an ``additional file`` caption, with all lines after it)."""
+    lines: list[tuple[str, str]] = []
+    for k, line in enumerate(para):
+        kind = is_non_running(line)
+        if kind == "file_caption" and line.lower().startswith("additional"):
+            lines.append(("caption", "\n".join(para[k:])))
+            break
+        lines.append((kind or "line", line))
+    return lines
+
+
+def _short_only(lines: list[tuple[str, str]]) -> bool:
+    """A paragraph of short lines only (no running text): a heading or part of a table."""
+    return all(_short(x) for kind, x in lines if kind == "line")
+
+
+TITLE_LINES = 2
+"""Fewest lines of a title at the end of a paragraph (:func:`_title_lines_at_end`)."""
+
+
+def _title_lines_at_end(lines: list[tuple[str, str]], lead: int) -> int:
+    """Where a table's or figure's title starts among the last lines of a paragraph (``len(lines)``:
+    none): at least :data:`TITLE_LINES` lines of at most :data:`HEADING_WORDS` words each, none
+    with a sentence end, right after a line that ends a sentence. SumPubMed breaks such a title
+    over lines where the paper had italics (``in vitro`` / ``effects of ph ... on`` /
+    ``pseudomonas aeruginosa`` / ``pao <dig> growth``); wrapped prose ends with its period.
+    Asked only when short lines (the table's cells) come next."""
+    k = len(lines)
+    while k > lead + 1 and lines[k - 1][0] == "line" and _title_line(lines[k - 1][1]):
+        k -= 1
+    if len(lines) - k < TITLE_LINES or lines[k - 1][0] != "line" or not _SENTENCE_END.search(lines[k - 1][1]):
+        return len(lines)
+    return k
+
+
+def _title_line(line: str) -> bool:
+    return len(line.split()) <= HEADING_WORDS and not _SENTENCE_END.search(line)
+
+
 def blocks(text: str) -> list[Block]:
     """The blocks of ``text`` in order (see the module docstring); running text is never lost:
     a text with no ``text`` block gives its whole text as one."""
@@ -167,16 +209,10 @@ def blocks(text: str) -> list[Block]:
             out.extend(Block("heading" if _titled(x) else "table", x) for x in rest)
         out.extend(Block("heading", h) for h in heads)
 
-    for para in paragraphs:
-        lines: list[tuple[str, str]] = []
-        for k, line in enumerate(para):
-            kind = is_non_running(line)
-            if kind == "file_caption" and line.lower().startswith("additional"):
-                lines.append(("caption", "\n".join(para[k:])))
-                break
-            lines.append((kind or "line", line))
-        running = [x for kind, x in lines if kind == "line"]
-        if not running or all(_short(x) for x in running):
+    classified = [_classified(para) for para in paragraphs]
+    short_only = [_short_only(lines) for lines in classified]
+    for i, lines in enumerate(classified):
+        if short_only[i]:
             # a paragraph of short lines only: a heading or part of a table, decided by what follows
             short: list[str] = []
             for kind, x in lines:
@@ -191,7 +227,7 @@ def blocks(text: str) -> list[Block]:
             if short:
                 pending.append(short)
             continue
-        longest = max(len(x) for x in running)
+        longest = max(len(x) for kind, x in lines if kind == "line")
         lead = 0
         while (
             lead < len(lines) - 1
@@ -207,8 +243,11 @@ def blocks(text: str) -> list[Block]:
             flush([])
         else:
             flush([x for _, x in lines[:lead]])
+        # a table's or figure's title on the last lines of a paragraph, before the table's cells:
+        # "... invasion <cit> ." / "s. pneumoniae" / "gene expression in the presence of ..."
+        end = _title_lines_at_end(lines, lead) if i + 1 < len(classified) and short_only[i + 1] else len(lines)
         body: list[str] = []
-        for kind, x in lines[lead:]:
+        for kind, x in lines[lead:end]:
             if kind == "line":
                 body.append(x)
                 continue
@@ -218,6 +257,8 @@ def blocks(text: str) -> list[Block]:
             out.append(Block("file_caption" if kind == "caption" else kind, x))
         if body:
             out.extend(Block("text", x) for x in _GLUED_CAPTION.split(" ".join(body)))
+        if end < len(lines):  # with the short lines after it: a table, or headings (flush decides)
+            pending.append([x for _, x in lines[end:]])
     flush(None)
     if not any(b.kind == "text" for b in out):
         return [Block("text", text)]

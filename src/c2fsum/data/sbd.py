@@ -93,9 +93,18 @@ _STARTERS = frozenset(
     "the a an this that these those it its he she they we i you his her their our my there here in on at for "
     "from with by as after before when while if but so however although though because since during then also "
     "thus hence moreover furthermore finally first second one two all each both some many most no not what "
-    "which who how where why yet still such other another further only even is was are were has have had do "
-    "does did can could will would should may might must to note either given let now using consider".split()
+    "which who how where why yet still such other another further only even to note either given let now "
+    "using consider".split()
 )
+# (no verb: a sentence of a paper starts with "were" or "is" only as a question, while "sporothrix
+# spp. were obtained", "group b. is" continue one; issue 36, validation paper sumpubmed-21418)
+# after sp./spp. a preposition continues the sentence ("aeromonas spp. with known pathogenic
+# potential", "cryptosporidium spp. in the youngest cats": 36 of 37 such places read in train papers)
+_SPECIES_ABBR = frozenset({"sp", "spp", "ssp", "subsp"})
+_PREPOSITIONS = frozenset("in on at for from with by as after before during to".split())
+# "i.e." and "e.g." written with a space ("for the others, i. e. the other receptors"): the
+# second letter's period ends no sentence either (sumpubmed-28733)
+_SPACED_ABBR = frozenset({"i. e", "e. g"})
 _NEXT_WORD = re.compile(r"\s*([a-z']+)")
 # a single letter with a period before a lowercase word that is no sentence starter ("e. coli",
 # "henry e. hudson") is never a list item; "a.m." and "troop b. he" still are, as in pysbd
@@ -107,12 +116,15 @@ _AFTER_SCIENCE_ABBR = re.compile(r"(\.|\:|-|\?|,)|(\s([a-z]|I\s|I'm|I'll|\d|\(|<
 _MULTI_PERIOD_ABBR = re.compile(r"\b[a-z](?:\.[a-z])+[.]", re.IGNORECASE)
 
 # ------------------------------------------------------------------ numbers, punctuation
+# pysbd's number rules, (?<=\d)\.(?=\S) ... (?<=^\d\d)\.(?=(\s\S)|\)), written to start with the
+# period (the lookbehind moved after it, ending with it): the same matches, but the regex engine
+# jumps from period to period instead of trying the lookbehind at every character
 _NUMBER_RULES = (
     (re.compile(r"\.(?=\d)"), "∯"),
-    (re.compile(r"(?<=\d)\.(?=\S)"), "∯"),
-    (re.compile(r"(?<=\r\d)\.(?=(\s\S)|\))"), "∯"),
-    (re.compile(r"(?<=^\d)\.(?=(\s\S)|\))"), "∯"),
-    (re.compile(r"(?<=^\d\d)\.(?=(\s\S)|\))"), "∯"),
+    (re.compile(r"\.(?<=\d\.)(?=\S)"), "∯"),
+    (re.compile(r"\.(?<=\r\d\.)(?=(\s\S)|\))"), "∯"),
+    (re.compile(r"\.(?<=^\d\.)(?=(\s\S)|\))"), "∯"),
+    (re.compile(r"\.(?<=^\d\d\.)(?=(\s\S)|\))"), "∯"),
 )
 # pysbd's (?<=\S)(!|\?){3,}(?=(\s|\Z|$)), the same matches, written to start with a character
 # class so that the regex engine jumps to the next "!" or "?" instead of trying every position
@@ -372,10 +384,11 @@ def _abbreviations_in_line(line: str, science: bool = False) -> str:
             else:
                 after = _AFTER_SCIENCE_ABBR if science else _AFTER_ABBR
             if pos + 1 < n and after.match(line, pos + 1):
-                if science and key not in _PLAIN_ABBR:
+                if science and key not in _PLAIN_ABBR and line[max(0, start - 3) : pos] not in _SPACED_ABBR:
                     nxt = _NEXT_WORD.match(line, pos + 1)
                     if nxt and nxt.group(1) in _STARTERS:
-                        break  # "hepatitis a. the ...": a sentence end after all
+                        if not (key in _SPECIES_ABBR and nxt.group(1) in _PREPOSITIONS):
+                            break  # "hepatitis a. the ...": a sentence end after all
                 chars[pos] = "∯"
                 break
         pos = line.find(".", pos + 1)

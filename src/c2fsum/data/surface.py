@@ -28,8 +28,6 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import cast
 
-from c2fsum.data.grid import PAD, make_grid
-
 WINDOW = 200
 """Characters after the cursor in which the next token is looked for."""
 
@@ -119,6 +117,8 @@ def surface_cells(
     The grid is laid out exactly as :func:`c2fsum.data.grid.make_grid` lays out ``sentences``
     (same arguments); a cell without a ``surface`` entry keeps its token (``<pad>`` included).
     """
+    from c2fsum.data.grid import PAD, make_grid  # torch: not for surface_forms, which extraction uses
+
     if chunking == "fixed":  # the grid is the flat prefix of the document: cell c is token c
         grid = make_grid(cast(list[list[str]], sentences), chunks, chunk_len, max_words=max_words)  # read only
         return [surface.get(c, w) for c, w in enumerate(grid.words)]

@@ -8,7 +8,7 @@ Raw text in, the tokens a model sees out::
 
 Steps: Unicode clean-up; PTB bracket tokens (``-LRB-``...) and typographic quotes back to
 characters; lowercasing; digits to a placeholder; NLTK's Treebank-style word tokenizer
-(``NLTKWordTokenizer``, no punkt model needed), word by word with a cache (see
+(``NLTKWordTokenizer``'s rules, run without importing NLTK: :mod:`c2fsum.data.treebank`), word by word with a cache (see
 :func:`_word_tokens`: the same tokens as over the whole text); sentence boundaries by pysbd's
 rules (:mod:`c2fsum.data.sbd`, the same cuts as ``pysbd`` 0.3.4 in linear time); brackets
 written as CoreNLP tokens (``-lrb- -rrb- -lsb- -rsb- -lcb- -rcb-``) and every digit as ``#``.
@@ -53,10 +53,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from nltk.tokenize import NLTKWordTokenizer
-
 from c2fsum.data.layout import blocks, sentence_kinds
 from c2fsum.data.sbd import sentence_starts
+from c2fsum.data.treebank import TreebankWordTokenizer
 from c2fsum.data.vocab import EOS
 
 log = logging.getLogger(__name__)
@@ -98,23 +97,7 @@ _GLUE_RIGHT = frozenset({"(", "[", "{", "$"})
 _CLOSERS = frozenset({"''", ")", "]", "}"})
 
 
-class _PTBWordTokenizer(NLTKWordTokenizer):
-    """NLTK's improved Treebank tokenizer, except that ``''`` is always a closing quote.
-
-    NLTK turns ``''`` after a space into an opening quote; in PTB-tokenized text every ``''``
-    follows a space, so without this change ``'' he said`` would not survive a second pass.
-    """
-
-    STARTING_QUOTES = [
-        (re.compile(r"([«“‘„]|[`]+)", re.UNICODE), r" \1 "),
-        (re.compile(r'^"'), r"``"),
-        (re.compile(r"(``)"), r" \1 "),
-        (re.compile(r'([ \(\[{<])"'), r"\1 `` "),
-        (re.compile(r"(?i)(?<!\w)(')(?!(?:re|ve|ll|m|t|s|d|n)\b)(?=\w)", re.UNICODE), r"\1 "),
-    ]
-
-
-_WORD_TOKENIZER = _PTBWordTokenizer()
+_WORD_TOKENIZER = TreebankWordTokenizer()
 
 
 def normalize_text(text: str) -> str:
@@ -234,7 +217,7 @@ def _fill_once(words: list[str]) -> None:
             _ONCE[w] = (w,)  # no rule of the tokenizer touches ASCII letters and digits alone
         else:
             hard.append(w)
-    for at in range(0, len(hard), _BATCH):  # bounded calls: NLTK times out a regex after 5 s
+    for at in range(0, len(hard), _BATCH):  # bounded calls (NLTK, the reference, times out a regex after 5 s)
         _tokenize_together(hard[at : at + _BATCH])
 
 
@@ -249,9 +232,21 @@ def _tokenize_together(words: list[str]) -> None:
         _ONCE[w] = tuple(tokens[a + 1 : b])
 
 
+_PLAIN_END = re.compile(r"([a-z0-9]+)(\.?)")
+
+
 def _text_tokens(text: str, start: bool) -> tuple[str, ...]:
     """The fixed point of the tokenizer on the end of a (normalized) text, end-of-text rules
-    included; ``start``: ``text`` is the whole text, else it follows other words."""
+    included; ``start``: ``text`` is the whole text, else it follows other words.
+
+    The usual end of a paragraph, a word of ASCII letters and digits with or without a period
+    (``cells.``), is answered without the tokenizer: the final period splits off and no other rule
+    touches such a word (as in :func:`_fill_once`); tests/data/test_tokenize.py checks it against
+    the tokenizer on every paragraph end of real papers.
+    """
+    plain = _PLAIN_END.fullmatch(text)
+    if plain is not None and plain.group(1) not in _CONTRACTED:
+        return (plain.group(1), ".") if plain.group(2) else (plain.group(1),)
     if len(text) <= 64:  # the usual end of a text ("said .", "cnn ."): cached
         return _short_text_tokens(text, start)
     return _text_tokens_uncached(text, start)
@@ -448,8 +443,14 @@ def split_blocks(texts: Sequence[str]) -> list[list[list[str]]]:
     tokens: list[str] = []
     forced: set[int] = set()
     ends: list[int] = []
-    for text in texts:
-        for block in _EOS_MARK.split(normalize_text(text)):
+    pieces = [_EOS_MARK.split(normalize_text(text)) for text in texts]
+    # the new words of all the texts, tokenized together (one call of the tokenizer per document,
+    # not one per paragraph); _word_tokens then finds them cached (it fills what a full cache lost)
+    words = {w for bs in pieces for b in bs for w in b.split()}
+    if len(words) < _CACHE_WORDS:
+        _fill([w for w in words if w not in _FIXED])
+    for bs in pieces:
+        for block in bs:
             tokens.extend(_word_tokens(block))
             if tokens:
                 forced.add(len(tokens) - 1)

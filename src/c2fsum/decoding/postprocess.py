@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from torch import Tensor
+if TYPE_CHECKING:
+    from torch import Tensor
 
 SENTENCE_END = frozenset({".", "!", "?"})
 CLOSING = frozenset({"''", "'", "-rrb-", "-rsb-", "-rcb-"})

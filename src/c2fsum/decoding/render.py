@@ -36,11 +36,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING
 
 from c2fsum.decoding.postprocess import CLOSING, ends_sentence_at, last_sentence_end
+
+if TYPE_CHECKING:  # torch only where attention is read: extraction renders without it
+    from torch import Tensor
 
 NUMBER = "N"
 """How a ``<dig>`` of SumPubMed (a number the dataset removed, not known to anyone) is written."""
@@ -156,6 +157,8 @@ def _attended(step: int, source: Sequence[str], attention: Tensor | None, want) 
     """
     if attention is None or step >= attention.size(0):
         return None
+    import torch
+
     row = attention[step, : len(source)]
     kth = torch.topk(row, min(64, row.numel())).values[-1]
     above = torch.nonzero(row > kth).flatten()  # ascending cells: the stable sort keeps their order on ties
@@ -175,6 +178,7 @@ def restore(
     source: Sequence[str] | None = None,
     surface: Sequence[str] | None = None,
     attention: Tensor | None = None,
+    where: dict[str, list[int]] | None = None,
 ) -> list[str | None]:
     """Each output token spelled as the document spells it; None for a token to leave out.
 
@@ -184,11 +188,14 @@ def restore(
             masked numbers and ``<unk>`` are left out).
         surface: ``Example.surface`` (length L), the document's spelling of each cell, or None.
         attention: ``(T', L')``, ``T' >= T``, attention of each step over the cells, or None.
+        where: the cells of each of a set of tokens that holds all of ``tokens``
+            (:func:`_cells_by_token` of ``source`` with ``only``), when the caller renders several
+            token lists against one long document (:func:`render_sentences`); the same output.
     """
     src = list(source or [])
     spelled = list(surface) if surface is not None and len(surface) == len(src) else src
     asked = frozenset(tokens)
-    where = _cells_by_token(src, asked)
+    where = _cells_by_token(src, asked) if where is None else where
     usual_of: dict[str, Counter] = {}
 
     def usual(w: str) -> Counter:
@@ -338,9 +345,23 @@ def render(
     never ends mid-sentence.
     """
     att = attention.flatten(1).float() if attention is not None and attention.dim() > 2 else attention
-    spelled = restore(tokens, source, surface, att)
+    return _rendered(tokens, restore(tokens, source, surface, att))
+
+
+def _rendered(tokens: Sequence[str], spelled: list[str | None]) -> str:
     pairs: list[tuple[str, str | None]] = [(t, s) for t, s in _placeholders(tokens, spelled) if s is not None]
     return detokenize(whole_sentences(_without_dateline(pairs)))
+
+
+def render_sentences(
+    sentences: Sequence[Sequence[str]], *, source: Sequence[str], surface: Sequence[str] | None = None
+) -> list[str]:
+    """:func:`render` of each of ``sentences`` (token lists, no attention) against one document:
+    the document is indexed once for all of them, not once each (extraction of 250 words from a
+    100,000-word text renders about a dozen sentences)."""
+    src = list(source)
+    where = _cells_by_token(src, frozenset(t for s in sentences for t in s))
+    return [_rendered(s, restore(s, src, surface, None, where)) for s in sentences]
 
 
 DATELINE_WORDS = 4
