@@ -8,7 +8,7 @@ Raw text in, the tokens a model sees out::
 
 Steps: Unicode clean-up; PTB bracket tokens (``-LRB-``...) and typographic quotes back to
 characters; lowercasing; digits to a placeholder; NLTK's Treebank-style word tokenizer
-(``NLTKWordTokenizer``'s rules, run without importing NLTK: :mod:`c2fsum.data.treebank`), word by word with a cache (see
+(``NLTKWordTokenizer``, no punkt model needed), word by word with a cache (see
 :func:`_word_tokens`: the same tokens as over the whole text); sentence boundaries by pysbd's
 rules (:mod:`c2fsum.data.sbd`, the same cuts as ``pysbd`` 0.3.4 in linear time); brackets
 written as CoreNLP tokens (``-lrb- -rrb- -lsb- -rsb- -lcb- -rcb-``) and every digit as ``#``.
@@ -53,9 +53,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from nltk.tokenize import NLTKWordTokenizer
+
 from c2fsum.data.layout import blocks, sentence_kinds
 from c2fsum.data.sbd import sentence_starts
-from c2fsum.data.treebank import TreebankWordTokenizer
 from c2fsum.data.vocab import EOS
 
 log = logging.getLogger(__name__)
@@ -97,7 +98,23 @@ _GLUE_RIGHT = frozenset({"(", "[", "{", "$"})
 _CLOSERS = frozenset({"''", ")", "]", "}"})
 
 
-_WORD_TOKENIZER = TreebankWordTokenizer()
+class _PTBWordTokenizer(NLTKWordTokenizer):
+    """NLTK's improved Treebank tokenizer, except that ``''`` is always a closing quote.
+
+    NLTK turns ``''`` after a space into an opening quote; in PTB-tokenized text every ``''``
+    follows a space, so without this change ``'' he said`` would not survive a second pass.
+    """
+
+    STARTING_QUOTES = [
+        (re.compile(r"([«“‘„]|[`]+)", re.UNICODE), r" \1 "),
+        (re.compile(r'^"'), r"``"),
+        (re.compile(r"(``)"), r" \1 "),
+        (re.compile(r'([ \(\[{<])"'), r"\1 `` "),
+        (re.compile(r"(?i)(?<!\w)(')(?!(?:re|ve|ll|m|t|s|d|n)\b)(?=\w)", re.UNICODE), r"\1 "),
+    ]
+
+
+_WORD_TOKENIZER = _PTBWordTokenizer()
 
 
 def normalize_text(text: str) -> str:
@@ -217,7 +234,7 @@ def _fill_once(words: list[str]) -> None:
             _ONCE[w] = (w,)  # no rule of the tokenizer touches ASCII letters and digits alone
         else:
             hard.append(w)
-    for at in range(0, len(hard), _BATCH):  # bounded calls (NLTK, the reference, times out a regex after 5 s)
+    for at in range(0, len(hard), _BATCH):  # bounded calls: NLTK times out a regex after 5 s
         _tokenize_together(hard[at : at + _BATCH])
 
 
