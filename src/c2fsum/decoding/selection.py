@@ -34,7 +34,7 @@ from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.options import DecodeOptions
 from c2fsum.metrics.output_stats import back_to_back_repeats, ends_sentence, is_content_word
 from c2fsum.models.checkpoint import load_checkpoint
-from c2fsum.models.select_rewrite import SentenceSelector
+from c2fsum.models.select_rewrite import SentenceSelector, sentence_spans
 
 MARKS = frozenset({BOS, EOS})
 """Sentence marks: in the paper's cells, never in a summary, never counted by the budget."""
@@ -46,18 +46,7 @@ MIN_ROOM = 4
 def sentence_cells(words: Sequence[str]) -> list[list[int]]:
     """The grid cells of each sentence of an example (``Example.words``): cut after each ``</s>``,
     ``<pad>`` cells skipped, as :func:`c2fsum.models.select_rewrite.split_sentences` cuts them."""
-    out: list[list[int]] = []
-    cur: list[int] = []
-    for i, w in enumerate(words):
-        if w == PAD:
-            continue
-        cur.append(i)
-        if w == EOS:
-            out.append(cur)
-            cur = []
-    if cur:
-        out.append(cur)
-    return out
+    return sentence_spans(words, EOS, frozenset({PAD}))
 
 
 @torch.no_grad()

@@ -75,27 +75,37 @@ T_ = TypeVar("T_", bound=Hashable)
 
 
 # -- sentences and labels (plain lists) ---------------------------------------------------------
-def split_sentences(tokens: Sequence[T_], end: T_, skip: frozenset | set = frozenset()) -> list[list[T_]]:
-    """Cut a prepared document's cells into its sentences: each ends after an ``end`` (``</s>``),
-    a trailing piece without one is a sentence too; ``skip`` cells (``<pad>`` of sentence chunking)
-    are dropped. The same function cuts words (``end="</s>"``) and ids (``end=eos_id``), so the
-    labels made from words and the sentence grid made from ids count the same sentences.
+def sentence_spans(tokens: Sequence[T_], end: T_, skip: frozenset | set = frozenset()) -> list[list[int]]:
+    """The positions of each sentence of a prepared document's cells: each ends after an ``end``
+    (``</s>``), a trailing piece without one is a sentence too; ``skip`` cells (``<pad>`` of
+    sentence chunking) belong to none.
 
-    >>> split_sentences("a b </s> c </s> d".split(), "</s>")
-    [['a', 'b', '</s>'], ['c', '</s>'], ['d']]
+    >>> sentence_spans("a b </s> <pad> c </s> d".split(), "</s>", {"<pad>"})
+    [[0, 1, 2], [4, 5], [6]]
     """
-    out: list[list[T_]] = []
-    cur: list[T_] = []
-    for t in tokens:
+    out: list[list[int]] = []
+    cur: list[int] = []
+    for i, t in enumerate(tokens):
         if t in skip:
             continue
-        cur.append(t)
+        cur.append(i)
         if t == end:
             out.append(cur)
             cur = []
     if cur:
         out.append(cur)
     return out
+
+
+def split_sentences(tokens: Sequence[T_], end: T_, skip: frozenset | set = frozenset()) -> list[list[T_]]:
+    """Cut a prepared document's cells into its sentences (:func:`sentence_spans`). The same function
+    cuts words (``end="</s>"``) and ids (``end=eos_id``), so the labels made from words and the
+    sentence grid made from ids count the same sentences.
+
+    >>> split_sentences("a b </s> c </s> d".split(), "</s>")
+    [['a', 'b', '</s>'], ['c', '</s>'], ['d']]
+    """
+    return [[tokens[i] for i in span] for span in sentence_spans(tokens, end, skip)]
 
 
 def document_sentences(example: Example) -> list[list[str]]:
