@@ -166,3 +166,15 @@ def test_a_fragment_is_left_out_and_a_doubled_word_is_copied_once():
     assert d.words == "it works in vitro . so it does .".split() and d.sentences == [1, 2]
     att = d.hypothesis.attn.flatten(1)
     assert [ex.words[c] for c in att.argmax(1).tolist()] == d.words  # each copied word points at its cell
+
+
+def test_a_rewrite_with_a_number_its_sentence_does_not_hold_gives_way_to_the_copy():
+    doc = {"id": "n", "src": [["we", "used", "##", "mice", ".", "</s>"]], "tgt": [], "refs": []}
+    vocab = Vocab.from_tokens(["we", "used", "##", "mice", "."])
+    ex = encode_example(doc, vocab, chunks=0, chunk_len=8, max_tgt_len=10)
+    shape = (ex.n_chunks(8), 8)
+    assert compose(ex, [0], vocab, shape, [_rewrite(ex, "we used ## mice .", 6)]).words == "we used ## mice .".split()
+    kept = compose(ex, [0], vocab, shape, [_rewrite(ex, "## mice .", 6)])
+    assert kept.words == "## mice .".split()  # its number is the sentence's
+    invented = compose(ex, [0], vocab, shape, [_rewrite(ex, "### mice .", 6)])
+    assert invented.words == "we used ## mice .".split()  # ### is not in the sentence: the copy

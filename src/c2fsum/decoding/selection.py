@@ -126,6 +126,11 @@ PLACEHOLDERS = frozenset({"dig", "cit"})
 """SumPubMed's ``< dig >`` (a number it removed) and ``< cit >`` (a citation): no content word."""
 
 
+def _number(token: str) -> bool:
+    """A number as prepared text spells it (digits masked as ``#``)."""
+    return any(c == "#" or c.isdigit() for c in token)
+
+
 def _trigrams(words: Sequence[str]) -> set[tuple[str, ...]]:
     """The summary's trigrams that hold a content word (:func:`~c2fsum.metrics.output_stats.is_content_word`,
     ``< dig >`` and ``< cit >`` not one): what no two sentences may share (``of < dig >`` in two
@@ -156,7 +161,8 @@ def compose(
 ) -> Decoded:
     """One paper's summary from its picks, in pick order: each picked sentence copied (a word the
     paper repeats back to back, "in in vitro", once), or its rewrite where ``rewritten`` holds one
-    (one entry per pick; None: copy) that keeps at least ``min_share`` of the sentence's tokens.
+    (one entry per pick; None: copy) that keeps at least ``min_share`` of the sentence's tokens and
+    writes no number the sentence does not hold.
 
     With a rewriter, no rewrite repeats a content trigram of the summary (:func:`_trigrams`): the
     copy takes its place, and a copy is left out when it mostly repeats the summary
@@ -178,7 +184,9 @@ def compose(
         own = [c for c in cells[j] if example.words[c] not in MARKS]
         d = rewritten[k] if rewritten is not None else None
         versions = []  # (words, attention): the rewrite first where it is used, then the copy
-        if d is not None and d.words and len(d.words) >= min_share * len(own):
+        source = {example.words[c] for c in own}
+        invented = d is not None and any(_number(w) and w not in source for w in d.words)
+        if d is not None and d.words and len(d.words) >= min_share * len(own) and not invented:
             src = d.hypothesis.attn.flatten(1)[: len(d.words), : len(cells[j])]  # (T_j, cells of the sentence)
             attn = torch.zeros(len(d.words), M * N)
             attn[:, torch.tensor(cells[j], dtype=torch.long)] = src
