@@ -61,7 +61,7 @@ def test_quick_start_command_lines_run_as_written(inputs, capsys):
     lines, _ = quick_start_blocks()
     assert lines[:2] == SET_UP
     lines = lines[2:]
-    assert len(lines) == 5 and all(line.startswith(("c2fsum summarize", "c2fsum extract")) for line in lines)
+    assert len(lines) == 6 and all(line.startswith(("c2fsum summarize", "c2fsum extract")) for line in lines)
     for line in lines:
         args = shlex.split(line)[1:]
         assert main(["-q", *args]) == 0, line

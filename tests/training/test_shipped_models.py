@@ -280,7 +280,7 @@ def test_export_command_end_to_end(run, tmp_path, capsys):
 def test_a_shipped_name_loads_the_shipped_folder_before_a_local_one(shipped, other_run, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     shutil.copytree(other_run, tmp_path / "cnndm-small")  # a local run with the same name
-    assert registry.shipped_names() == ["cnndm-small", "pubmed-model0", "pubmed-model3"]
+    assert registry.shipped_names() == ["cnndm-small", "pubmed-model0", "pubmed-model3", "pubmed-rewrite"]
     by_name = c2fsum.load("cnndm-small")
     assert by_name.path == shipped / "cnndm-small"
     local = c2fsum.load("./cnndm-small")
@@ -318,7 +318,7 @@ def test_an_unknown_name_lists_the_shipped_names_and_what_was_tried(shipped, tmp
     with pytest.raises(CheckpointError) as e:
         c2fsum.load("cnndm-large")
     assert str(e.value) == (
-        "cnndm-large: no such model: not a shipped model (cnndm-small, pubmed-model0, pubmed-model3), "
+        "cnndm-large: no such model: not a shipped model (cnndm-small, pubmed-model0, pubmed-model3, pubmed-rewrite), "
         "no such directory, and not a Hugging Face hub repository id (owner/name[@revision])"
     )
     doc = tmp_path / "doc.txt"

@@ -11,6 +11,7 @@ from typing import Any
 
 from c2fsum.config import bounds_error, decode_fields
 from c2fsum.errors import UserError
+from c2fsum.pretrained.registry import SHIPPED
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,7 @@ def positive_int(text: str) -> int:
 
 
 MODEL_HELP = (
-    "shipped model name (cnndm-small, pubmed-model0, pubmed-model3; `c2fsum models` describes them), "
+    f"shipped model name ({', '.join(SHIPPED)}; `c2fsum models` describes them), "
     "run or checkpoint directory, or hub repo id owner/name[@rev]"
 )
 
