@@ -23,6 +23,10 @@ def test_models_lists_every_shipped_model_with_its_cards_facts(capsys):
         assert SHIPPED[name].description in text
         assert f"ROUGE-1/2/L {rouge1} / " in text and f"{params} parameters" in text and " MB" in text
         assert f"defaults: {row}\n" in text + "\n"
+        disk, weights = re.search(r"([\d.]+) MB on disk \(weights \w+, ([\d.]+) MB\)", text).groups()  # type: ignore[union-attr]
+        on_disk = sum(p.stat().st_size for p in (PRETRAINED_DIR / name).rglob("*") if p.is_file()) / 1e6
+        # printed to one decimal: within 0.05 MB of every file of the folder (a rewriter inside included)
+        assert abs(float(disk) - on_disk) <= 0.05 and float(disk) >= float(weights) - 0.05, text
 
 
 def test_models_describes_the_directories_given_and_refuses_others(tmp_path, capsys):

@@ -39,7 +39,7 @@ def describe(name: str, folder: Path, purpose: str) -> list[str]:
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     card_path = folder / "README.md"
     facts = card_facts(card_path.read_text(encoding="utf-8")) if card_path.is_file() else {}
-    mb = sum(p.stat().st_size for p in folder.iterdir() if p.is_file()) / 1e6
+    mb = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
     where = ""
     if card_path.is_file():
         m = re.search(r"^On ([\d,]+) documents of the (\w+) split", card_path.read_text(encoding="utf-8"), flags=re.M)
