@@ -4,7 +4,8 @@
 Stages, each printing ``CHECK <name>: PASS|FAIL <facts>`` lines that the shell script collects:
 
 ``--stage families``
-    For each family (MODEL 0, 1, 2, lazy MODEL 3, paulus-ml) at its ``-cpu`` preset's sizes:
+    For each family (MODEL 0, 1, 2, lazy MODEL 3, paulus-ml and -rl, select-rewrite's selector trained
+    on labels and with its REINFORCE objective) at its ``-cpu`` preset's sizes:
     train ``--steps``/2 steps with ``train.amp=bf16`` on ``--device``, resume (``Trainer(...,
     resume=True)``, the code path of ``c2fsum train --resume``) to ``--steps``, check the position,
     finite weights and validation perplexity, print tokens/s (source + target tokens of the steps
@@ -12,6 +13,10 @@ Stages, each printing ``CHECK <name>: PASS|FAIL <facts>`` lines that the shell s
     ``--device`` (beam 3) and print summaries/s. Then the float32 agreement: a small model of the
     family trained ``--agree-steps`` steps on CPU (float32) is decoded on CPU and on ``--device``
     from the same weights (greedy and beam 3, TF32 off): the tokens must be equal.
+``--stage shipped``
+    each shipped model (``--models``, by name) summarizes ``--papers`` (a JSONL file with an
+    ``article`` field; default the test corpus) on CPU and on ``--device`` in float32 (TF32 off):
+    the texts must be equal; prints seconds per paper on each.
 ``--stage nccl-probe`` (under torchrun)
     every rank joins a process group (NCCL on CUDA, gloo on CPU), all-reduces a tensor and checks
     the sum; rank 0 prints the all-reduce bandwidth of 64 MB.
@@ -37,6 +42,9 @@ FAMILIES = {
     "model2": ("model2-cpu.yaml", []),
     "model3-lazy": ("model3-cpu.yaml", ["model.lazy_fine=true"]),
     "paulus": ("paulus-ml-cpu.yaml", []),
+    "paulus-rl": ("paulus-rl-cpu.yaml", []),
+    "select-rewrite": ("select-rewrite-cpu.yaml", []),
+    "select-rl": ("select-rewrite-cpu.yaml", ["train.objective=mixed"]),
 }
 COMMON = [
     "data.vocab_size=2000",
@@ -164,6 +172,48 @@ def stage_families(a: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def stage_shipped(a: argparse.Namespace) -> int:
+    import torch
+
+    import c2fsum
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    path = Path(a.papers) if a.papers else ROOT / "tests" / "data" / "corpus" / "test.jsonl"
+    texts = [json.loads(x)["article"] for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    ok = True
+    for name in a.models.split(","):
+        try:
+            timed = {}
+            outs = {}
+            for device in ("cpu", a.device):
+                pipe = c2fsum.load(name, device=device)
+                pipe.summarize(texts[:1])  # warm-up (kernels, caches)
+                t0 = time.monotonic()
+                outs[device] = pipe.summarize(texts)
+                if device == "cuda":
+                    torch.cuda.synchronize()
+                timed[device] = (time.monotonic() - t0) / len(texts)
+            a_, b_ = outs["cpu"], outs[a.device]
+            same = sum(x.text == y.text for x, y in zip(a_, b_, strict=True))
+            first = next((i for i, (x, y) in enumerate(zip(a_, b_, strict=True)) if x.text != y.text), None)
+            where = (
+                ""
+                if first is None
+                else f"; first difference: paper {first}: {a_[first].text[:80]!r} vs {b_[first].text[:80]!r}"
+            )
+            ok &= check(
+                f"{name} cpu vs {a.device}, float32",
+                same == len(texts),
+                f"{same} of {len(texts)} papers the same summary; {timed['cpu']:.3f} s/paper on cpu, "
+                f"{timed[a.device]:.3f} s/paper on {a.device}{where}",
+            )
+        except Exception as e:  # noqa: BLE001 - report and go on with the next model
+            traceback.print_exc()
+            ok &= check(f"{name}", False, f"raised {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+    return 0 if ok else 1
+
+
 def stage_probe(a: argparse.Namespace) -> int:
     import torch
     import torch.distributed as dist
@@ -219,16 +269,23 @@ def stage_ddp_report(a: argparse.Namespace) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--stage", required=True, choices=["families", "nccl-probe", "ddp-report"])
+    ap.add_argument("--stage", required=True, choices=["families", "shipped", "nccl-probe", "ddp-report"])
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--work", default="gpu_check.work")
     ap.add_argument("--families", default=",".join(FAMILIES))
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--agree-steps", type=int, default=20)
+    ap.add_argument("--models", default="pubmed-rewrite,pubmed-model3")
+    ap.add_argument("--papers", help="JSONL with an 'article' field (default: the test corpus)")
     ap.add_argument("--run")
     ap.add_argument("--nproc", type=int, default=1)
     a = ap.parse_args()
-    stage = {"families": stage_families, "nccl-probe": stage_probe, "ddp-report": stage_ddp_report}[a.stage]
+    stage = {
+        "families": stage_families,
+        "shipped": stage_shipped,
+        "nccl-probe": stage_probe,
+        "ddp-report": stage_ddp_report,
+    }[a.stage]
     return stage(a)
 
 

@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# GPU check of c2fsum: at most 8 minutes on one CUDA GPU (issue 27, item 6).
+# GPU check of c2fsum: at most 9 minutes on one CUDA GPU (issue 27, item 6).
 #
 #   bench/gpu_check.sh                  # on a machine with a CUDA GPU (run from the repository root)
 #   bench/gpu_check.sh --device cpu     # dry run of the script's logic on CPU (gloo instead of NCCL)
 #   bench/gpu_check.sh --quick          # fewer steps (4 + resume to 8, agreement after 6)
 #
 # What it checks (bench/gpu_check.py does the work; every check prints "CHECK name: PASS|FAIL facts"):
-#   1. each family, MODEL 0, 1, 2, lazy MODEL 3 and paulus-ml at its -cpu preset's sizes, trains 25
-#      steps with bf16 autocast (train.amp=bf16) on the GPU, resumes to step 50, has finite weights
-#      and validation perplexity, prints tokens/s; decodes the 10 test documents on the GPU;
+#   1. each family, MODEL 0, 1, 2, lazy MODEL 3, paulus-ml and -rl, the select-rewrite selector (labels,
+#      then REINFORCE) at its -cpu preset's sizes, trains 25 steps with bf16 autocast (train.amp=bf16)
+#      on the GPU, resumes to step 50, has finite weights and validation perplexity, prints tokens/s;
+#      decodes the 10 test documents on the GPU;
 #   2. float32 agreement: a small model of each family trained 20 steps on CPU, decoded on CPU and
 #      on the GPU from the same weights (TF32 off), greedy and beam 3: the same tokens;
-#   3. torchrun with NCCL on every GPU present: an all-reduce probe (with 1 GPU, nproc 1 still
+#   3. the shipped models (pubmed-rewrite, pubmed-model3) summarize papers on CPU and on the GPU in
+#      float32: the same summaries; seconds per paper on each ($PAPERS: a JSONL file with an
+#      'article' field, default the test corpus; e.g. 12 lines of ../shared/data/pubmed/val.jsonl.gz);
+#   4. torchrun with NCCL on every GPU present: an all-reduce probe (with 1 GPU, nproc 1 still
 #      creates an NCCL process group), then `c2fsum train` under torchrun --nproc_per_node N
 #      (bf16, train.dist_backend=nccl), its tokens/s.
-# Prints a summary; exits 1 if any check failed (a stage that runs out of its share of the 8
+# Prints a summary; exits 1 if any check failed (a stage that runs out of its share of the 9
 # minutes is a failed check), 2 if there is no CUDA device or an argument is wrong. With --device
 # cpu the limit is 30 minutes (bf16 autocast is slow on CPU). Files go to $WORK (default: a temporary folder, removed).
 set -u
@@ -40,7 +44,7 @@ if [ -z "$PY" ]; then
 fi
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 START=$(date +%s)
-LIMIT=480   # the 8 minutes on a GPU; a CPU dry run (bf16 on CPU is slow) may take 30
+LIMIT=540   # the 9 minutes on a GPU; a CPU dry run (bf16 on CPU is slow) may take 30
 FAMILY_LIMIT=330
 if [ "$DEVICE" = cpu ]; then LIMIT=1800; FAMILY_LIMIT=1500; fi
 DEADLINE=$((START + LIMIT))
@@ -111,7 +115,10 @@ stage() {  # stage NAME SECONDS CMD...: run with a time limit, keep its CHECK li
 stage families "$FAMILY_LIMIT" "$PY" bench/gpu_check.py --stage families --device "$DEVICE" --work "$WORK" \
     --steps "$STEPS" --agree-steps "$AGREE"
 
-# 3: torchrun: NCCL (gloo on CPU) all-reduce probe, then c2fsum train on every GPU
+# 3: the shipped models, CPU against the device, float32
+stage shipped 100 "$PY" bench/gpu_check.py --stage shipped --device "$DEVICE" ${PAPERS:+--papers "$PAPERS"}
+
+# 4: torchrun: NCCL (gloo on CPU) all-reduce probe, then c2fsum train on every GPU
 stage collective-probe 60 "$PY" -m torch.distributed.run --standalone --nproc_per_node "$NGPU" \
     bench/gpu_check.py --stage nccl-probe --device "$DEVICE"
 BACKEND=nccl; [ "$DEVICE" = cpu ] && BACKEND=gloo

@@ -329,7 +329,7 @@ class SentenceSelector(Summarizer):
             width = int(n_words[part].max())
             i, m = ids[part, :width].unsqueeze(0), mask[part, :width].unsqueeze(0)  # (1, P, width)
             emb = self.src_emb(i) if encoder.kind == "cnn" else None  # (1, P, width, E)
-            out = out.index_copy(0, part, encoder._body(i, emb, m)[0])  # (P, Hc)
+            out = out.index_copy(0, part, encoder._body(i, emb, m)[0].to(out.dtype))  # (P, Hc); autocast gives bf16
         h = out.view(B, S, -1)
         if encoder.pos is not None:  # +POS: the sentence's index (the last row for sentences past the table)
             index = torch.arange(S, device=ids.device).clamp(max=encoder.positions - 1)

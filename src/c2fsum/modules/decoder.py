@@ -93,7 +93,7 @@ class InputFeedingLSTM(nn.Module):
         for i, cell in enumerate(cast(Iterable[nn.LSTMCell], self.cells)):
             params = [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh]
             # one layer through ATen's LSTM (what nn.LSTM runs): (B, T, I_l) -> (B, T, H)
-            out, hi, ci = torch._VF.lstm(inp, (h[i : i + 1], c[i : i + 1]), params, True, 1, 0.0, False, False, True)
+            out, hi, ci = torch._VF.lstm(inp, (h[i : i + 1], c[i : i + 1]), params, True, 1, 0.0, self.training, False, True)
             hs.append(hi)
             cs.append(ci)
             inp = self.dropout(out) if i + 1 < self.layers else out
