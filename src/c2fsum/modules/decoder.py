@@ -92,8 +92,10 @@ class InputFeedingLSTM(nn.Module):
         hs, cs = [], []
         for i, cell in enumerate(cast(Iterable[nn.LSTMCell], self.cells)):
             params = [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh]
-            # one layer through ATen's LSTM (what nn.LSTM runs): (B, T, I_l) -> (B, T, H)
-            out, hi, ci = torch._VF.lstm(inp, (h[i : i + 1], c[i : i + 1]), params, True, 1, 0.0, self.training, False, True)
+            # one layer through ATen's LSTM (what nn.LSTM runs): (B, T, I_l) -> (B, T, H); its train
+            # flag must be the module's: cuDNN refuses the backward of a pass run with train=False
+            state = (h[i : i + 1], c[i : i + 1])
+            out, hi, ci = torch._VF.lstm(inp, state, params, True, 1, 0.0, self.training, False, True)
             hs.append(hi)
             cs.append(ci)
             inp = self.dropout(out) if i + 1 < self.layers else out
