@@ -318,11 +318,6 @@ class Extract:
     """Indices of the chosen sentences among the document's (``preprocess_article``'s split)."""
 
 
-EXTRACT_MIN_WORDS = 4
-"""``extract``'s ILP never picks a sentence of fewer words: what is left of a fragment after
-splitting (``I) lignin content.``) is not a sentence a reader can use (issue 36)."""
-
-
 def extract(
     texts: str | list[str], *, method: str = "ilp", words: int = EXTRACT_WORDS, progress: bool = False
 ) -> list[Extract]:
@@ -337,7 +332,7 @@ def extract(
     for an unknown method, a budget below 1 word or a text without words.
     """
     from c2fsum.baselines.extractive import lead_sentences
-    from c2fsum.baselines.ilp import SENTENCE_MARKS, build_problem, solve
+    from c2fsum.baselines.ilp import MIN_SENTENCE_WORDS, SENTENCE_MARKS, build_problem, solve
     from c2fsum.decoding.render import render_sentences
 
     if method not in EXTRACT_METHODS:
@@ -365,7 +360,7 @@ def extract(
         bar.update()
         if method == "ilp":
             bar.set_description(stages[1])
-            problem = build_problem(sents, words, min_words=EXTRACT_MIN_WORDS)
+            problem = build_problem(sents, words, min_words=MIN_SENTENCE_WORDS)
             bar.update()
             bar.set_description(stages[2])
             chosen = solve(problem)

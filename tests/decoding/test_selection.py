@@ -14,14 +14,32 @@ from tiny import tiny_model
 
 DOC = {
     "id": "p",
-    "src": [s.split() + ["</s>"] for s in ["we used mice .", "the drug worked well .", "it was cheap ."]],
+    "src": [
+        s.split() + ["</s>"] for s in ["we used old mice .", "the drug worked very well .", "it was quite cheap ."]
+    ],
     "tgt": [],
     "refs": [],
 }
 
 
 def _example(chunking="fixed"):
-    vocab = Vocab.from_tokens(["we", "used", "the", "drug", "worked", "well", "it", "was", "."])  # no "mice", "cheap"
+    words = [
+        "we",
+        "used",
+        "old",
+        "the",
+        "drug",
+        "worked",
+        "very",
+        "well",
+        "it",
+        "was",
+        "quite",
+        ".",
+        "indeed",
+        "helped",
+    ]
+    vocab = Vocab.from_tokens(words)  # no "mice", "cheap"
     return vocab, encode_example(DOC, vocab, chunks=0, chunk_len=4, max_tgt_len=10, chunking=chunking)
 
 
@@ -30,20 +48,20 @@ def test_sentence_cells_skip_padding_and_end_after_each_mark():
 
 
 def test_picked_sentences_copied_in_pick_order_with_one_hot_attention():
-    vocab, ex = _example("sentences")  # rows: [we used mice .] [</s> ...]: padding cells inside the grid
+    vocab, ex = _example("sentences")  # rows: [we used old mice] [. </s> ...]: padding cells inside the grid
     M = ex.n_chunks(4)
     d = compose(ex, [2, 0], vocab, (M, 4))
-    assert d.words == "it was cheap . we used mice .".split()
+    assert d.words == "it was quite cheap . we used old mice .".split()
     assert d.sentences == [2, 0]
     cells = sentence_cells(ex.words)
     att = d.hypothesis.attn.flatten(1)  # (T, M*N)
-    assert att.shape == (8, M * 4) and torch.equal(att.sum(1), torch.ones(8))
+    assert att.shape == (10, M * 4) and torch.equal(att.sum(1), torch.ones(10))
     pointed = att.argmax(1).tolist()
     assert pointed == cells[2][:-1] + cells[0][:-1]  # each word points at its own cell (not at </s>)
     assert [ex.words[c] for c in pointed] == d.words
     # document-only words keep their own extended ids ("cheap", "mice")
-    assert d.hypothesis.tokens[2] == len(vocab) + ex.oovs.index("cheap")
-    assert d.fine_fraction == 8 / 13  # 8 of the paper's 13 words (sentence marks not counted)
+    assert d.hypothesis.tokens[3] == len(vocab) + ex.oovs.index("cheap")
+    assert d.fine_fraction == 10 / 16  # 10 of the paper's 16 words (sentence marks not counted)
 
 
 def _rewrite(ex, text: str, n_cells: int) -> Decoded:
@@ -57,30 +75,31 @@ def test_a_rewrite_that_repeats_a_trigram_of_the_summary_gives_way_to_the_copy_o
     vocab, ex = _example()
     M = ex.n_chunks(4)
     cells = sentence_cells(ex.words)
-    rewritten = [_rewrite(ex, "the drug worked .", 6), _rewrite(ex, "so the drug worked .", 5)]
+    assert len(cells[1]) == 7  # "the drug worked very well . </s>"
+    rewritten = [_rewrite(ex, "the drug worked well .", 7), _rewrite(ex, "so the drug worked .", 6)]
     d = compose(ex, [1, 0], vocab, (M, 4), rewritten)
-    assert d.words == "the drug worked . we used mice .".split()  # the 2nd rewrite repeats "the drug worked"
+    assert d.words == "the drug worked well . we used old mice .".split()  # the 2nd rewrite repeats "the drug worked"
     att = d.hypothesis.attn.flatten(1)
-    assert torch.allclose(att[:4, cells[1]].sum(1), torch.ones(4))  # on the rewritten sentence's cells only
-    assert att[4:].argmax(1).tolist() == cells[0][:-1]  # the copy points at its own cells
-    assert d.sentences == [1, 0] and d.written == ["the drug worked .".split(), "we used mice .".split()]
-    # a copy that mostly repeats the summary is left out: 2 of the 3 content trigrams of "the drug
-    # worked well ." (the drug worked, drug worked well, worked well .) are in the summary already
-    twice = compose(
-        ex, [1, 1], vocab, (M, 4), [_rewrite(ex, "the drug worked well .", 6), _rewrite(ex, "so the drug worked .", 6)]
-    )
-    assert twice.words == "the drug worked well .".split() and twice.sentences == [1]
-    assert twice.fine_fraction == 5 / 13  # the sentence read (5 of 13 words)
+    assert torch.allclose(att[:5, cells[1]].sum(1), torch.ones(5))  # on the rewritten sentence's cells only
+    assert att[5:].argmax(1).tolist() == cells[0][:-1]  # the copy points at its own cells
+    assert d.sentences == [1, 0] and d.written == ["the drug worked well .".split(), "we used old mice .".split()]
+    # a copy that mostly repeats the summary is left out: 3 of the 4 content trigrams of "the drug
+    # worked very well ." (the drug worked, drug worked very, worked very well; not: very well .) are in
+    # the summary already, more than REDUNDANT = 0.5 of them
+    first, second = _rewrite(ex, "the drug worked very well indeed .", 7), _rewrite(ex, "so the drug worked .", 7)
+    twice = compose(ex, [1, 1], vocab, (M, 4), [first, second])
+    assert twice.words == "the drug worked very well indeed .".split() and twice.sentences == [1]
+    assert twice.fine_fraction == 6 / 16  # the sentence read (6 of 16 words)
 
 
 def test_a_copy_that_shares_one_phrase_with_the_summary_is_kept():
     vocab, ex = _example()
     M = ex.n_chunks(4)
-    # "we used mice ." copied after a rewrite that holds "used mice .": 1 of its 2 content trigrams
-    d = compose(
-        ex, [1, 0], vocab, (M, 4), [_rewrite(ex, "the drug used mice .", 6), _rewrite(ex, "mice used mice .", 5)]
-    )
-    assert d.words == "the drug used mice . we used mice .".split() and d.sentences == [1, 0]
+    # "we used old mice ." copied after a rewrite that holds "old mice .": 1 of its 3 content trigrams
+    # (we used old, used old mice, old mice .); the 2nd rewrite repeats "old mice ." and gives way to it
+    first, second = _rewrite(ex, "the drug helped old mice .", 7), _rewrite(ex, "we saw old mice .", 6)
+    d = compose(ex, [1, 0], vocab, (M, 4), [first, second])
+    assert d.words == "the drug helped old mice . we used old mice .".split() and d.sentences == [1, 0]
 
 
 def test_no_picks_make_an_empty_summary():
@@ -90,21 +109,22 @@ def test_no_picks_make_an_empty_summary():
 
 
 def test_a_sentence_past_the_budget_is_left_out_and_the_next_may_still_fit():
-    vocab, ex = _example()  # sentences of 4, 5 and 4 words
+    vocab, ex = _example()  # sentences of 5, 6 and 5 tokens
     M = ex.n_chunks(4)
-    assert compose(ex, [0, 1, 2], vocab, (M, 4), budget=9).words == "we used mice . the drug worked well .".split()
-    d = compose(ex, [0, 1, 2], vocab, (M, 4), budget=8)
-    assert d.words == "we used mice . it was cheap .".split() and d.sentences == [0, 2]
+    both = compose(ex, [0, 1, 2], vocab, (M, 4), budget=11)
+    assert both.words == "we used old mice . the drug worked very well .".split()
+    d = compose(ex, [0, 1, 2], vocab, (M, 4), budget=10)
+    assert d.words == "we used old mice . it was quite cheap .".split() and d.sentences == [0, 2]
 
 
 def test_a_rewrite_shorter_than_the_share_is_not_used_the_sentence_is_copied():
     vocab, ex = _example()
     M = ex.n_chunks(4)
-    rewritten = [_rewrite(ex, "drug worked .", 6), None]  # 3 of the sentence's 5 words; nothing for the 2nd
-    used = compose(ex, [1, 2], vocab, (M, 4), rewritten, min_share=0.6)
-    assert used.words == "drug worked . it was cheap .".split()
-    copied = compose(ex, [1, 2], vocab, (M, 4), rewritten, min_share=0.61)
-    assert copied.words == "the drug worked well . it was cheap .".split()
+    rewritten = [_rewrite(ex, "drug worked very well .", 7), None]  # 5 of the sentence's 6 tokens; none for the 2nd
+    used = compose(ex, [1, 2], vocab, (M, 4), rewritten, min_share=0.83)  # 5 >= 0.83 x 6 = 4.98
+    assert used.words == "drug worked very well . it was quite cheap .".split()
+    copied = compose(ex, [1, 2], vocab, (M, 4), rewritten, min_share=0.84)  # 5 < 5.04
+    assert copied.words == "the drug worked very well . it was quite cheap .".split()
     att = copied.hypothesis.attn.flatten(1)
     assert [ex.words[c] for c in att.argmax(1).tolist()] == copied.words  # a copy points at its own cells
 
@@ -121,26 +141,26 @@ class _HalvingRewriter:
 
 
 def test_the_budget_holds_the_rewritten_words_and_the_room_is_filled_again():
-    """A selector that picks every sentence it may: copied, three sentences fill a budget of 15;
+    """A selector that picks every sentence it may: copied, three sentences fill a budget of 27;
     rewritten to about half, the room they leave is filled again from the next picks, and the
     summary stays within the budget."""
-    sentences = [f"w{i} x{i} y{i} z{i} ." for i in range(10)]  # 10 sentences of 5 tokens
+    sentences = [" ".join(f"{c}{i}" for c in "abcdefgh") + " ." for i in range(10)]  # 10 sentences of 9 tokens
     doc = {"id": "p", "src": [s.split() + ["</s>"] for s in sentences], "tgt": [], "refs": []}
     vocab = Vocab.from_tokens(w for s in sentences for w in s.split())
     ex = encode_example(doc, vocab, chunks=0, chunk_len=8, max_tgt_len=10)
     model = tiny_model("select-rewrite", len(vocab), seed=3).eval()
     cfg = Config()
-    options = DecodeOptions(max_len=15, min_len=15, batch_size=1)
+    options = DecodeOptions(max_len=27, min_len=27, batch_size=1)
     copied = decode_selected(model, vocab, [ex], cfg, options)[0]
-    assert len(copied.words) == 15 and len(copied.sentences) == 3
+    assert len(copied.words) == 27 and len(copied.sentences) == 3
     rewriter = _HalvingRewriter(ex)
     rewritten = decode_selected(model, vocab, [ex], cfg, options, rewriter=rewriter)[0]
-    # the 3 picks rewritten: 3 x 3 words ("w0 x0 ."), room 6; filled from the next picks of at most
-    # 6 / 0.5 = 12 words (2 sentences of 5), rewritten: 15 words, no room left
+    # the 3 picks rewritten: 3 x 5 tokens ("a0 b0 c0 d0 ."), room 12; filled from the next picks of at
+    # most 12 / 0.5 = 24 tokens (2 sentences of 9), rewritten: 25 tokens, room 2, under MIN_ROOM (4)
     assert rewriter.calls == [3, 2]
-    assert len(rewritten.words) == 15 and len(rewritten.sentences) == 5
+    assert len(rewritten.words) == 25 and len(rewritten.sentences) == 5
     assert rewritten.sentences[:3] == copied.sentences  # the first picks come first, then the refill
-    assert rewritten.fine_fraction == 25 / 50  # 5 sentences of 5 words read at the word level, of 50
+    assert rewritten.fine_fraction == 45 / 90  # 5 sentences of 9 tokens read at the word level, of 90
 
 
 def test_trigrams_without_a_content_word_are_no_repeat():
@@ -152,29 +172,49 @@ def test_trigrams_without_a_content_word_are_no_repeat():
 
 
 def test_a_fragment_is_left_out_and_a_doubled_word_is_copied_once():
-    doc = {
-        "id": "q",
-        "src": [
-            s.split() + ["</s>"] for s in ["three things were measured :", "it works in in vitro .", "so it does ."]
-        ],
-        "tgt": [],
-        "refs": [],
-    }
+    """Left out: a sentence without a sentence end, and one of fewer than 4 words (what is left of
+    "e. coli" split after "e.", sumpubmed-26250's "Were. Coli. Temp.")."""
+    sentences = [
+        "three things were measured :",
+        "it works in in vitro .",
+        "coli .",
+        "so it does .",
+        "so it does work .",
+    ]
+    doc = {"id": "q", "src": [s.split() + ["</s>"] for s in sentences], "tgt": [], "refs": []}
     vocab = Vocab.from_tokens(w for s in doc["src"] for w in s)
     ex = encode_example(doc, vocab, chunks=0, chunk_len=4, max_tgt_len=10)
-    d = compose(ex, [0, 1, 2], vocab, (ex.n_chunks(4), 4))
-    assert d.words == "it works in vitro . so it does .".split() and d.sentences == [1, 2]
+    d = compose(ex, [0, 1, 2, 3, 4], vocab, (ex.n_chunks(4), 4))
+    assert d.words == "it works in vitro . so it does work .".split() and d.sentences == [1, 4]
     att = d.hypothesis.attn.flatten(1)
     assert [ex.words[c] for c in att.argmax(1).tolist()] == d.words  # each copied word points at its cell
 
 
 def test_a_rewrite_with_a_number_its_sentence_does_not_hold_gives_way_to_the_copy():
-    doc = {"id": "n", "src": [["we", "used", "##", "mice", ".", "</s>"]], "tgt": [], "refs": []}
-    vocab = Vocab.from_tokens(["we", "used", "##", "mice", "."])
+    sentence = "we used ## old mice here ."
+    doc = {"id": "n", "src": [sentence.split() + ["</s>"]], "tgt": [], "refs": []}
+    vocab = Vocab.from_tokens(sentence.split())
     ex = encode_example(doc, vocab, chunks=0, chunk_len=8, max_tgt_len=10)
     shape = (ex.n_chunks(8), 8)
-    assert compose(ex, [0], vocab, shape, [_rewrite(ex, "we used ## mice .", 6)]).words == "we used ## mice .".split()
-    kept = compose(ex, [0], vocab, shape, [_rewrite(ex, "## mice .", 6)])
-    assert kept.words == "## mice .".split()  # its number is the sentence's
-    invented = compose(ex, [0], vocab, shape, [_rewrite(ex, "### mice .", 6)])
-    assert invented.words == "we used ## mice .".split()  # ### is not in the sentence: the copy
+    kept = compose(ex, [0], vocab, shape, [_rewrite(ex, "we used ## old mice .", 8)])
+    assert kept.words == "we used ## old mice .".split()  # its number is the sentence's
+    invented = compose(ex, [0], vocab, shape, [_rewrite(ex, "we used ### old mice .", 8)])
+    assert invented.words == sentence.split()  # ### is not in the sentence: the copy
+
+
+def test_a_rewrite_is_cut_after_its_sentence_and_one_with_unk_gives_way_to_the_copy():
+    """What sumpubmed-26250's rewriter wrote for "equine eyes were obtained from several
+    slaughterhouses .": the sentence, then "<unk> . coli ." (rendered "Were. Coli.")."""
+    sentence = "equine eyes were obtained from several slaughterhouses ."
+    doc = {"id": "u", "src": [sentence.split() + ["</s>"], "so it does work . it does .".split() + ["</s>"]]}
+    doc |= {"tgt": [], "refs": []}
+    vocab = Vocab.from_tokens(w for s in doc["src"] for w in s)
+    ex = encode_example(doc, vocab, chunks=0, chunk_len=8, max_tgt_len=10)
+    shape = (ex.n_chunks(8), 8)
+    on = compose(ex, [0], vocab, shape, [_rewrite(ex, "eyes were obtained from slaughterhouses . <unk> . coli .", 9)])
+    assert on.words == "eyes were obtained from slaughterhouses .".split()
+    unk = compose(ex, [0], vocab, shape, [_rewrite(ex, "eyes were obtained from <unk> .", 9)])
+    assert unk.words == sentence.split()  # the copy
+    # a sentence that holds two sentence ends keeps two in its rewrite
+    two = compose(ex, [1], vocab, shape, [_rewrite(ex, "so it does work . it does . and more .", 9)])
+    assert two.words == "so it does work . it does .".split()

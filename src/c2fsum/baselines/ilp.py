@@ -103,6 +103,12 @@ NOT_WORDS = frozenset({"-lrb-", "-rrb-", "-lsb-", "-rsb-", "-lcb-", "-rcb-", "ci
 """Tokens with letters that a reader does not see as words: PTB brackets and the ``<cit>`` marker."""
 
 
+MIN_SENTENCE_WORDS = 4
+"""The fewest words (:func:`words_in`) of a sentence a summary may hold: what is left of a fragment
+after splitting (``I) lignin content.``, ``Were.``) is not a sentence a reader can use (issue 36).
+``extract``'s ILP never picks one, and the select-rewrite summaries leave one out."""
+
+
 def words_in(sentence: Sequence[str]) -> int:
     """The words of a tokenized sentence: tokens holding a letter or a digit, without sentence marks,
     brackets and citation markers (:data:`NOT_WORDS`)."""

@@ -25,13 +25,15 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
+from c2fsum.baselines.ilp import MIN_SENTENCE_WORDS, words_in
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, collate, encode_document
 from c2fsum.data.grid import PAD, inference_grid
-from c2fsum.data.vocab import BOS, EOS, Vocab
+from c2fsum.data.vocab import BOS, EOS, UNK, Vocab
 from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.options import DecodeOptions
+from c2fsum.decoding.postprocess import SENTENCE_END
 from c2fsum.metrics.output_stats import back_to_back_repeats, ends_sentence, is_content_word
 from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.models.select_rewrite import SentenceSelector, sentence_spans
@@ -39,8 +41,8 @@ from c2fsum.models.select_rewrite import SentenceSelector, sentence_spans
 MARKS = frozenset({BOS, EOS})
 """Sentence marks: in the paper's cells, never in a summary, never counted by the budget."""
 
-MIN_ROOM = 4
-"""Fewest words of room worth filling again (the extractors' shortest sentence, ``EXTRACT_MIN_WORDS``)."""
+MIN_ROOM = MIN_SENTENCE_WORDS
+"""Fewest words of room worth filling again: the shortest sentence a summary may hold."""
 
 
 def sentence_cells(words: Sequence[str]) -> list[list[int]]:
@@ -143,6 +145,18 @@ def _trigrams(words: Sequence[str]) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + 3]) for i in range(n - 2) if any(content[i : i + 3])}
 
 
+def _as_many_sentences(rewrite: Sequence[str], source: Sequence[str]) -> list[str]:
+    """``rewrite`` cut after as many sentence ends as ``source`` holds (at least one): a rewriter that
+    writes on past its sentence's end ("... slaughterhouses . <unk> . coli .") adds no sentence."""
+    n = max(1, sum(1 for w in source if w in SENTENCE_END))
+    for i, w in enumerate(rewrite):
+        if w in SENTENCE_END:
+            n -= 1
+            if n == 0:
+                return list(rewrite[: i + 1])
+    return list(rewrite)
+
+
 def _ids(example: Example, vocab: Vocab, words: Sequence[str]) -> list[int]:
     """``words`` as ids in the example's extended vocabulary (a document-only word: its own id)."""
     oov = {w: len(vocab) + k for k, w in enumerate(example.oovs)}
@@ -161,13 +175,15 @@ def compose(
 ) -> Decoded:
     """One paper's summary from its picks, in pick order: each picked sentence copied (a word the
     paper repeats back to back, "in in vitro", once), or its rewrite where ``rewritten`` holds one
-    (one entry per pick; None: copy) that keeps at least ``min_share`` of the sentence's tokens and
-    writes no number the sentence does not hold.
+    (one entry per pick; None: copy), cut after as many sentence ends as its sentence holds, that
+    keeps at least ``min_share`` of the sentence's tokens and writes no number the sentence does not
+    hold and no ``<unk>``.
 
     With a rewriter, no rewrite repeats a content trigram of the summary (:func:`_trigrams`): the
     copy takes its place, and a copy is left out when it mostly repeats the summary
     (:data:`REDUNDANT`); a copy may share a phrase of the paper with another. A sentence that does
-    not end as one (``.``, ``!``, ``?``: a fragment, a formula) is left out. ``budget`` > 0: a
+    not end as one (``.``, ``!``, ``?``: a fragment, a formula) or holds fewer than
+    :data:`~c2fsum.baselines.ilp.MIN_SENTENCE_WORDS` words ("Were.", "Coli.") is left out. ``budget`` > 0: a
     sentence that would take the summary past ``budget`` tokens is left out (the next may still
     fit). ``grid_shape``: the paper's ``(M, N)`` in the batch it was read in.
 
@@ -184,13 +200,14 @@ def compose(
         own = [c for c in cells[j] if example.words[c] not in MARKS]
         d = rewritten[k] if rewritten is not None else None
         versions = []  # (words, attention): the rewrite first where it is used, then the copy
-        source = {example.words[c] for c in own}
-        invented = d is not None and any(_number(w) and w not in source for w in d.words)
-        if d is not None and d.words and len(d.words) >= min_share * len(own) and not invented:
-            src = d.hypothesis.attn.flatten(1)[: len(d.words), : len(cells[j])]  # (T_j, cells of the sentence)
-            attn = torch.zeros(len(d.words), M * N)
+        source = [example.words[c] for c in own]
+        out = _as_many_sentences(d.words, source) if d is not None else []
+        invented = any(_number(w) and w not in source for w in out) or UNK in out
+        if d is not None and out and len(out) >= min_share * len(own) and not invented:
+            src = d.hypothesis.attn.flatten(1)[: len(out), : len(cells[j])]  # (T_j, cells of the sentence)
+            attn = torch.zeros(len(out), M * N)
             attn[:, torch.tensor(cells[j], dtype=torch.long)] = src
-            versions.append((list(d.words), attn))
+            versions.append((out, attn))
         own = [
             c
             for i, c in enumerate(own)
@@ -201,8 +218,8 @@ def compose(
         versions.append(([example.words[c] for c in own], copy))
         for v, (new, attn) in enumerate(versions):
             grams = _trigrams(new)
-            if not new or not ends_sentence(new):
-                continue  # a fragment ("three parameters were evaluated :", a formula) is no summary sentence
+            if not new or not ends_sentence(new) or words_in(new) < MIN_SENTENCE_WORDS:
+                continue  # a fragment ("three parameters were evaluated :", "Coli.") is no summary sentence
             if rewritten is not None and grams & seen and v < len(versions) - 1:
                 continue  # with a rewriter: a rewrite that repeats a trigram gives way to the copy
             if rewritten is not None and len(grams & seen) > REDUNDANT * len(grams):
