@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from c2fsum.cli.options import CLIError, add_data, add_rouge_clean, positive_int
+from c2fsum.cli.options import CLIError, add_data, add_scoring, add_split, positive_int, scoring
 
 
 def _fit_berkeley(a: argparse.Namespace) -> Path:
@@ -54,13 +54,11 @@ def cmd_baseline(a: argparse.Namespace) -> int:
         a.data,
         a.split,
         a.out,
-        limit=a.limit or 0,
-        official=a.official,
         ilp_budget=budget or ILP_BUDGET,
-        rouge_clean=a.rouge_clean,
         berkeley_weights=weights,
         berkeley_compress=not a.no_compression,
         berkeley_anaphora=not a.no_anaphora,
+        **scoring(a),
     )
     print(results_table([metrics]))
     if a.name == "berkeley":
@@ -118,10 +116,8 @@ def add_baseline_parser(subparsers) -> argparse.ArgumentParser:
         help="berkeley --fit-docs: the validation score that chooses lambda and the budget (rouge1)",
     )
     add_data(s)
-    s.add_argument("--split", default="test", help="train, val or test (test)")
+    add_split(s)
     s.add_argument("--out", required=True, metavar="DIR", help="writes predictions.jsonl and metrics.json")
-    s.add_argument("--limit", type=int, help="first N documents only")
-    s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
-    add_rouge_clean(s)
+    add_scoring(s)
     s.set_defaults(func=cmd_baseline)
     return s

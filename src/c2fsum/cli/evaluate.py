@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import argparse
 
-from c2fsum.cli.options import add_data, add_decode_options, add_device, add_model, add_rouge_clean, decode_overrides
+from c2fsum.cli.options import (
+    add_data,
+    add_decode_options,
+    add_device,
+    add_model,
+    add_scoring,
+    add_split,
+    decode_overrides,
+    scoring,
+)
 
 
 def cmd_evaluate(a: argparse.Namespace) -> int:
@@ -17,11 +26,9 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
         a.data,
         a.split,
         a.out,
-        limit=a.limit or 0,
         device=a.device,
-        official=a.official,
         progress=not a.quiet,
-        rouge_clean=a.rouge_clean,
+        **scoring(a),
         **decode_overrides(a),
     )
     print(results_table([metrics]))
@@ -34,17 +41,15 @@ def add_evaluate_parser(subparsers) -> argparse.ArgumentParser:
     s = subparsers.add_parser("evaluate", help="perplexity, beam search and ROUGE on a prepared split")
     add_model(s)
     add_data(s)
-    s.add_argument("--split", default="test", help="train, val or test (test)")
+    add_split(s)
     s.add_argument(
         "--out",
         required=True,
         metavar="DIR",
         help="writes predictions.jsonl (candidate, readable text) and metrics.json",
     )
-    s.add_argument("--limit", type=int, help="first N documents only")
+    add_scoring(s)
     add_decode_options(s)
-    s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
-    add_rouge_clean(s)
     add_device(s)
     s.set_defaults(func=cmd_evaluate)
     return s

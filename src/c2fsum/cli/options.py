@@ -47,6 +47,38 @@ def add_data(s: argparse.ArgumentParser) -> None:
     s.add_argument("--data", required=True, metavar="DATA_DIR", help="a prepared data folder (c2fsum prepare)")
 
 
+def data_folder(a: argparse.Namespace) -> str:
+    """``--data`` (:func:`add_data`) as given, refused with :class:`CLIError` before any work when
+    it names no folder (pairs, vectors, plot attention)."""
+    if not Path(a.data).is_dir():
+        raise CLIError(f"--data {a.data}: no such directory")
+    return a.data
+
+
+def add_split(s: argparse.ArgumentParser) -> None:
+    """``--split SPLIT``: which split of ``--data`` (evaluate, baseline, plot attention)."""
+    s.add_argument("--split", default="test", help="train, val or test (test)")
+
+
+def add_scoring(s: argparse.ArgumentParser) -> None:
+    """``--limit N``, ``--official``, ``--rouge-clean``: how much of the split is scored, and how
+    (evaluate, baseline); :func:`scoring` reads them back."""
+    s.add_argument("--limit", type=int, help="first N documents only")
+    s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
+    add_rouge_clean(s)
+
+
+def scoring(a: argparse.Namespace) -> dict:
+    """The options of :func:`add_scoring`, as the keyword arguments the scoring functions take
+    (``limit`` 0: every document)."""
+    return {"limit": a.limit or 0, "official": a.official, "rouge_clean": a.rouge_clean}
+
+
+def add_workers(s: argparse.ArgumentParser) -> None:
+    """``--workers N``: processes that share the work (prepare, pairs)."""
+    s.add_argument("--workers", type=positive_int, default=2, help="processes (2)")
+
+
 def add_device(s: argparse.ArgumentParser) -> None:
     """``--device cpu|cuda``: where a loaded model runs (summarize, evaluate, plot attention, serve)."""
     s.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where the model runs (cpu)")

@@ -10,9 +10,8 @@ Each abstract sentence is aligned with the paper's sentence of highest ROUGE-L r
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from c2fsum.cli.options import CLIError, positive_int
+from c2fsum.cli.options import add_data, add_workers, data_folder
 
 
 def unit_float(text: str) -> float:
@@ -25,10 +24,8 @@ def unit_float(text: str) -> float:
 def cmd_pairs(a: argparse.Namespace) -> int:
     from c2fsum.data.pairs import MIN_RECALL, format_pairs_stats, pairs
 
-    if not Path(a.data).is_dir():
-        raise CLIError(f"--data {a.data}: no such directory")
     stats = pairs(
-        a.data,
+        data_folder(a),
         a.out,
         min_recall=MIN_RECALL if a.min_recall is None else a.min_recall,
         workers=a.workers,
@@ -45,7 +42,7 @@ def add_pairs_parser(subparsers) -> argparse.ArgumentParser:
         "pairs",
         help="align abstract sentences to paper sentences: a prepared folder of sentence pairs for a rewriter",
     )
-    s.add_argument("--data", required=True, metavar="DATA_DIR", help="a `c2fsum prepare` folder")
+    add_data(s)
     s.add_argument("--out", required=True, metavar="PAIRS_DIR", help="where to write the pairs (a folder of its own)")
     s.add_argument(
         "--min-recall",
@@ -55,6 +52,6 @@ def add_pairs_parser(subparsers) -> argparse.ArgumentParser:
         help="keep pairs whose ROUGE-L recall of the abstract sentence is at least R "
         "(default: c2fsum.data.pairs.MIN_RECALL, chosen from the recall distribution; stats.json records it)",
     )
-    s.add_argument("--workers", type=positive_int, default=2, help="processes (2)")
+    add_workers(s)
     s.set_defaults(func=cmd_pairs)
     return s

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from c2fsum.cli.options import add_data, add_decode_options, add_device, add_model
+from c2fsum.cli.options import add_data, add_decode_options, add_device, add_model, add_split, data_folder
 from c2fsum.errors import InputError
 
 
@@ -31,9 +31,7 @@ def cmd_plot_attention(a: argparse.Namespace) -> int:
     from c2fsum.reports.plots import attention_figure
 
     out = _png(a.out)
-    if not Path(a.data).is_dir():
-        raise FileNotFoundError(f"--data {a.data}: no such directory")
-    doc = find_document(a.data, a.split, a.doc)
+    doc = find_document(data_folder(a), a.split, a.doc)
     pipe = Pipeline(a.model, device=a.device)
     o = pipe.options(beam=a.beam, max_words=a.max_words)
     (decoded,) = pipe.decode(pipe.encode_documents([doc], max_words=o.max_words), o)
@@ -90,7 +88,7 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
     add_data(s)
     s.add_argument("--doc", required=True, metavar="ID", help="id of the document in the split")
     s.add_argument("--out", required=True, metavar="FILE.png", help="the PNG to write")
-    s.add_argument("--split", default="test", help="train, val or test (test)")
+    add_split(s)
     add_decode_options(s, flags=("beam", "max_words"))
     add_device(s)
     s.set_defaults(func=cmd_plot_attention)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from c2fsum.cli.options import CLIError, positive_int
+from c2fsum.cli.options import CLIError, add_workers, positive_int
 
 
 def cmd_prepare(a: argparse.Namespace) -> int:
@@ -54,6 +54,6 @@ def add_prepare_parser(subparsers) -> argparse.ArgumentParser:
     )
     s.add_argument("--url-lists", metavar="DIR", help="all_{train,val,test}.txt to split .story files")
     s.add_argument("--hf", metavar="NAME", help="load a Hugging Face dataset, e.g. cnn_dailymail (internet)")
-    s.add_argument("--workers", type=positive_int, default=2, help="processes (2)")
+    add_workers(s)
     s.set_defaults(func=cmd_prepare)
     return s

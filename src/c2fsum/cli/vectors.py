@@ -14,15 +14,15 @@ from pathlib import Path
 
 
 def cmd_vectors(a: argparse.Namespace) -> int:
+    from c2fsum.cli.options import data_folder
     from c2fsum.data.vectors import save_vectors, train_vectors
 
-    if not Path(a.data).is_dir():
-        raise FileNotFoundError(f"--data {a.data}: no such directory")
+    data = data_folder(a)
     out = Path(a.out)
     if not (out.name.endswith(".safetensors") or out.suffix in (".txt", ".vec")):
         raise ValueError(f"--out {a.out}: expected a name ending in .safetensors, .txt or .vec")
     vectors, record = train_vectors(
-        a.data,
+        data,
         dim=a.dim,
         epochs=a.epochs,
         min_count=a.min_count,
@@ -44,7 +44,7 @@ def cmd_vectors(a: argparse.Namespace) -> int:
 
 
 def add_vectors_parser(subparsers) -> argparse.ArgumentParser:
-    from c2fsum.cli.options import positive_int
+    from c2fsum.cli.options import add_data, positive_int
 
     s = subparsers.add_parser(
         "vectors",
@@ -52,7 +52,7 @@ def add_vectors_parser(subparsers) -> argparse.ArgumentParser:
         description="word2vec (gensim) on the articles and highlights of a prepared folder's train split; "
         "its vocabulary is the folder's vocab.txt.",
     )
-    s.add_argument("--data", required=True, metavar="DATA_DIR", help="a `c2fsum prepare` folder (reads train.jsonl)")
+    add_data(s)
     s.add_argument(
         "--out",
         required=True,

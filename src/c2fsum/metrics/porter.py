@@ -58,6 +58,16 @@ _STEP5_E = re.compile(r"e$")
 _STEP5_LL = re.compile(r"ll$")
 
 
+def _shortened(w: str, suffix: re.Pattern[str], measure: re.Pattern[str], ending: dict[str, str] | None = None) -> str:
+    """Porter's rule ``(measure) SUFFIX -> ENDING``: ``w`` with the ``suffix`` it ends in replaced by
+    ``ending[suffix]`` (dropped without ``ending``) when the stem before it matches ``measure``."""
+    if m := suffix.search(w):
+        stem = w[: m.start()]
+        if measure.search(stem):
+            return stem + (ending[m.group(1)] if ending else "")
+    return w
+
+
 def _step1ab(w: str) -> str:
     """Plurals, then -eed / -ed / -ing (Porter steps 1a and 1b)."""
     if m := _STEP1A_SSES_IES.search(w):
@@ -86,27 +96,14 @@ def _step1c23(w: str) -> str:
         stem = w[: m.start()]
         if _VOWEL_IN_STEM.search(stem):
             w = stem + "i"
-    if m := _STEP2.search(w):
-        stem = w[: m.start()]
-        if _MGR0.search(stem):
-            w = stem + _STEP2_LIST[m.group(1)]
-    if m := _STEP3.search(w):
-        stem = w[: m.start()]
-        if _MGR0.search(stem):
-            w = stem + _STEP3_LIST[m.group(1)]
-    return w
+    w = _shortened(w, _STEP2, _MGR0, _STEP2_LIST)
+    return _shortened(w, _STEP3, _MGR0, _STEP3_LIST)
 
 
 def _step4(w: str) -> str:
     """Strip -al, -ance, ..., -ment, -ent, -sion/-tion when m>1 (Porter step 4, CYL variant)."""
-    if m := _STEP4.search(w):
-        stem = w[: m.start()]
-        if _MGR1.search(stem):
-            w = stem
-    if m := _STEP4_MENT.search(w):
-        stem = w[: m.start()]
-        if _MGR1.search(stem):
-            w = stem
+    w = _shortened(w, _STEP4, _MGR1)
+    w = _shortened(w, _STEP4_MENT, _MGR1)
     if m := _STEP4_ENT.search(w):
         stem = w[: m.start()]
         if _MGR1.search(stem):

@@ -246,7 +246,14 @@ class Summarizer(nn.Module):
         n_ext: int = 0,
         reading: Reading = DEFAULT_READING,
     ) -> Memory:
-        """Read a batch of grids ``src`` ``(B, M, N)`` (vocabulary ids, pad = 0) as ``reading`` asks."""
+        """Read a batch of grids ``src`` ``(B, M, N)`` (vocabulary ids, pad = 0) as ``reading`` asks:
+        the model's :meth:`_encode`, its arguments resolved here, once for every model (a pointer
+        model given no ``src_ext`` copies from ``src``)."""
+        src_ext = src if self.capabilities.copies and src_ext is None else src_ext
+        return self._encode(src, src_mask, src_ext, n_ext, reading)
+
+    def _encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None, n_ext: int, reading: Reading) -> Memory:
+        """:meth:`encode` with every argument given: what a model implements."""
         raise NotImplementedError
 
     def init_state(self, memory: Memory) -> DecoderState:

@@ -35,7 +35,6 @@ from torch import Tensor, nn
 
 from c2fsum.config import ModelConfig
 from c2fsum.models.base import (
-    DEFAULT_READING,
     BatchFields,
     DecoderState,
     ForwardOutput,
@@ -404,18 +403,10 @@ class Seq2Seq(Summarizer):
         the ``Kernels.parallel_steps`` speed path, for a decoder without input feeding."""
         return self.kernels.parallel_steps and not self.input_feed
 
-    def encode(
-        self,
-        src: Tensor,
-        src_mask: Tensor,
-        src_ext: Tensor | None = None,
-        n_ext: int = 0,
-        reading: Reading = DEFAULT_READING,
-    ) -> Memory:
-        """``src``, ``src_mask`` ``(B, M, N)`` -> :class:`Memory`: the family's :meth:`read` (as
-        ``reading`` asks), then the keys its attention needs once per batch (``memory.cache``).
-        A pointer model given no ``src_ext`` copies from ``src``."""
-        src_ext = src if self.copies and src_ext is None else src_ext
+    def _encode(self, src: Tensor, src_mask: Tensor, src_ext: Tensor | None, n_ext: int, reading: Reading) -> Memory:
+        """``src``, ``src_mask`` ``(B, M, N)`` -> :class:`Memory` (:meth:`Summarizer.encode`): the
+        family's :meth:`read` (as ``reading`` asks), then the keys its attention needs once per batch
+        (``memory.cache``)."""
         memory = self.read(src, src_mask, src_ext, n_ext, reading)
         # with gradients, step by step: the same values and keys, their gradients formed once per batch
         deferred = self.kernels.deferred_grads and torch.is_grad_enabled() and not self.parallel_teacher_forcing()

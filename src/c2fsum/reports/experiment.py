@@ -41,7 +41,7 @@ from c2fsum.data.prepare import read_prepared
 from c2fsum.errors import InputError
 from c2fsum.evaluation.significance import compare_systems
 from c2fsum.reports.plots import attention_figure, read_attention, training_curves
-from c2fsum.reports.tables import COLUMNS, ENTROPY_COLUMNS, markdown_table, table_cells
+from c2fsum.reports.tables import COLUMNS, ENTROPY_COLUMNS, MODEL_COLUMN, markdown_table, table_cells
 from c2fsum.utils.io import atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -254,7 +254,7 @@ def _run_rows(systems: list[System]) -> list[dict]:
 
 
 RUN_COLUMNS = (
-    ("Model", "model", "{}"),
+    MODEL_COLUMN,
     ("Family", "family", "{}"),
     ("Steps", "steps", "{}"),
     ("Epochs done", "epochs", "{}"),
