@@ -48,7 +48,10 @@ def test_evaluate_writes_predictions_and_the_fine_fraction(run, prepared_small, 
     for p, d in zip(preds, docs, strict=True):
         words = p["candidate"].split()
         n = sum(1 for s in d["src"] for w in s if w != "</s>")
-        assert 20 <= len(words) and p["fine_fraction"] == pytest.approx(len(words) / n)
+        # every picked sentence is read at the word level; a pick too short to be a summary sentence
+        # (fewer than 4 words) is read and left out, so the fraction is at least the summary's words
+        read = p["fine_fraction"] * n
+        assert 20 <= len(words) and read >= len(words) - 1e-6 and read == pytest.approx(round(read))
 
 
 def test_extract_with_a_selector_gives_its_own_sentences(run, prepared_small, tmp_path, capsys):
