@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 
 from c2fsum.cli.files import LONG_INPUT_CHARS, add_files, each_file
-from c2fsum.cli.options import CLIError, add_lines, positive_int, read_input, read_lines
+from c2fsum.cli.options import CLIError, Command, add_lines, positive_int, read_input, read_lines
 
 
 def _extract_file(a: argparse.Namespace, path: str, several: bool) -> Iterator[str]:
@@ -48,13 +48,7 @@ def cmd_extract(a: argparse.Namespace) -> int:
     return each_file("extract", a.file, lambda path, several: _extract_file(a, path, several), json_lines=a.json)
 
 
-def add_extract_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``extract`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser(
-        "extract",
-        help="summarize raw text with its own sentences (ILP or LEAD; no model): today the best summary "
-        "of a long paper c2fsum makes",
-    )
+def _arguments(s: argparse.ArgumentParser) -> None:
     add_files(s)
     s.add_argument(
         "--method",
@@ -85,5 +79,12 @@ def add_extract_parser(subparsers) -> argparse.ArgumentParser:
         action="store_true",
         help="one JSON object per article: text, tokens, sentence indices (and file, with several files)",
     )
-    s.set_defaults(func=cmd_extract)
-    return s
+
+
+COMMAND = Command(
+    "extract",
+    help="summarize raw text with its own sentences (ILP or LEAD; no model): today the best summary "
+    "of a long paper c2fsum makes",
+    run=cmd_extract,
+    arguments=_arguments,
+)

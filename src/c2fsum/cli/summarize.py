@@ -11,6 +11,7 @@ from pathlib import Path
 from c2fsum.cli.files import LONG_INPUT_CHARS, add_files, each_file
 from c2fsum.cli.options import (
     CLIError,
+    Command,
     add_decode_options,
     add_device,
     add_lines,
@@ -86,9 +87,7 @@ def _summarize_file(
             yield s.text.replace("\n", " ") if a.lines else s.text
 
 
-def add_summarize_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``summarize`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser("summarize", help="summarize raw text from a file or stdin")
+def _arguments(s: argparse.ArgumentParser) -> None:
     add_model(s)
     add_files(s)
     add_lines(s)
@@ -100,5 +99,11 @@ def add_summarize_parser(subparsers) -> argparse.ArgumentParser:
     add_decode_options(s)
     s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")
     add_device(s)
-    s.set_defaults(func=cmd_summarize)
-    return s
+
+
+COMMAND = Command(
+    "summarize",
+    help="summarize raw text from a file or stdin",
+    run=cmd_summarize,
+    arguments=_arguments,
+)
