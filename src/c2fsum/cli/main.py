@@ -118,11 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_commands(subparsers: argparse._SubParsersAction, commands: Iterable[Command]) -> None:
-    """A parser under ``subparsers`` for each of ``commands``: its help and description, its own
-    arguments, and ``func``, the function :func:`main` runs; a command made of subcommands gets
-    them the same way, chosen by the word after its name (``NAME_command``)."""
+    """A parser under ``subparsers`` for each of ``commands``: its help and description (its help
+    when it has none: ``c2fsum NAME --help`` says what NAME does), its own arguments, and ``func``,
+    the function :func:`main` runs; a command made of subcommands gets them the same way, chosen
+    by the word after its name (``NAME_command``)."""
     for c in commands:
-        s = subparsers.add_parser(c.name, help=c.help, description=c.description)
+        s = subparsers.add_parser(c.name, help=c.help, description=c.description or c.help)
         if c.subcommands:
             add_commands(s.add_subparsers(dest=f"{c.name}_command", required=True, metavar=c.metavar), c.subcommands)
             continue

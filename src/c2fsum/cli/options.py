@@ -30,7 +30,7 @@ class Command:
     ``arguments`` adds the command's own arguments to its parser; ``run`` does the work on the
     parsed arguments and returns the exit status (an error for the user raised instead:
     :func:`c2fsum.cli.main.main` prints it and exits 2). ``help`` is its line in ``c2fsum --help``,
-    ``description`` the text under its own usage line (none: no text). A command made of
+    ``description`` the text under its own usage line (none: ``help`` again). A command made of
     ``subcommands`` (``plot attention|curves|reading``) has neither ``arguments`` nor ``run``: the
     word after its name, shown as ``metavar`` in its usage, chooses one of them.
     """
