@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import re
 
+import pytest
+
 from c2fsum.cli import main as cli_main
 from c2fsum.config import decode_fields
 
@@ -56,3 +58,28 @@ def test_every_flag_of_every_command_is_in_the_usage_text():
             flags -= decode_flags
         missing += [f"{name} {flag}" for flag in sorted(flags) if not _named(flag, blocks[name])]
     assert not missing, missing
+
+
+def test_every_command_says_what_it_does_and_runs_a_function():
+    """Each parser is made from its command's declaration (cli/options.Command): ``c2fsum NAME --help``
+    opens with a description (the help line when the command has none of its own), and every leaf
+    command, plot's figures included, runs its own function."""
+    from c2fsum.cli.options import Command
+
+    def leaves(parser: argparse.ArgumentParser, path: str):
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            yield path, parser
+        for action in subs:
+            for name, sub in action.choices.items():
+                assert sub.description, f"{path} {name}"
+                yield from leaves(sub, f"{path} {name}")
+
+    found = dict(leaves(cli_main.build_parser(), "c2fsum"))
+    assert {"c2fsum rouge", "c2fsum plot attention", "c2fsum plot reading"} <= set(found)
+    for path, parser in found.items():
+        func = parser.get_default("func")
+        assert callable(func) and func.__name__.startswith("cmd_"), path
+    assert cli_main.build_parser().parse_args(["table", "m.json"]).func.__module__ == "c2fsum.cli.table"
+    with pytest.raises(ValueError, match="command x: expected either run or subcommands"):
+        Command("x", help="h")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import math
@@ -13,7 +12,7 @@ import pytest
 import torch
 from matplotlib.image import imread
 
-from c2fsum.cli.plot import add_plot_parser
+from c2fsum.cli.main import build_parser
 from c2fsum.reports.plots import (
     attention_figure,
     attention_heatmap,
@@ -52,9 +51,7 @@ def write_metrics(run: Path, *, base: float = 80.0, extra_lines: tuple[str, ...]
 
 
 def plot_cli(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="c2fsum")
-    add_plot_parser(parser.add_subparsers(dest="command", required=True))
-    a = parser.parse_args(argv)
+    a = build_parser().parse_args(argv)
     return a.func(a)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from c2fsum.cli.options import CLIError, add_data, add_scoring, add_split, positive_int, scoring
+from c2fsum.cli.options import CLIError, Command, add_data, add_scoring, add_split, positive_int, scoring
 
 
 def _fit_berkeley(a: argparse.Namespace) -> Path:
@@ -71,14 +71,7 @@ def cmd_baseline(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_baseline_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``baseline`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser(
-        "baseline",
-        help="extractive baselines: FIRST (first sentence), LEAD-3, LEAD (first WORDS words), ILP (bigram "
-        "coverage under a word budget), ORACLE (greedy ROUGE-1+2 against the reference under the budget); "
-        "BERKELEY (Durrett et al. 2016: compressive ILP, anaphoricity constraints, learned unit scores)",
-    )
+def _arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("name", choices=BASELINES, help="which baseline (see above)")
     s.add_argument(
         "--budget",
@@ -119,5 +112,13 @@ def add_baseline_parser(subparsers) -> argparse.ArgumentParser:
     add_split(s)
     s.add_argument("--out", required=True, metavar="DIR", help="writes predictions.jsonl and metrics.json")
     add_scoring(s)
-    s.set_defaults(func=cmd_baseline)
-    return s
+
+
+COMMAND = Command(
+    "baseline",
+    help="extractive baselines: FIRST (first sentence), LEAD-3, LEAD (first WORDS words), ILP (bigram "
+    "coverage under a word budget), ORACLE (greedy ROUGE-1+2 against the reference under the budget); "
+    "BERKELEY (Durrett et al. 2016: compressive ILP, anaphoricity constraints, learned unit scores)",
+    run=cmd_baseline,
+    arguments=_arguments,
+)

@@ -13,6 +13,8 @@ import argparse
 import json
 from pathlib import Path
 
+from c2fsum.cli.options import Command, add_rouge_clean
+
 
 def cmd_compare(a: argparse.Namespace) -> int:
     from c2fsum.evaluation.significance import COMPARED, compare_systems, format_comparison
@@ -37,15 +39,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_compare_parser(subparsers) -> argparse.ArgumentParser:
-    from c2fsum.cli.options import add_rouge_clean
-
-    s = subparsers.add_parser(
-        "compare",
-        help="paired bootstrap CIs of ROUGE differences between two systems",
-        description="Is system A better than B? Paired bootstrap over the test documents "
-        "(Koehn 2004) of the ROUGE-1/2/L difference A - B.",
-    )
+def _arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("a", metavar="A", help="evaluation directory or predictions.jsonl of system A")
     s.add_argument("b", metavar="B", help="evaluation directory or predictions.jsonl of system B")
     s.add_argument("--samples", type=int, default=1000, help="bootstrap resamples (1000)")
@@ -64,5 +58,13 @@ def add_compare_parser(subparsers) -> argparse.ArgumentParser:
         help="compare numbers recorded with each prediction instead of ROUGE, e.g. entropy,fine_fraction",
     )
     add_rouge_clean(s)
-    s.set_defaults(func=cmd_compare)
-    return s
+
+
+COMMAND = Command(
+    "compare",
+    help="paired bootstrap CIs of ROUGE differences between two systems",
+    description="Is system A better than B? Paired bootstrap over the test documents "
+    "(Koehn 2004) of the ROUGE-1/2/L difference A - B.",
+    run=cmd_compare,
+    arguments=_arguments,
+)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from c2fsum.cli.options import (
+    Command,
     add_data,
     add_decode_options,
     add_device,
@@ -36,9 +37,7 @@ def cmd_evaluate(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_evaluate_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``evaluate`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser("evaluate", help="perplexity, beam search and ROUGE on a prepared split")
+def _arguments(s: argparse.ArgumentParser) -> None:
     add_model(s)
     add_data(s)
     add_split(s)
@@ -51,5 +50,11 @@ def add_evaluate_parser(subparsers) -> argparse.ArgumentParser:
     add_scoring(s)
     add_decode_options(s)
     add_device(s)
-    s.set_defaults(func=cmd_evaluate)
-    return s
+
+
+COMMAND = Command(
+    "evaluate",
+    help="perplexity, beam search and ROUGE on a prepared split",
+    run=cmd_evaluate,
+    arguments=_arguments,
+)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from c2fsum.cli.options import add_decode_options, add_device
+from c2fsum.cli.options import Command, add_decode_options, add_device
 from c2fsum.config import PAPER_MAX_WORDS  # no torch: parsing arguments stays light
 from c2fsum.errors import InputError
 
@@ -76,14 +76,7 @@ def cmd_experiment(a: argparse.Namespace) -> int:
     return 1 if result["failures"] else 0
 
 
-def add_experiment_parser(subparsers) -> argparse.ArgumentParser:
-    s = subparsers.add_parser(
-        "experiment",
-        help="train presets under one budget, evaluate, write a report",
-        description="Train each preset under the same budget (resumable), evaluate each "
-        "and the FIRST / LEAD-3 / ILP / BERKELEY baselines on the test split, and write "
-        "report.html and report.md (thesis Tables 6.1-6.2, Figures 6.1-6.12).",
-    )
+def _arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--data", metavar="DATA_DIR", help="output of `c2fsum prepare`")
     s.add_argument(
         "--presets",
@@ -124,5 +117,14 @@ def add_experiment_parser(subparsers) -> argparse.ArgumentParser:
         help="test documents shown side by side (default: the first 3); heatmaps use the first",
     )
     s.add_argument("--report-only", action="store_true", help="only rebuild the report of --out")
-    s.set_defaults(func=cmd_experiment)
-    return s
+
+
+COMMAND = Command(
+    "experiment",
+    help="train presets under one budget, evaluate, write a report",
+    description="Train each preset under the same budget (resumable), evaluate each "
+    "and the FIRST / LEAD-3 / ILP / BERKELEY baselines on the test split, and write "
+    "report.html and report.md (thesis Tables 6.1-6.2, Figures 6.1-6.12).",
+    run=cmd_experiment,
+    arguments=_arguments,
+)

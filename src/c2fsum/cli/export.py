@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from c2fsum.cli.options import add_model
+from c2fsum.cli.options import Command, add_model
 
 
 def cmd_export(a: argparse.Namespace) -> int:
@@ -37,11 +37,7 @@ def cmd_export(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_export_parser(sub) -> None:
-    s = sub.add_parser(
-        "export",
-        help="write a trained model for shipping: weights only (optionally float16), manifest, model card",
-    )
+def _arguments(s: argparse.ArgumentParser) -> None:
     add_model(s)
     s.add_argument("--out", required=True, metavar="DIR", help="folder to write, e.g. src/c2fsum/pretrained/NAME")
     s.add_argument("--name", help="the model's name on its card (default: the folder's name)")
@@ -69,4 +65,11 @@ def add_export_parser(sub) -> None:
         metavar="COMMAND",
         help="the command that made these weights, for the card (default: none; the card names the source run)",
     )
-    s.set_defaults(func=cmd_export)
+
+
+COMMAND = Command(
+    "export",
+    help="write a trained model for shipping: weights only (optionally float16), manifest, model card",
+    run=cmd_export,
+    arguments=_arguments,
+)

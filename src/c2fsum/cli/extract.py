@@ -6,26 +6,16 @@ import argparse
 import json
 from collections.abc import Iterator
 
-from c2fsum.cli.files import LONG_INPUT_CHARS, add_files, each_file
-from c2fsum.cli.options import CLIError, add_lines, positive_int, read_input, read_lines
+from c2fsum.cli.files import add_files, each_file, long_work, read_articles
+from c2fsum.cli.options import Command, add_lines, positive_int
 
 
 def _extract_file(a: argparse.Namespace, path: str, several: bool) -> Iterator[str]:
     """The output lines of one input file (see :func:`cmd_extract`)."""
-    from c2fsum.pipeline import extract, has_words
+    from c2fsum.pipeline import extract
 
-    if a.lines:  # one output line per input line, always: an empty one for a line without words
-        lines = read_lines(path)
-        if not lines:
-            raise CLIError(f"{path}: empty input")
-        read = [x is not None and has_words(x) for x in lines]
-        docs = [x for x, r in zip(lines, read, strict=True) if r and x is not None]
-    else:
-        text = read_input(path)
-        if not has_words(text):
-            raise CLIError(f"{path}: empty input, no words to summarize")
-        read, docs = [True], [text]
-    progress = not a.quiet and (len(docs) > 1 or sum(map(len, docs)) > LONG_INPUT_CHARS)
+    read, docs = read_articles(path, lines=a.lines)
+    progress = not a.quiet and long_work(docs)
     if a.model:  # learned extraction: a sentence selector's own sentences
         from c2fsum.pipeline import load
 
@@ -48,13 +38,7 @@ def cmd_extract(a: argparse.Namespace) -> int:
     return each_file("extract", a.file, lambda path, several: _extract_file(a, path, several), json_lines=a.json)
 
 
-def add_extract_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``extract`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser(
-        "extract",
-        help="summarize raw text with its own sentences (ILP or LEAD; no model): today the best summary "
-        "of a long paper c2fsum makes",
-    )
+def _arguments(s: argparse.ArgumentParser) -> None:
     add_files(s)
     s.add_argument(
         "--method",
@@ -85,5 +69,12 @@ def add_extract_parser(subparsers) -> argparse.ArgumentParser:
         action="store_true",
         help="one JSON object per article: text, tokens, sentence indices (and file, with several files)",
     )
-    s.set_defaults(func=cmd_extract)
-    return s
+
+
+COMMAND = Command(
+    "extract",
+    help="summarize raw text with its own sentences (ILP or LEAD; no model): today the best summary "
+    "of a long paper c2fsum makes",
+    run=cmd_extract,
+    arguments=_arguments,
+)

@@ -13,8 +13,38 @@ import argparse
 import sys
 from collections.abc import Callable, Iterable
 
+from c2fsum.cli.inputs import EMPTY
+from c2fsum.cli.options import CLIError, read_input, read_lines
+
 LONG_INPUT_CHARS = 100_000
 """Progress bars on stderr for an input longer than this (or for several articles in one file)."""
+
+
+def read_articles(path: str, *, lines: bool, max_words: int = 0) -> tuple[list[bool], list[str]]:
+    """The articles of one input file and, for each output line, whether an article is behind it.
+
+    ``lines`` (``--lines``): one article per line, and one output line per input line, always; a
+    line not UTF-8 or without words (in its first ``max_words``; 0: all) is no article, its output
+    line stays empty. Else the whole file is one article, refused (:class:`CLIError`) without words.
+    """
+    from c2fsum.pipeline import has_words
+
+    if lines:
+        given = read_lines(path)
+        if not given:
+            raise CLIError(f"{path}: empty input")
+        read = [x is not None and has_words(x, max_words=max_words) for x in given]
+        return read, [x for x, r in zip(given, read, strict=True) if r and x is not None]
+    text = read_input(path)
+    if not has_words(text, max_words=max_words):
+        raise CLIError(f"{path}: {EMPTY}")
+    return [True], [text]
+
+
+def long_work(docs: list[str]) -> bool:
+    """Whether the articles of one file call for progress bars on stderr: several, or a long one
+    (a 2 MB paper collection takes seconds to read)."""
+    return len(docs) > 1 or sum(map(len, docs)) > LONG_INPUT_CHARS
 
 
 def add_files(s: argparse.ArgumentParser) -> None:

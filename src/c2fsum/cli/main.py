@@ -40,10 +40,11 @@ c2fsum export     --model RUN_DIR --out DIR [--name NAME] [--dtype float16] [--e
 c2fsum vectors    --data DATA_DIR --out FILE.safetensors [--dim 128] [--epochs 5] [--min-count N]
                   [--window N] [--workers N] [--skip-gram] [--no-summaries]
 
-Each command is its own file, ``c2fsum/cli/NAME.py`` (its parser and its function); the options
-several share are defined once in ``c2fsum/cli/options.py``. --model takes a shipped model name
-(cnndm-small), a run or checkpoint directory, or a Hugging Face hub repository id
-owner/name[@revision] (c2fsum/pretrained/registry.py). summarize, evaluate, plot
+Each command is its own file, ``c2fsum/cli/NAME.py``: its function, its arguments and, at its
+end, ``COMMAND``, the declaration (name, help, arguments, function) from which :func:`build_parser`
+makes its parser; the options several share are defined once in ``c2fsum/cli/options.py``.
+--model takes a shipped model name (cnndm-small), a run or checkpoint directory, or a Hugging Face
+hub repository id owner/name[@revision] (c2fsum/pretrained/registry.py). summarize, evaluate, plot
 attention and serve read documents through one path, c2fsum.pipeline.Pipeline.
 """
 
@@ -54,17 +55,19 @@ import logging
 import os
 import sys
 import traceback
+from collections.abc import Iterable
 
-from c2fsum.cli.options import CLIError
+from c2fsum.cli.options import CLIError, Command
 
-__all__ = ["CLIError", "build_parser", "main"]
+__all__ = ["CLIError", "add_commands", "build_parser", "main"]
 
 log = logging.getLogger("c2fsum")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``c2fsum`` parser: each command adds its own (``c2fsum/cli/NAME.py``, in the order
-    ``c2fsum --help`` lists them); those modules import nothing heavy at the top."""
+    """The ``c2fsum`` parser, made from each command's declaration (``COMMAND`` at the end of
+    ``c2fsum/cli/NAME.py``, a :class:`~c2fsum.cli.options.Command`) in the order ``c2fsum --help``
+    lists them; those modules import nothing heavy at the top."""
     from c2fsum import __version__
     from c2fsum.cli import (
         baseline,
@@ -89,25 +92,44 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="c2fsum", description="Coarse-to-fine attention summarization toolkit.")
     p.add_argument("--version", action="version", version=f"c2fsum {__version__}")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars, warnings only")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    prepare.add_prepare_parser(sub)
-    pretext.add_pretext_parser(sub)
-    pairs.add_pairs_parser(sub)
-    train.add_train_parser(sub)
-    summarize.add_summarize_parser(sub)
-    extract.add_extract_parser(sub)
-    models.add_models_parser(sub)
-    evaluate.add_evaluate_parser(sub)
-    baseline.add_baseline_parser(sub)
-    rouge.add_rouge_parser(sub)
-    plot.add_plot_parser(sub)
-    experiment.add_experiment_parser(sub)
-    compare.add_compare_parser(sub)
-    serve.add_serve_parser(sub)
-    export.add_export_parser(sub)
-    vectors.add_vectors_parser(sub)
-    table.add_table_parser(sub)
+    add_commands(
+        p.add_subparsers(dest="command", required=True, metavar="COMMAND"),
+        (
+            prepare.COMMAND,
+            pretext.COMMAND,
+            pairs.COMMAND,
+            train.COMMAND,
+            summarize.COMMAND,
+            extract.COMMAND,
+            models.COMMAND,
+            evaluate.COMMAND,
+            baseline.COMMAND,
+            rouge.COMMAND,
+            plot.COMMAND,
+            experiment.COMMAND,
+            compare.COMMAND,
+            serve.COMMAND,
+            export.COMMAND,
+            vectors.COMMAND,
+            table.COMMAND,
+        ),
+    )
     return p
+
+
+def add_commands(subparsers: argparse._SubParsersAction, commands: Iterable[Command]) -> None:
+    """A parser under ``subparsers`` for each of ``commands``: its help and description (its help
+    when it has none: ``c2fsum NAME --help`` says what NAME does), its own arguments, and ``func``,
+    the function :func:`main` runs; a command made of subcommands gets them the same way, chosen
+    by the word after its name (``NAME_command``)."""
+    for c in commands:
+        s = subparsers.add_parser(c.name, help=c.help, description=c.description or c.help)
+        if c.subcommands:
+            add_commands(s.add_subparsers(dest=f"{c.name}_command", required=True, metavar=c.metavar), c.subcommands)
+            continue
+        if c.arguments is not None:
+            c.arguments(s)
+        s.set_defaults(func=c.run)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from c2fsum.cli.options import CLIError
+from c2fsum.cli.options import CLIError, Command
 
 
 def card_facts(card: str) -> dict[str, str]:
@@ -84,11 +84,13 @@ def cmd_models(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_models_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``models`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser(
-        "models", help="list the shipped models (what for, test scores, size, defaults) and the runs given"
-    )
+def _arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("runs", nargs="*", metavar="RUN_DIR", help="run or checkpoint directories to describe too")
-    s.set_defaults(func=cmd_models)
-    return s
+
+
+COMMAND = Command(
+    "models",
+    help="list the shipped models (what for, test scores, size, defaults) and the runs given",
+    run=cmd_models,
+    arguments=_arguments,
+)

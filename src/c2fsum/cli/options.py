@@ -1,4 +1,5 @@
-"""What several ``c2fsum`` subcommands share: their options (one definition each) and their error."""
+"""What several ``c2fsum`` subcommands share: how a command is declared (:class:`Command`), their
+options (one definition each) and their error."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,32 @@ log = logging.getLogger(__name__)
 
 class CLIError(UserError):
     """A one-line reason to stop; printed as ``c2fsum COMMAND: error: ...`` with exit status 2."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One ``c2fsum`` subcommand as its module ``c2fsum/cli/NAME.py`` declares it, once, at its end
+    (``COMMAND = Command(...)``); :func:`c2fsum.cli.main.build_parser` makes every parser from these.
+
+    ``arguments`` adds the command's own arguments to its parser; ``run`` does the work on the
+    parsed arguments and returns the exit status (an error for the user raised instead:
+    :func:`c2fsum.cli.main.main` prints it and exits 2). ``help`` is its line in ``c2fsum --help``,
+    ``description`` the text under its own usage line (none: ``help`` again). A command made of
+    ``subcommands`` (``plot attention|curves|reading``) has neither ``arguments`` nor ``run``: the
+    word after its name, shown as ``metavar`` in its usage, chooses one of them.
+    """
+
+    name: str
+    help: str
+    run: Callable[[argparse.Namespace], int] | None = None
+    arguments: Callable[[argparse.ArgumentParser], None] | None = None
+    description: str | None = None
+    subcommands: tuple[Command, ...] = ()
+    metavar: str = "COMMAND"
+
+    def __post_init__(self) -> None:
+        if (self.run is None) == (not self.subcommands):
+            raise ValueError(f"command {self.name}: expected either run or subcommands, not both or neither")
 
 
 def positive_int(text: str) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from c2fsum.cli.options import add_data, add_workers, data_folder
+from c2fsum.cli.options import Command, add_data, add_workers, data_folder
 
 
 def unit_float(text: str) -> float:
@@ -36,12 +36,7 @@ def cmd_pairs(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_pairs_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``pairs`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser(
-        "pairs",
-        help="align abstract sentences to paper sentences: a prepared folder of sentence pairs for a rewriter",
-    )
+def _arguments(s: argparse.ArgumentParser) -> None:
     add_data(s)
     s.add_argument("--out", required=True, metavar="PAIRS_DIR", help="where to write the pairs (a folder of its own)")
     s.add_argument(
@@ -53,5 +48,11 @@ def add_pairs_parser(subparsers) -> argparse.ArgumentParser:
         "(default: c2fsum.data.pairs.MIN_RECALL, chosen from the recall distribution; stats.json records it)",
     )
     add_workers(s)
-    s.set_defaults(func=cmd_pairs)
-    return s
+
+
+COMMAND = Command(
+    "pairs",
+    help="align abstract sentences to paper sentences: a prepared folder of sentence pairs for a rewriter",
+    run=cmd_pairs,
+    arguments=_arguments,
+)

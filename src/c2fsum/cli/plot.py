@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from c2fsum.cli.options import add_data, add_decode_options, add_device, add_model, add_split, data_folder
+from c2fsum.cli.options import Command, add_data, add_decode_options, add_device, add_model, add_split, data_folder
 from c2fsum.errors import InputError
 
 
@@ -69,21 +69,7 @@ def cmd_plot_reading(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_plot_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``plot attention``, ``plot curves`` and ``plot reading`` to the ``c2fsum`` subcommands; returns ``plot``."""
-    p = subparsers.add_parser(
-        "plot",
-        help="figures: attention heatmaps, training curves (PNG)",
-        description="Draw figures from run directories and prepared data.",
-    )
-    sub = p.add_subparsers(dest="plot_command", required=True, metavar="FIGURE")
-
-    s = sub.add_parser(
-        "attention",
-        help="chunk attention of one decoded document (thesis Figs. 6.5-6.12)",
-        description="Decode one document with a trained model, as `c2fsum evaluate` does (the whole "
-        "document unless --max-words), and draw, for every summary word, the attention on each source chunk.",
-    )
+def _attention_arguments(s: argparse.ArgumentParser) -> None:
     add_model(s)
     add_data(s)
     s.add_argument("--doc", required=True, metavar="ID", help="id of the document in the split")
@@ -91,14 +77,9 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
     add_split(s)
     add_decode_options(s, flags=("beam", "max_words"))
     add_device(s)
-    s.set_defaults(func=cmd_plot_attention)
 
-    s = sub.add_parser(
-        "curves",
-        help="training and validation perplexity of runs (thesis Fig. 6.1)",
-        description="Plot train (dashed) and validation (solid) perplexity against step, "
-        "log scale, one color per run, from each run's metrics.jsonl.",
-    )
+
+def _curves_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories written by `c2fsum train`")
     s.add_argument("--out", required=True, metavar="FILE.png", help="the PNG to write")
     s.add_argument(
@@ -106,17 +87,44 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
         metavar="A,B,...",
         help="legend names, comma-separated, one per run (default: the directories' names)",
     )
-    s.set_defaults(func=cmd_plot_curves)
 
-    s = sub.add_parser(
-        "reading",
-        help="where hierarchical models read: chunk positions and fine fraction (PNG)",
-        description="From the predictions.jsonl of `c2fsum evaluate` runs of MODEL 1-3: the share of "
-        "output steps reading each part of the document, and per document the share of its words "
-        "encoded at the fine level.",
-    )
+
+def _reading_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("evals", nargs="+", metavar="EVAL_DIR", help="output folders of `c2fsum evaluate`")
     s.add_argument("--out", required=True, metavar="FILE.png", help="the PNG to write")
     s.add_argument("--labels", metavar="A,B,...", help="legend names, one per evaluation (default: folder names)")
-    s.set_defaults(func=cmd_plot_reading)
-    return p
+
+
+COMMAND = Command(
+    "plot",
+    help="figures: attention heatmaps, training curves (PNG)",
+    description="Draw figures from run directories and prepared data.",
+    metavar="FIGURE",
+    subcommands=(
+        Command(
+            "attention",
+            help="chunk attention of one decoded document (thesis Figs. 6.5-6.12)",
+            description="Decode one document with a trained model, as `c2fsum evaluate` does (the whole "
+            "document unless --max-words), and draw, for every summary word, the attention on each source chunk.",
+            run=cmd_plot_attention,
+            arguments=_attention_arguments,
+        ),
+        Command(
+            "curves",
+            help="training and validation perplexity of runs (thesis Fig. 6.1)",
+            description="Plot train (dashed) and validation (solid) perplexity against step, "
+            "log scale, one color per run, from each run's metrics.jsonl.",
+            run=cmd_plot_curves,
+            arguments=_curves_arguments,
+        ),
+        Command(
+            "reading",
+            help="where hierarchical models read: chunk positions and fine fraction (PNG)",
+            description="From the predictions.jsonl of `c2fsum evaluate` runs of MODEL 1-3: the share of "
+            "output steps reading each part of the document, and per document the share of its words "
+            "encoded at the fine level.",
+            run=cmd_plot_reading,
+            arguments=_reading_arguments,
+        ),
+    ),
+)

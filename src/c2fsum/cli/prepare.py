@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from c2fsum.cli.options import CLIError, add_workers, positive_int
+from c2fsum.cli.options import CLIError, Command, add_workers, positive_int
 
 
 def cmd_prepare(a: argparse.Namespace) -> int:
@@ -32,14 +32,7 @@ def cmd_prepare(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_prepare_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``prepare`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser(
-        "prepare",
-        help="tokenize documents and their summaries (.story, JSONL, CSV, Parquet: CNN/DailyMail, "
-        "SumPubMed, ...), "
-        "build the vocabulary and statistics",
-    )
+def _arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--input",
         action="append",
@@ -55,5 +48,13 @@ def add_prepare_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--url-lists", metavar="DIR", help="all_{train,val,test}.txt to split .story files")
     s.add_argument("--hf", metavar="NAME", help="load a Hugging Face dataset, e.g. cnn_dailymail (internet)")
     add_workers(s)
-    s.set_defaults(func=cmd_prepare)
-    return s
+
+
+COMMAND = Command(
+    "prepare",
+    help="tokenize documents and their summaries (.story, JSONL, CSV, Parquet: CNN/DailyMail, "
+    "SumPubMed, ...), "
+    "build the vocabulary and statistics",
+    run=cmd_prepare,
+    arguments=_arguments,
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from c2fsum.cli.options import CLIError, add_data, positive_int
+from c2fsum.cli.options import CLIError, Command, add_data, positive_int
 
 
 def cmd_pretext(a: argparse.Namespace) -> int:
@@ -29,9 +29,7 @@ def cmd_pretext(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_pretext_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``pretext`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser("pretext", help="self-supervised pretraining data (lead copying / lead from the rest)")
+def _arguments(s: argparse.ArgumentParser) -> None:
     add_data(s)
     s.add_argument("--out", required=True, metavar="DIR", help="where to write the pretext data folder")
     s.add_argument("--task", choices=["lead", "rest", "mixed"], default="mixed", help="see c2fsum.data.pretext")
@@ -65,5 +63,11 @@ def add_pretext_parser(subparsers) -> argparse.ArgumentParser:
         help="val.jsonl: pretext windows of the held-out documents, or those documents with their summaries "
         "(then train with data.val_holdout=0)",
     )
-    s.set_defaults(func=cmd_pretext)
-    return s
+
+
+COMMAND = Command(
+    "pretext",
+    help="self-supervised pretraining data (lead copying / lead from the rest)",
+    run=cmd_pretext,
+    arguments=_arguments,
+)

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from c2fsum.cli.options import CLIError, add_rouge_clean
+from c2fsum.cli.options import CLIError, Command, add_rouge_clean
 
 
 def cmd_rouge(a: argparse.Namespace) -> int:
@@ -20,12 +20,16 @@ def cmd_rouge(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_rouge_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``rouge`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser("rouge", help="score any system's output against references")
+def _arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--candidates", required=True, metavar="C.jsonl", help='lines {"id", "candidate"}')
     s.add_argument("--references", required=True, metavar="R.jsonl", help='lines {"id", "references": [..]}')
     s.add_argument("--official", action="store_true", help="run the ROUGE-1.5.5 Perl script")
     add_rouge_clean(s)
-    s.set_defaults(func=cmd_rouge)
-    return s
+
+
+COMMAND = Command(
+    "rouge",
+    help="score any system's output against references",
+    run=cmd_rouge,
+    arguments=_arguments,
+)

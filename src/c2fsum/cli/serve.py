@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from c2fsum.cli.options import add_device, add_model
+from c2fsum.cli.options import Command, add_device, add_model
 
 
 def cmd_serve(a: argparse.Namespace) -> int:
@@ -31,8 +31,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_serve_parser(sub) -> None:
-    s = sub.add_parser("serve", help="HTTP API and a web page showing where the model reads")
+def _arguments(s: argparse.ArgumentParser) -> None:
     add_model(s)
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     s.add_argument("--port", type=int, default=8000, help="port (8000)")
@@ -47,4 +46,11 @@ def add_serve_parser(sub) -> None:
     s.add_argument("--max-queue", type=int, default=64, help="requests waiting before 503 (64)")
     s.add_argument("--timeout", type=float, default=30.0, help="seconds per request before 504 (30)")
     s.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
-    s.set_defaults(func=cmd_serve)
+
+
+COMMAND = Command(
+    "serve",
+    help="HTTP API and a web page showing where the model reads",
+    run=cmd_serve,
+    arguments=_arguments,
+)

@@ -8,16 +8,15 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
-from c2fsum.cli.files import LONG_INPUT_CHARS, add_files, each_file
+from c2fsum.cli.files import add_files, each_file, long_work, read_articles
 from c2fsum.cli.options import (
     CLIError,
+    Command,
     add_decode_options,
     add_device,
     add_lines,
     add_model,
     decode_overrides,
-    read_input,
-    read_lines,
 )
 
 log = logging.getLogger(__name__)
@@ -49,20 +48,8 @@ def _summarize_file(
     """The output lines of one input file; its summaries' attention appended to ``attention``
     (with ``"file"`` when ``several``)."""
     import c2fsum
-    from c2fsum.pipeline import has_words
 
-    max_words = overrides.get("max_words") or 0
-    if a.lines:  # one output line per input line, always: an empty one for a line without words
-        lines = read_lines(path)
-        if not lines:
-            raise CLIError(f"{path}: empty input")
-        read = [x is not None and has_words(x, max_words=max_words) for x in lines]
-        docs = [x for x, r in zip(lines, read, strict=True) if r and x is not None]
-    else:
-        text = read_input(path)
-        if not has_words(text, max_words=max_words):
-            raise CLIError(f"{path}: empty input, no words to summarize")
-        read, docs = [True], [text]
+    read, docs = read_articles(path, lines=a.lines, max_words=overrides.get("max_words") or 0)
     summaries = []
     if docs:
         if not loaded:
@@ -71,8 +58,7 @@ def _summarize_file(
         summaries = model.summarize(
             docs,
             model.options(**overrides),
-            # bars on stderr for a batch or a long input (a 2 MB paper collection takes seconds to read)
-            progress=not a.quiet and (len(docs) > 1 or sum(map(len, docs)) > LONG_INPUT_CHARS),
+            progress=not a.quiet and long_work(docs),
         )
     attention.extend({"file": path, **s.to_json()} if several else s.to_json() for s in summaries)
     written = iter(summaries)
@@ -86,9 +72,7 @@ def _summarize_file(
             yield s.text.replace("\n", " ") if a.lines else s.text
 
 
-def add_summarize_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``summarize`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser("summarize", help="summarize raw text from a file or stdin")
+def _arguments(s: argparse.ArgumentParser) -> None:
     add_model(s)
     add_files(s)
     add_lines(s)
@@ -100,5 +84,11 @@ def add_summarize_parser(subparsers) -> argparse.ArgumentParser:
     add_decode_options(s)
     s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")
     add_device(s)
-    s.set_defaults(func=cmd_summarize)
-    return s
+
+
+COMMAND = Command(
+    "summarize",
+    help="summarize raw text from a file or stdin",
+    run=cmd_summarize,
+    arguments=_arguments,
+)

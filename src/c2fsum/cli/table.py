@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from c2fsum.cli.options import CLIError
+from c2fsum.cli.options import CLIError, Command
 
 
 def cmd_table(a: argparse.Namespace) -> int:
@@ -23,9 +23,13 @@ def cmd_table(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_table_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``table`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser("table", help="print metrics.json files as one results table")
+def _arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("metrics", nargs="+", metavar="METRICS", help="metrics.json files or their folders")
-    s.set_defaults(func=cmd_table)
-    return s
+
+
+COMMAND = Command(
+    "table",
+    help="print metrics.json files as one results table",
+    run=cmd_table,
+    arguments=_arguments,
+)

@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from c2fsum.cli.options import CLIError, add_data, positive_int
+from c2fsum.cli.options import CLIError, Command, add_data, positive_int
 
 
 def cmd_train(a: argparse.Namespace) -> int:
@@ -45,9 +45,7 @@ def cmd_train(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_train_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``train`` to the ``c2fsum`` subcommands; returns its parser."""
-    s = subparsers.add_parser("train", help="train a model from a config preset")
+def _arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--config", required=True, metavar="FILE", help="preset, e.g. configs/model0-cpu.yaml")
     add_data(s)
     s.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (checkpoints, logs)")
@@ -69,5 +67,11 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
         metavar="N",
         help="train on N local processes through torchrun (docs/distributed.md)",
     )
-    s.set_defaults(func=cmd_train)
-    return s
+
+
+COMMAND = Command(
+    "train",
+    help="train a model from a config preset",
+    run=cmd_train,
+    arguments=_arguments,
+)

@@ -12,9 +12,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from c2fsum.cli.options import Command, add_data, data_folder, positive_int
+
 
 def cmd_vectors(a: argparse.Namespace) -> int:
-    from c2fsum.cli.options import data_folder
     from c2fsum.data.vectors import save_vectors, train_vectors
 
     data = data_folder(a)
@@ -43,15 +44,7 @@ def cmd_vectors(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_vectors_parser(subparsers) -> argparse.ArgumentParser:
-    from c2fsum.cli.options import add_data, positive_int
-
-    s = subparsers.add_parser(
-        "vectors",
-        help="train word2vec on a prepared corpus (for model.pretrained_emb)",
-        description="word2vec (gensim) on the articles and highlights of a prepared folder's train split; "
-        "its vocabulary is the folder's vocab.txt.",
-    )
+def _arguments(s: argparse.ArgumentParser) -> None:
     add_data(s)
     s.add_argument(
         "--out",
@@ -66,5 +59,13 @@ def add_vectors_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--workers", type=positive_int, default=2, help="training threads (2)")
     s.add_argument("--skip-gram", action="store_true", help="skip-gram instead of CBOW (slower, better for rare words)")
     s.add_argument("--no-summaries", action="store_true", help="train on the articles only, not their highlights")
-    s.set_defaults(func=cmd_vectors)
-    return s
+
+
+COMMAND = Command(
+    "vectors",
+    help="train word2vec on a prepared corpus (for model.pretrained_emb)",
+    description="word2vec (gensim) on the articles and highlights of a prepared folder's train split; "
+    "its vocabulary is the folder's vocab.txt.",
+    run=cmd_vectors,
+    arguments=_arguments,
+)
