@@ -86,8 +86,11 @@ _CHAR_MAP = tuple(
     }.items()
 )  # str.replace for each (10x faster than str.translate with a dict; no output holds a key)
 _DIGIT = re.compile(r"\d")
+_ASCII_DIGITS = str.maketrans("123456789", "000000000")  # = _DIGIT on ASCII text (str.translate's fast path)
 _DOTS = re.compile(r"\.{2,}")  # "..", "...", "...." all become one ellipsis token
-_QUOTE_BEFORE_PUNCT = re.compile(r"(?<!')'(?=[.,;:!?)\]}\"])")  # 'word'. -> 'word ' .
+# 'word'. -> 'word ' . : a quote not after a quote, before punctuation: (?<!')'(?=...), written to start
+# with the quote (the regex engine jumps from quote to quote)
+_QUOTE_BEFORE_PUNCT = re.compile(r"'(?<!'')(?=[.,;:!?)\]}\"])")
 _EOS_MARK = re.compile(re.escape(EOS))
 
 _QUOTE_TOKENS = frozenset({"``", "''", "'", "`", '"'})
@@ -124,20 +127,38 @@ def normalize_text(text: str) -> str:
     turned back into brackets, typographic quotes and dashes into PTB ASCII forms, lowercase,
     every digit and every ``#`` into ``0``, runs of dots into `` ... ``, whitespace collapsed.
     """
+    return " ".join(_normalized(text).split())
+
+
+def _normalized_blocks(text: str) -> list[list[str]]:
+    """The words of each piece of ``normalize_text(text)`` between literal ``</s>`` marks (as
+    ``[b.split() for b in normalize_text(text).split("</s>")]``, without joining the words first)."""
+    text = _normalized(text)
+    if EOS in text:
+        return [block.split() for block in _EOS_MARK.split(" ".join(text.split()))]
+    return [text.split()]
+
+
+def _normalized(text: str) -> str:
+    """:func:`normalize_text` but for its whitespace, not collapsed yet."""
     if not isinstance(text, str):
         raise TypeError(f"text: expected str, got {type(text).__name__}")
-    if not unicodedata.is_normalized("NFKC", text):
-        text = unicodedata.normalize("NFKC", text)
-    text = _INVISIBLE.sub("", text)
-    text = _BRACKET_TOKEN.sub(lambda m: f" {_BRACKET_CHAR[m.group(1).lower()]} ", text)
+    if not text.isascii():  # (ASCII text is in NFKC and holds no invisible character)
+        if not unicodedata.is_normalized("NFKC", text):
+            text = unicodedata.normalize("NFKC", text)
+        text = _INVISIBLE.sub("", text)
+    if "-" in text:
+        text = _BRACKET_TOKEN.sub(lambda m: f" {_BRACKET_CHAR[m.group(1).lower()]} ", text)
     for char, repl in _CHAR_MAP:
         if char in text:
             text = text.replace(char, repl)
     text = text.lower()
-    text = _DIGIT.sub("0", text)
-    text = _DOTS.sub(" ... ", text)
-    text = _QUOTE_BEFORE_PUNCT.sub(" ' ", text)
-    return " ".join(text.split())
+    text = text.translate(_ASCII_DIGITS) if text.isascii() else _DIGIT.sub("0", text)
+    if ".." in text:
+        text = _DOTS.sub(" ... ", text)
+    if "'" in text:
+        text = _QUOTE_BEFORE_PUNCT.sub(" ' ", text)
+    return text
 
 
 _CLOSERS_ONLY = re.compile(r"[\]\)}>\"'»”’]+")
@@ -145,7 +166,7 @@ _CACHE_WORDS = 1 << 18
 _CONTRACTED = frozenset({"cannot", "gimme", "gonna", "gotta", "lemme", "wanna"})  # NLTK splits these
 
 
-def _word_tokens(normalized: str) -> list[str]:
+def _word_tokens(normalized: str | list[str]) -> list[str]:
     """Treebank word tokens of normalized text, re-tokenized until they no longer change.
 
     A few NLTK rules interact (``boys'cannot`` -> ``boys' can not``, whose ``boys'`` only
@@ -159,8 +180,9 @@ def _word_tokens(normalized: str) -> list[str]:
     of the last word and the closers after it, tokenized as a text of their own. The same
     holds for every further pass, so the fixed point can be found word by word too. Words not
     in the cache yet are tokenized together, in one call of the tokenizer (:func:`_fill`).
+    ``normalized`` may also be given as its words (``normalized.split()``).
     """
-    words = normalized.split()
+    words = normalized.split() if isinstance(normalized, str) else normalized
     if not words:
         return []
     k = len(words) - 1
@@ -174,9 +196,12 @@ def _word_tokens(normalized: str) -> list[str]:
             fixed.clear()
             _ONCE.clear()
             _RENORMALIZED.clear()
-        _fill([w for w in set(words[1:k]) if w not in fixed])
-        for word in words[1:k]:
-            tokens += fixed[word]
+        middle = words[1:k]
+        try:  # usually all cached (split_blocks fills the cache for the whole document first)
+            tokens.extend(list(itertools.chain.from_iterable(map(fixed.__getitem__, middle))))
+        except KeyError:
+            _fill(list(set(middle).difference(fixed)))
+            tokens.extend(itertools.chain.from_iterable(map(fixed.__getitem__, middle)))
     tokens += _text_tokens(" ".join(words[k:]), k == 0)
     return tokens
 
@@ -325,25 +350,44 @@ def _word_fixed(word: str, start: bool) -> tuple[str, ...]:
     return tokens
 
 
-def _render(tokens: Sequence[str]) -> tuple[str, list[int], list[int]]:
-    """The string pysbd reads, the indices of the tokens rendered in it, and where each ends.
+class _Pieces(dict):
+    """Token -> what it adds to the view: ``" " + token``, the token alone when it is glued to
+    the one before it (``_GLUE_LEFT``), nothing for a quote mark (memoized)."""
+
+    def __missing__(self, token: str) -> str:
+        piece = "" if token in _QUOTE_TOKENS else token if token in _GLUE_LEFT else " " + token
+        if len(self) < _CACHE_WORDS:
+            self[token] = piece
+        return piece
+
+
+_PIECES = _Pieces()
+
+
+def _render(tokens: Sequence[str]) -> tuple[str, list[int], int]:
+    """The string pysbd reads, where each token's piece ends, and the offset of the string in them.
 
     Punctuation is glued to its neighbour as in ordinary prose and quote marks are left out,
     so ``word .`` and ``word.`` render alike and quotes cannot hide sentence ends from pysbd.
     A token is glued to the one before it when it is in ``_GLUE_LEFT`` or the token before it
-    (a quote mark included) is in ``_GLUE_RIGHT``.
+    (a quote mark included) is in ``_GLUE_RIGHT``. ``ends[k]`` is where the piece of ``tokens[k]``
+    ends in the pieces joined (a quote mark's piece is empty); the view is that string without
+    its first space (offset 1), or all of it (offset 0).
     """
-    quotes, left, right = _QUOTE_TOKENS, _GLUE_LEFT, _GLUE_RIGHT
-    pieces = [
-        tok if (prev in right or tok in left) else " " + tok
-        for prev, tok in zip(itertools.chain(("",), tokens), tokens, strict=False)  # prev: one longer
-        if tok not in quotes
-    ]
-    if not pieces:
-        return "", [], []
-    pieces[0] = pieces[0].lstrip(" ")
-    rendered = [k for k, tok in enumerate(tokens) if tok not in quotes]
-    return "".join(pieces), rendered, list(itertools.accumulate(map(len, pieces)))
+    pieces = list(map(_PIECES.__getitem__, tokens))  # one dict lookup per token, no Python loop
+    n = len(tokens)
+    for right in _GLUE_RIGHT:  # the token after "(", "[", "{", "$" (unless a quote mark) is glued to it
+        k = -1
+        while True:
+            try:
+                k = tokens.index(right, k + 1)
+            except ValueError:
+                break
+            if k + 1 < n and pieces[k + 1]:
+                pieces[k + 1] = tokens[k + 1]
+    joined = "".join(pieces)
+    offset = 1 if joined.startswith(" ") else 0
+    return joined[offset:], list(itertools.accumulate(map(len, pieces))), offset
 
 
 def _break_after(tokens: Sequence[str]) -> list[int]:
@@ -352,30 +396,57 @@ def _break_after(tokens: Sequence[str]) -> list[int]:
     A cut inside a rendered word is ignored; a cut between words ends the sentence after the
     last rendered token before it (quote marks after it are placed by :func:`_assemble`).
     """
-    view, rendered, ends = _render(tokens)
+    view, ends, offset = _render(tokens)
+    quotes = _QUOTE_TOKENS
     breaks: list[int] = []
     for c in sentence_starts(view):
         if 0 < c < len(view) and (view[c - 1] == " " or view[c] == " "):
-            j = bisect.bisect_right(ends, c)  # rendered tokens ending at or before the cut
-            if 0 < j < len(ends) and (not breaks or breaks[-1] != rendered[j - 1]):
-                breaks.append(rendered[j - 1])
+            k = bisect.bisect_right(ends, c + offset) - 1  # the last token ending at or before the cut
+            while k >= 0 and tokens[k] in quotes:  # ... that is rendered (a quote mark's piece is empty)
+                k -= 1
+            # (a rendered token ends after the cut: the last one ends at the end of the view)
+            if k >= 0 and (not breaks or breaks[-1] != k):
+                breaks.append(k)
     return breaks
+
+
+def _last_word(sentence: list[str]) -> int:
+    """The index of the last word of ``sentence`` (closing quotes and brackets after it skipped)."""
+    j = len(sentence) - 1
+    while j > 0 and (sentence[j] in _CLOSERS or sentence[j] == "'"):
+        j -= 1
+    return j
+
+
+def _without_final_period(word: str) -> str | None:
+    """``word`` without the period that ends it, if the period splits off at a sentence end."""
+    return word[:-1] if len(word) > 1 and word.endswith(".") and word[-2] != "." else None
 
 
 def _split_final_period(sentence: list[str]) -> None:
     """Split the period off the last word of ``sentence`` (in place), as the Treebank tokenizer
     does at the end of a sentence: ``u.s.`` -> ``u.s .``, ``don't.`` -> ``do n't .``.
     Closing quotes and brackets after the word stay after the period."""
-    j = len(sentence) - 1
-    while j > 0 and (sentence[j] in _CLOSERS or sentence[j] == "'"):
-        j -= 1
-    word = sentence[j]
-    if len(word) > 1 and word.endswith(".") and word[-2] != ".":
+    j = _last_word(sentence)
+    stem = _without_final_period(sentence[j])
+    if stem is not None:
         # = _word_tokens(word): the final period splits off, then the rest is an ordinary word
         # (a token holds no '"', the one character that tokenizes differently at a text start)
-        if word[:-1] not in _FIXED:
-            _fill([word[:-1]])
-        sentence[j : j + 1] = _FIXED[word[:-1]] + (".",)
+        if stem not in _FIXED:
+            _fill([stem])
+        sentence[j : j + 1] = _FIXED[stem] + (".",)
+
+
+def _positions(tokens: Sequence[str], token: str) -> list[int]:
+    """The indices of ``token`` in ``tokens`` (list.index: no Python loop over the other tokens)."""
+    out: list[int] = []
+    k = -1
+    while True:
+        try:
+            k = tokens.index(token, k + 1)
+        except ValueError:
+            return out
+        out.append(k)
 
 
 def _assemble(tokens: Sequence[str], breaks: Sequence[int], starts: list[int] | None = None) -> list[list[str]]:
@@ -386,7 +457,7 @@ def _assemble(tokens: Sequence[str], breaks: Sequence[int], starts: list[int] | 
     sentence when an odd number of single quotes has been seen so far, else it opens the next.
     (```` ` ```` opens; a break inside the closers taken after an earlier break is ignored.)
     """
-    singles = [k for k, tok in enumerate(tokens) if tok == "'" or tok == "`"]
+    singles = sorted(_positions(tokens, "'") + _positions(tokens, "`"))
     sentences: list[list[str]] = []
     single_open = False
     q = 0  # singles[:q] are before the position reached
@@ -404,12 +475,16 @@ def _assemble(tokens: Sequence[str], breaks: Sequence[int], starts: list[int] | 
                 single_open = False
                 q += 1
             i += 1
-        sentence = list(tokens[start:i])
-        _split_final_period(sentence)
-        sentences.append(sentence)
+        sentences.append(list(tokens[start:i]))
         if starts is not None:
             starts.append(start)
         start = i
+    # the words that lose their final period, tokenized together (one call of the tokenizer)
+    stems = {_without_final_period(sentence[_last_word(sentence)]) for sentence in sentences}
+    stems.discard(None)
+    _fill(list(stems.difference(_FIXED)))  # type: ignore[arg-type]
+    for sentence in sentences:
+        _split_final_period(sentence)
     if start < n:
         sentences.append(list(tokens[start:]))
         if starts is not None:
@@ -460,12 +535,12 @@ def split_blocks(texts: Sequence[str]) -> list[list[list[str]]]:
     tokens: list[str] = []
     forced: set[int] = set()
     ends: list[int] = []
-    pieces = [_EOS_MARK.split(normalize_text(text)) for text in texts]
+    pieces = [_normalized_blocks(text) for text in texts]
     # the new words of all the texts, tokenized together (one call of the tokenizer per document,
     # not one per paragraph); _word_tokens then finds them cached (it fills what a full cache lost)
-    words = {w for bs in pieces for b in bs for w in b.split()}
+    words = set(itertools.chain.from_iterable(itertools.chain.from_iterable(pieces)))
     if len(words) < _CACHE_WORDS:
-        _fill([w for w in words if w not in _FIXED])
+        _fill(list(words.difference(_FIXED)))
     for bs in pieces:
         for block in bs:
             tokens.extend(_word_tokens(block))
@@ -477,8 +552,6 @@ def split_blocks(texts: Sequence[str]) -> list[list[list[str]]]:
         return out
     # pysbd reads the whole text even across </s>, so that its cuts match those of a first pass
     breaks = sorted(set(_break_after(tokens)).union(forced))
-    # the words that may lose their final period (_split_final_period), tokenized together
-    _fill([w for w in {t[:-1] for t in tokens if t[-1] == "." and len(t) > 1 and t[-2] != "."} if w not in _FIXED])
     final = _FINAL_FORMS.__getitem__
     starts: list[int] = []
     sentences = _assemble(tokens, breaks, starts)
