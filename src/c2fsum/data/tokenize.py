@@ -196,6 +196,8 @@ def _word_tokens(normalized: str | list[str]) -> list[str]:
             fixed.clear()
             _ONCE.clear()
             _RENORMALIZED.clear()
+            _SELF.clear()
+            _NOT_SELF.clear()
         middle = words[1:k]
         try:  # usually all cached (split_blocks fills the cache for the whole document first)
             tokens.extend(list(itertools.chain.from_iterable(map(fixed.__getitem__, middle))))
@@ -212,6 +214,11 @@ _FIXED: dict[str, tuple[str, ...]] = {}
 """Word -> its tokens at the fixed point, in mid-text (a cache, cleared when full)."""
 _RENORMALIZED: dict[str, list[str]] = {}
 """Token -> ``normalize_text(token).split()`` (a cache, cleared with the others)."""
+_SELF: set[str] = set()
+"""Tokens that are their own fixed point in mid-text: ``_renormalized(t) == [t]`` and one pass
+over ``t`` gives ``(t,)`` (``cells``, ``,``, ``'s``; cleared with the caches)."""
+_NOT_SELF: set[str] = set()
+"""Tokens found not to be (``u.s.a.``... rarely; cleared with the caches)."""
 _BATCH = 4096  # words per tokenizer call
 _MARK = "Z"  # between words tokenized together: normalized text has no capitals
 
@@ -220,10 +227,21 @@ def _fill(words: list[str]) -> None:
     """Put the mid-text fixed-point tokens of ``words`` (not cached yet) into ``_FIXED``.
 
     As :func:`_text_tokens`: at most four passes after the first; a word stable after fewer
-    stays stable, so a word needs as many passes alone as within its text.
+    stays stable, so a word needs as many passes alone as within its text. A word whose tokens
+    after the first pass are each their own fixed point (``cells,`` -> ``cells ,``: :data:`_SELF`)
+    is at its fixed point: the next pass gives the same tokens (each new token is judged once,
+    :func:`_judge`, instead of every word that holds it being passed again).
     """
     _fill_once(words)
-    current = {w: _ONCE[w] for w in words}
+    firsts = list(map(_ONCE.__getitem__, words))
+    _judge(set(itertools.chain.from_iterable(firsts)).difference(_SELF, _NOT_SELF))
+    selves = _SELF
+    current = {}
+    for w, tokens in zip(words, firsts, strict=True):
+        if selves.issuperset(tokens):
+            _FIXED[w] = tokens
+        else:
+            current[w] = tokens
     for _ in range(4):
         if not current:
             break
@@ -238,6 +256,14 @@ def _fill(words: list[str]) -> None:
                 unstable[w] = again
         current = unstable
     _FIXED.update(current)
+
+
+def _judge(tokens: set[str]) -> None:
+    """Put each of ``tokens`` into :data:`_SELF` or :data:`_NOT_SELF` (new tokens tokenized together)."""
+    parts = {t: _renormalized(t) for t in tokens}
+    _fill_once([t for t, p in parts.items() if p == [t] and t not in _ONCE])
+    for t, p in parts.items():
+        (_SELF if p == [t] and _ONCE[t] == (t,) else _NOT_SELF).add(t)
 
 
 def _renormalized(token: str) -> list[str]:
@@ -257,6 +283,7 @@ def _fill_once(words: list[str]) -> None:
     for w in dict.fromkeys(words):
         if w.isascii() and w.isalnum() and w not in _CONTRACTED:
             _ONCE[w] = (w,)  # no rule of the tokenizer touches ASCII letters and digits alone
+            _SELF.add(w)  # (and _renormalized(w) is [w])
         else:
             hard.append(w)
     for at in range(0, len(hard), _BATCH):  # bounded calls: NLTK times out a regex after 5 s
