@@ -459,14 +459,13 @@ def _abbreviations_in_line(line: str, science: bool = False) -> str:
     n = len(line)
     pos = line.find(".")
     while pos >= 0:
-        lo = max(0, pos - _MAX_ABBR - 1)
-        window = line[lo:pos]
-        space = window.rfind(" ")
-        run = window[space + 1 :]
+        lo = pos - _MAX_ABBR - 1 if pos > _MAX_ABBR else 0
+        space = line.rfind(" ", lo, pos)
+        run_start = space + 1 if space >= 0 else lo  # after a space, at the line's start, or too far back
+        run = line[run_start:pos]
         if every_length or not run.isprintable():
             starts: Iterable[int] = range(pos - 1, pos - min(_MAX_ABBR, pos) - 1, -1)
         else:
-            run_start = lo + space + 1  # the line's start, a space before it, or more than _MAX_ABBR back
             whole = run_start < pos and (space >= 0 or lo == 0) and pos - run_start <= _MAX_ABBR
             if not (whole and run in words) and not (science and not _OPENERS.isdisjoint(run)):
                 pos = line.find(".", pos + 1)
