@@ -266,9 +266,15 @@ def _judge(tokens: set[str]) -> None:
         (_SELF if p == [t] and _ONCE[t] == (t,) else _NOT_SELF).add(t)
 
 
+# what normalize_text changes in ASCII text: capitals, digits but 0, "#", quotes, runs of dots, PTB
+# bracket names, whitespace (an ASCII string with none of these is its own normal form)
+_ASCII_NOT_NORMAL = re.compile(r"[A-Z1-9#'\s]|\.\.|-(?i:lrb|rrb|lsb|rsb|lcb|rcb)-")
+
+
 def _renormalized(token: str) -> list[str]:
-    """``normalize_text(token).split()``; a token of ASCII letters and digits is already normal."""
-    if token.isascii() and token.isalnum():
+    """``normalize_text(token).split()``; a token of ASCII letters and digits is already normal,
+    and so is any ASCII token without what normalization changes (``_ASCII_NOT_NORMAL``)."""
+    if token.isascii() and (token.isalnum() or (token and not _ASCII_NOT_NORMAL.search(token))):
         return [token]
     parts = _RENORMALIZED.get(token)
     if parts is None:
