@@ -199,9 +199,11 @@ def _word_tokens(normalized: str | list[str]) -> list[str]:
             _SELF.clear()
             _NOT_SELF.clear()
         middle = words[1:k]
+        first = len(tokens)
         try:  # usually all cached (split_blocks fills the cache for the whole document first)
-            tokens.extend(list(itertools.chain.from_iterable(map(fixed.__getitem__, middle))))
+            tokens.extend(itertools.chain.from_iterable(map(fixed.__getitem__, middle)))
         except KeyError:
+            del tokens[first:]
             _fill(list(set(middle).difference(fixed)))
             tokens.extend(itertools.chain.from_iterable(map(fixed.__getitem__, middle)))
     tokens += _text_tokens(" ".join(words[k:]), k == 0)
@@ -590,7 +592,10 @@ def split_blocks(texts: Sequence[str]) -> list[list[list[str]]]:
         _fill(list(words.difference(_FIXED)))
     for bs in pieces:
         for block in bs:
-            tokens.extend(_word_tokens(block))
+            if tokens:
+                tokens.extend(_word_tokens(block))
+            else:
+                tokens = _word_tokens(block)  # (a new list: the first block's, no copy)
             if tokens:
                 forced.add(len(tokens) - 1)
         ends.append(len(tokens))
