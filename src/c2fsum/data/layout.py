@@ -286,7 +286,7 @@ _TOKEN_FOOTNOTE_ANY = re.compile(r"(?<!\S)(?:[*†‡§¶]|[#\d]+[^\W\d_]{3,})")
 def sentence_kind(tokens: list[str]) -> str | None:
     """:func:`is_non_running` for a tokenized sentence (lowercase PTB tokens, digits ``#``), whose
     URLs are split by the tokenizer (``http : //www.x.org``, ``doi:##.####/...``)."""
-    words = [t for t in tokens if t != "</s>"]
+    words = [t for t in tokens if t != "</s>"] if "</s>" in tokens else tokens
     if not words:
         return None
     text = " ".join(words)

@@ -39,6 +39,14 @@ the text: 250,000-360,000 words/s on one core, in time linear in the text
 (``bench/preprocess.py``). The output is token for token the same as before on every
 document of the shared CNN/DM, long-document and PubMed test sets
 (``tests/data/test_tokenize_golden.py``; the old code is read from git by ``bench/tokenize_before.py``).
+
+**Speed (issue 36).** Still NLTK's tokenizer through the cache, with less Python per word and
+token around it: the cached tokens of a block's words are joined by ``map``/``chain`` (no loop
+per word), the splitter's view is built from memoized pieces, new words go to the tokenizer in
+one call without marks between them, a word whose tokens are each their own fixed point needs no
+second pass (each new token judged once), and the splitter's patterns start at their rare
+character (:mod:`c2fsum.data.sbd`). The same tokens (the golden test); about 1.5x (CNN/DM) to 2.3x
+(PubMed) the words/s of before, measured in ``docs/speed.md``.
 """
 
 from __future__ import annotations
