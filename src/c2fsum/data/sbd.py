@@ -213,6 +213,12 @@ _SUB_SYMBOLS = (
 )  # fmt: skip
 _REINSERT_ELLIPSIS = (("ƪƪƪ", "..."), ("♟♟♟♟♟♟♟", " . . . "), ("♝♝♝♝♝♝♝", ". . . ."), ("☏☏", ".."), ("∮", "."))
 _ANY_SYMBOL = re.compile("[∯♬♭ᓰᓱᓳᓴᓷᓸ☉☇☈☄✂⌬ȸȹƪ♟♝☏∮⎋]")
+# (old, new, the symbol old holds): a replacement writes no symbol, so one that is not in the text
+# before them is not in it at any step; the only "\n" is a replaced "ȹ" (views hold none)
+_POST_PROCESS = tuple(
+    (old, new, "ȹ" if old == "\n" else old.strip("&")[0])
+    for old, new in _SUB_SYMBOLS + _REINSERT_ELLIPSIS + (("\n", ""), ("&⎋&", "'"))
+)
 _PARENS_BETWEEN_DOUBLE_QUOTES = re.compile(r'["\”]\s\(.*\)\s["\“]')
 _SPACE_BEFORE_PAREN = re.compile(r"\s(?=\()")
 _SPACE_AFTER_PAREN = re.compile(r"(?<=\))\s")
@@ -296,9 +302,10 @@ def _sentences(text: str, science: bool) -> list[str]:
     # pysbd's post-processing of each sentence replaces strings that never span two sentences:
     # done once on all of them, joined by a character that no view holds
     joined = _SEPARATOR.join(parts)
-    if _ANY_SYMBOL.search(joined):
-        for old, new in _SUB_SYMBOLS + _REINSERT_ELLIPSIS + (("\n", ""), ("&⎋&", "'")):
-            if old in joined:
+    present = set(_ANY_SYMBOL.findall(joined))  # the symbols in the text (one scan, not one per string)
+    if present:
+        for old, new, symbol in _POST_PROCESS:
+            if symbol in present:
                 joined = joined.replace(old, new)
     return [part for part in (p.strip() for p in joined.split(_SEPARATOR)) if part]
 
