@@ -183,7 +183,12 @@ def blocks(text: str) -> list[Block]:
     paragraphs: list[list[str]] = []
     current: list[str] = []
     for raw in text.split("\n"):
-        line = " ".join(raw.split())
+        # whitespace collapsed; a printable line (its only whitespace " ") with no double, leading or
+        # trailing space is already collapsed (no split and join of every line)
+        if raw.isprintable() and "  " not in raw and raw[:1] != " " and raw[-1:] != " ":
+            line = raw
+        else:
+            line = " ".join(raw.split())
         if line:
             current.append(line)
         elif current:
