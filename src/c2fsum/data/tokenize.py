@@ -45,8 +45,8 @@ token around it: the cached tokens of a block's words are joined by ``map``/``ch
 per word), the splitter's view is built from memoized pieces, new words go to the tokenizer in
 one call without marks between them, a word whose tokens are each their own fixed point needs no
 second pass (each new token judged once), and the splitter's patterns start at their rare
-character (:mod:`c2fsum.data.sbd`). The same tokens (the golden test); about 1.5x (CNN/DM) to 2.3x
-(PubMed) the words/s of before, measured in ``docs/speed.md``.
+character (:mod:`c2fsum.data.sbd`). The same tokens (the golden test); about 1.5x (CNN/DM) to 2.2x
+(a 100,000-word line) the words/s of before, measured in ``docs/speed.md``.
 """
 
 from __future__ import annotations
