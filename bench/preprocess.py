@@ -20,6 +20,11 @@ that its time grows linearly (words/s stays flat), and ``before`` on 12,500-50,0
     python bench/preprocess.py --docs 300       # the first 300 articles of each corpus (~3 min)
     python bench/preprocess.py --only after
     python bench/preprocess.py --only after --docs 200 --src /tmp/old-checkout/src   # another version's package
+    python bench/preprocess.py --only after --docs 300 --repeat 2   # each row twice (fresh processes)
+
+On a shared machine the CPU time of one run varies by 10-30% with what runs beside it: with
+``--repeat N`` each row runs N times, one fresh process after the other, and its cell shows the
+words/s of each run (CPU; the wall time of the best in brackets).
 """
 
 from __future__ import annotations
@@ -96,12 +101,20 @@ def child(impl: str, corpus: str, docs: int) -> None:
     print(json.dumps({"docs": len(texts), "words": words, "sentences": sentences, "seconds": seconds, "cpu": cpu}))
 
 
+def _cell(runs: list[dict]) -> str:
+    """Words/s of CPU time of each run, and the wall-time words/s of the best in brackets."""
+    best = min(runs, key=lambda r: r["cpu"])
+    cpu = " / ".join(f"{r['words'] / r['cpu']:,.0f}" for r in runs)
+    return f"{cpu:>20s} ({best['words'] / best['seconds']:,.0f})"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=None, help="only the first N articles of cnndm and pubmed")
     ap.add_argument("--only", choices=["before", "after"], default=None)
     ap.add_argument("--src", type=Path, default=SRC, help="the package 'after' reads (default: this checkout's src)")
     ap.add_argument("--long-only", action="store_true", help="only the 100,000-word text and its linear-time rows")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each row (fresh processes), all shown")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -111,9 +124,9 @@ def main() -> None:
     print(f"{'':29s}" + "".join(f"{i + ' words/s, CPU (wall)':>34s}" for i in impls))
     print(f"{'corpus':10s} {'docs':>6s} {'words':>10s}")
     for corpus in (f"long{LONG_WORDS}",) if args.long_only else ("cnndm", "pubmed", f"long{LONG_WORDS}"):
-        rows = {impl: measure(impl, corpus, args.docs, args.src) for impl in impls}
-        first = rows[impls[0]]
-        cells = "".join(f"{r['words'] / r['cpu']:>20,.0f} ({r['words'] / r['seconds']:,.0f})" for r in rows.values())
+        runs = {impl: [measure(impl, corpus, args.docs, args.src) for _ in range(args.repeat)] for impl in impls}
+        first = runs[impls[0]][0]
+        cells = "".join(_cell(rs) for rs in runs.values())
         print(f"{corpus:10s} {first['docs']:6,d} {first['words']:10,d}  {cells}", flush=True)
     print("\nlinear time: words/s (CPU seconds) on the first N words of the long text (flat = linear)")
     sizes = {"after": (12_500, 25_000, 50_000, 100_000, 200_000), "before": (12_500, 25_000, 50_000)}

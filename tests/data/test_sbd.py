@@ -7,6 +7,7 @@ then the second path: pysbd itself on random views built from tricky tokens must
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -179,3 +180,67 @@ def test_sentences_that_were_cut_in_real_papers(paper, whole):
         article = next(d for d in map(json.loads, f) if d["id"] == paper)["article"]
     sentences = [" ".join(s) for s in preprocess_article(article)]
     assert any(whole in s for s in sentences), [s for s in sentences if whole.split()[-1] in s]
+
+
+# pysbd 0.3.4's own patterns, for the ones data/sbd.py writes differently for speed (issue 36)
+_PYSBD_LETTERS_PERIODS = r"(?<=^)[a-z]\.|(?<=\A)[a-z]\.|(?<=\s)[a-z]\."
+_PYSBD_LETTERS_PARENS = r"\([a-z]+(?=\))|(?<=^)[a-z]+(?=\))|(?<=\A)[a-z]+(?=\))|(?<=\s)[a-z]+(?=\))"
+
+
+def _pysbd_letters(text: str, chosen: set[str], *, parens: bool, named: str = "") -> str:
+    """pysbd's substitution of the chosen list items (ListItemReplacer), as pysbd writes it."""
+    if parens:
+
+        def paren(m):
+            s = m.group()
+            if "(" in s:
+                return "\r&✂&" + s[1:] if s.strip("(") in chosen else s
+            return "\r" + s if s in chosen else s
+
+        return re.sub(_PYSBD_LETTERS_PARENS, paren, text, flags=re.I)
+    regex = re.compile(r"(?:(?<=^)|(?<=\A)|(?<=\s))[a-z]\." + named if named else _PYSBD_LETTERS_PERIODS, re.I)
+    return regex.sub(lambda m: "\r" + m.group()[0] + "∯" if m.group()[0] in chosen else m.group(), text)
+
+
+def test_patterns_written_for_speed_match_as_pysbds_do():
+    """Each pattern that data/sbd.py starts at its rare character (a period, ``)``, ``'``) finds
+    what pysbd's pattern finds, on random texts with capitals and odd whitespace too."""
+    rnd = random.Random(36)
+    pieces = [*_TRICKY, "A.", "(B)", "II)", "Fig.", "I.E.", "e.g", "E.G", "x°.", "file", ".PDF", "'em", "xvii)"]
+    spaces = [" "] * 12 + ["", "\t", "\u00a0", "\r", "\n"]
+    for _ in range(1500):
+        text = "".join(rnd.choice(pieces) + rnd.choice(spaces) for _ in range(rnd.randint(1, 30)))
+        spaced = " " + text
+        assert sbd._LIST_WITH_PERIODS.findall(spaced) == re.findall(r"\s([a-z])\.", spaced)
+        assert sbd._SCIENCE_LIST_WITH_PERIODS.findall(spaced) == re.findall(r"\s([a-z])\." + sbd._NAMED, spaced)
+        words = ["".join(g) for g in sbd._LIST_WITH_PARENS.findall(spaced)]
+        assert words == [w for w in re.findall(r"[\s(]([a-z]++)\)", spaced) if len(w) <= 5]
+        for chosen in ({"a", "b", "c"}, {"i", "ii", "iii", "iv"}, {"b"}):
+            for parens in (True, False):
+                letters = sbd._SCIENCE_LIST_LETTERS_AND_PERIODS if not parens else sbd._LIST_LETTERS_PARENS
+                regex = sbd._LIST_LETTERS_AND_PERIODS if not parens else sbd._LIST_LETTERS_PARENS
+                assert sbd._replace_letters(text, regex, chosen, parens=parens) == _pysbd_letters(
+                    text, chosen, parens=parens
+                )
+                assert sbd._replace_letters(text, letters, chosen, parens=parens) == _pysbd_letters(
+                    text, chosen, parens=parens, named="" if parens else sbd._NAMED
+                )
+        for abbr, (after_space, at_start) in sbd._DOTTED_FIND.items():
+            ours = {m.strip().lower() for m in after_space.findall(text)}
+            if (first := at_start.match(text)) is not None:
+                ours.add(first.group().lower())
+            assert ours == {m.strip().lower() for m in re.findall(rf"(?:^|\s|\r|\n){abbr}", text, flags=re.I)}
+        replace = lambda m: m.group().replace(".", "∯")  # noqa: E731
+        assert sbd._MULTI_PERIOD_ABBR.sub(replace, text) == re.sub(r"\b[a-z](?:\.[a-z])+[.]", replace, text, flags=re.I)
+        assert sbd._multiple_periods(text) == re.sub(r"([a-zA-Z0-9_])(\.)([a-zA-Z0-9_])", "\\1∮\\3", text)
+        assert sbd._GEO_LOCATION.sub("∯", text) == re.sub(r"(?<=[a-zA-z]°)\.(?=\s*\d+)", "∯", text)
+        file_format = sbd._FILE_FORMAT.pattern.replace(r"\.(?<=\s\.)", r"(?<=\s)\.")
+        assert sbd._FILE_FORMAT.sub("∯", text) == re.sub(file_format, "∯", text)
+        assert bool(sbd._WORD_WITH_LEADING_APOSTROPHE.search(text)) == bool(
+            re.search(r"(?<=\s)'(?:[^']|'[a-zA-Z])*'\S", text)
+        )
+        single = sbd._BETWEEN[0][1]
+        assert single is not None
+        assert single.sub("Q", text) == re.sub(r"(?<=\s)'(?:[^']|'[a-zA-Z])*'", "Q", text)
+        sentence = r"[。．.！!?？ ]{2,}|\S.*?[。．.！!?？ȸȹ☉☈☇☄]|[。．.！!?？]"
+        assert sbd._SENTENCE.findall(text) == re.findall(sentence, text)

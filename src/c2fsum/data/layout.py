@@ -44,8 +44,9 @@ NON_RUNNING = ("file_caption", "footnote", "licence", "url", "table")
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 _LETTERS = re.compile(r"[^\W\d_]{2}")
 _CONTINUES = re.compile(r"<cit>|[,.;:)\]%]")  # a line that goes on with the one before it
-# SumPubMed glues a figure's caption to the sentence before it: "... pathogenicity.fig.  <dig> the numbers"
-_GLUED_CAPTION = re.compile(r"(?<=\S\.)(?=(?:fig\.|figure)\s+(?:<dig>|\d))", re.I)
+# SumPubMed glues a figure's caption to the sentence before it: "... pathogenicity.fig.  <dig> the numbers";
+# the period before the caption (the text is cut after it: see _split_glued_captions)
+_GLUED_CAPTION = re.compile(r"\.(?<=\S\.)(?=(?:fig\.|figure)\s+(?:<dig>|\d))", re.I)
 _CAPITALS = re.compile(r"[A-Z][A-Z ,&/-]{2,}")  # BACKGROUND, RESULTS AND DISCUSSION
 _MARKUP = re.compile(r"<(?:dig|cit)>")
 _FILE_CAPTION = re.compile(r"^additional[ _-]?file\b|click here for (?:file|additional)")  # on lowercase
@@ -106,14 +107,17 @@ def sentence_kinds(text: str, sentences: list[list[str]]) -> list[str | None]:
     paragraph is looked at first, so that most paragraphs cost a few substring tests."""
     low = text.lower()
     if not ("additional" in low or "click here" in low or _maybe_licence(low) or _maybe_url(low)):
+        # only a footnote: none when no sentence's first token starts like one (one search, no loop)
+        if not _TOKEN_FOOTNOTE_ANY.search(" ".join([s[0] for s in sentences])):
+            return [None] * len(sentences)
         return [None if not _TOKEN_FOOTNOTE.match(s[0]) else sentence_kind(s) for s in sentences]
     return [sentence_kind(s) for s in sentences]
 
 
 def _short(line: str) -> bool:
     """A line that could be a heading or a table cell: few words, no sentence end, no comma end."""
-    words = line.split()
-    return 0 < len(words) <= HEADING_WORDS and not _SENTENCE_END.search(line) and line[-1] not in ",;"
+    words = len(line.split(None, HEADING_WORDS))  # (at most HEADING_WORDS + 1: a long line is not split whole)
+    return 0 < words <= HEADING_WORDS and not _SENTENCE_END.search(line) and line[-1] not in ",;"
 
 
 def _titled(line: str) -> bool:
@@ -159,7 +163,16 @@ def _title_lines_at_end(lines: list[tuple[str, str]], lead: int) -> int:
 
 
 def _title_line(line: str) -> bool:
-    return len(line.split()) <= HEADING_WORDS and not _SENTENCE_END.search(line)
+    return len(line.split(None, HEADING_WORDS)) <= HEADING_WORDS and not _SENTENCE_END.search(line)
+
+
+def _split_glued_captions(text: str) -> list[str]:
+    """``text`` cut after each period that a figure caption is glued to (``re.split`` at the empty
+    match after it; the pattern starts at the period, so the regex engine jumps from period to period)."""
+    cuts = [m.end() for m in _GLUED_CAPTION.finditer(text)]
+    if not cuts:
+        return [text]
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
 def blocks(text: str) -> list[Block]:
@@ -170,7 +183,12 @@ def blocks(text: str) -> list[Block]:
     paragraphs: list[list[str]] = []
     current: list[str] = []
     for raw in text.split("\n"):
-        line = " ".join(raw.split())
+        # whitespace collapsed; a printable line (its only whitespace " ") with no double, leading or
+        # trailing space is already collapsed (no split and join of every line)
+        if raw.isprintable() and "  " not in raw and raw[:1] != " " and raw[-1:] != " ":
+            line = raw
+        else:
+            line = " ".join(raw.split())
         if line:
             current.append(line)
         elif current:
@@ -252,11 +270,11 @@ def blocks(text: str) -> list[Block]:
                 body.append(x)
                 continue
             if body:
-                out.extend(Block("text", x) for x in _GLUED_CAPTION.split(" ".join(body)))
+                out.extend(Block("text", x) for x in _split_glued_captions(" ".join(body)))
                 body = []
             out.append(Block("file_caption" if kind == "caption" else kind, x))
         if body:
-            out.extend(Block("text", x) for x in _GLUED_CAPTION.split(" ".join(body)))
+            out.extend(Block("text", x) for x in _split_glued_captions(" ".join(body)))
         if end < len(lines):  # with the short lines after it: a table, or headings (flush decides)
             pending.append([x for _, x in lines[end:]])
     flush(None)
@@ -267,12 +285,13 @@ def blocks(text: str) -> list[Block]:
 
 _URL_TOKEN = re.compile(r"^(?:https?|ftp|//\S+|www\.\S+|doi:\S+|[#\d]{2}\.[#\d]{4,}/\S*)$")
 _TOKEN_FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|[#\d]+[^\W\d_]{3,})")
+_TOKEN_FOOTNOTE_ANY = re.compile(r"(?<!\S)(?:[*†‡§¶]|[#\d]+[^\W\d_]{3,})")  # at the start of any token of a text
 
 
 def sentence_kind(tokens: list[str]) -> str | None:
     """:func:`is_non_running` for a tokenized sentence (lowercase PTB tokens, digits ``#``), whose
     URLs are split by the tokenizer (``http : //www.x.org``, ``doi:##.####/...``)."""
-    words = [t for t in tokens if t != "</s>"]
+    words = [t for t in tokens if t != "</s>"] if "</s>" in tokens else tokens
     if not words:
         return None
     text = " ".join(words)

@@ -39,6 +39,14 @@ the text: 250,000-360,000 words/s on one core, in time linear in the text
 (``bench/preprocess.py``). The output is token for token the same as before on every
 document of the shared CNN/DM, long-document and PubMed test sets
 (``tests/data/test_tokenize_golden.py``; the old code is read from git by ``bench/tokenize_before.py``).
+
+**Speed (issue 36).** Still NLTK's tokenizer through the cache, with less Python per word and
+token around it: the cached tokens of a block's words are joined by ``map``/``chain`` (no loop
+per word), the splitter's view is built from memoized pieces, new words go to the tokenizer in
+one call without marks between them, a word whose tokens are each their own fixed point needs no
+second pass (each new token judged once), and the splitter's patterns start at their rare
+character (:mod:`c2fsum.data.sbd`). The same tokens (the golden test); about 1.5x (CNN/DM) to 2.2x
+(a 100,000-word line) the words/s of before, measured in ``docs/speed.md``.
 """
 
 from __future__ import annotations
@@ -86,8 +94,11 @@ _CHAR_MAP = tuple(
     }.items()
 )  # str.replace for each (10x faster than str.translate with a dict; no output holds a key)
 _DIGIT = re.compile(r"\d")
+_ASCII_DIGITS = str.maketrans("123456789", "000000000")  # = _DIGIT on ASCII text (str.translate's fast path)
 _DOTS = re.compile(r"\.{2,}")  # "..", "...", "...." all become one ellipsis token
-_QUOTE_BEFORE_PUNCT = re.compile(r"(?<!')'(?=[.,;:!?)\]}\"])")  # 'word'. -> 'word ' .
+# 'word'. -> 'word ' . : a quote not after a quote, before punctuation: (?<!')'(?=...), written to start
+# with the quote (the regex engine jumps from quote to quote)
+_QUOTE_BEFORE_PUNCT = re.compile(r"'(?<!'')(?=[.,;:!?)\]}\"])")
 _EOS_MARK = re.compile(re.escape(EOS))
 
 _QUOTE_TOKENS = frozenset({"``", "''", "'", "`", '"'})
@@ -124,20 +135,38 @@ def normalize_text(text: str) -> str:
     turned back into brackets, typographic quotes and dashes into PTB ASCII forms, lowercase,
     every digit and every ``#`` into ``0``, runs of dots into `` ... ``, whitespace collapsed.
     """
+    return " ".join(_normalized(text).split())
+
+
+def _normalized_blocks(text: str) -> list[list[str]]:
+    """The words of each piece of ``normalize_text(text)`` between literal ``</s>`` marks (as
+    ``[b.split() for b in normalize_text(text).split("</s>")]``, without joining the words first)."""
+    text = _normalized(text)
+    if EOS in text:
+        return [block.split() for block in _EOS_MARK.split(" ".join(text.split()))]
+    return [text.split()]
+
+
+def _normalized(text: str) -> str:
+    """:func:`normalize_text` but for its whitespace, not collapsed yet."""
     if not isinstance(text, str):
         raise TypeError(f"text: expected str, got {type(text).__name__}")
-    if not unicodedata.is_normalized("NFKC", text):
-        text = unicodedata.normalize("NFKC", text)
-    text = _INVISIBLE.sub("", text)
-    text = _BRACKET_TOKEN.sub(lambda m: f" {_BRACKET_CHAR[m.group(1).lower()]} ", text)
+    if not text.isascii():  # (ASCII text is in NFKC and holds no invisible character)
+        if not unicodedata.is_normalized("NFKC", text):
+            text = unicodedata.normalize("NFKC", text)
+        text = _INVISIBLE.sub("", text)
+    if "-" in text:
+        text = _BRACKET_TOKEN.sub(lambda m: f" {_BRACKET_CHAR[m.group(1).lower()]} ", text)
     for char, repl in _CHAR_MAP:
         if char in text:
             text = text.replace(char, repl)
     text = text.lower()
-    text = _DIGIT.sub("0", text)
-    text = _DOTS.sub(" ... ", text)
-    text = _QUOTE_BEFORE_PUNCT.sub(" ' ", text)
-    return " ".join(text.split())
+    text = text.translate(_ASCII_DIGITS) if text.isascii() else _DIGIT.sub("0", text)
+    if ".." in text:
+        text = _DOTS.sub(" ... ", text)
+    if "'" in text:
+        text = _QUOTE_BEFORE_PUNCT.sub(" ' ", text)
+    return text
 
 
 _CLOSERS_ONLY = re.compile(r"[\]\)}>\"'»”’]+")
@@ -145,7 +174,7 @@ _CACHE_WORDS = 1 << 18
 _CONTRACTED = frozenset({"cannot", "gimme", "gonna", "gotta", "lemme", "wanna"})  # NLTK splits these
 
 
-def _word_tokens(normalized: str) -> list[str]:
+def _word_tokens(normalized: str | list[str]) -> list[str]:
     """Treebank word tokens of normalized text, re-tokenized until they no longer change.
 
     A few NLTK rules interact (``boys'cannot`` -> ``boys' can not``, whose ``boys'`` only
@@ -159,8 +188,9 @@ def _word_tokens(normalized: str) -> list[str]:
     of the last word and the closers after it, tokenized as a text of their own. The same
     holds for every further pass, so the fixed point can be found word by word too. Words not
     in the cache yet are tokenized together, in one call of the tokenizer (:func:`_fill`).
+    ``normalized`` may also be given as its words (``normalized.split()``).
     """
-    words = normalized.split()
+    words = normalized.split() if isinstance(normalized, str) else normalized
     if not words:
         return []
     k = len(words) - 1
@@ -174,9 +204,16 @@ def _word_tokens(normalized: str) -> list[str]:
             fixed.clear()
             _ONCE.clear()
             _RENORMALIZED.clear()
-        _fill([w for w in set(words[1:k]) if w not in fixed])
-        for word in words[1:k]:
-            tokens += fixed[word]
+            _SELF.clear()
+            _NOT_SELF.clear()
+        middle = words[1:k]
+        first = len(tokens)
+        try:  # usually all cached (split_blocks fills the cache for the whole document first)
+            tokens.extend(itertools.chain.from_iterable(map(fixed.__getitem__, middle)))
+        except KeyError:
+            del tokens[first:]
+            _fill(list(set(middle).difference(fixed)))
+            tokens.extend(itertools.chain.from_iterable(map(fixed.__getitem__, middle)))
     tokens += _text_tokens(" ".join(words[k:]), k == 0)
     return tokens
 
@@ -187,6 +224,11 @@ _FIXED: dict[str, tuple[str, ...]] = {}
 """Word -> its tokens at the fixed point, in mid-text (a cache, cleared when full)."""
 _RENORMALIZED: dict[str, list[str]] = {}
 """Token -> ``normalize_text(token).split()`` (a cache, cleared with the others)."""
+_SELF: set[str] = set()
+"""Tokens that are their own fixed point in mid-text: ``_renormalized(t) == [t]`` and one pass
+over ``t`` gives ``(t,)`` (``cells``, ``,``, ``'s``; cleared with the caches)."""
+_NOT_SELF: set[str] = set()
+"""Tokens found not to be (``u.s.a.``... rarely; cleared with the caches)."""
 _BATCH = 4096  # words per tokenizer call
 _MARK = "Z"  # between words tokenized together: normalized text has no capitals
 
@@ -195,10 +237,21 @@ def _fill(words: list[str]) -> None:
     """Put the mid-text fixed-point tokens of ``words`` (not cached yet) into ``_FIXED``.
 
     As :func:`_text_tokens`: at most four passes after the first; a word stable after fewer
-    stays stable, so a word needs as many passes alone as within its text.
+    stays stable, so a word needs as many passes alone as within its text. A word whose tokens
+    after the first pass are each their own fixed point (``cells,`` -> ``cells ,``: :data:`_SELF`)
+    is at its fixed point: the next pass gives the same tokens (each new token is judged once,
+    :func:`_judge`, instead of every word that holds it being passed again).
     """
     _fill_once(words)
-    current = {w: _ONCE[w] for w in words}
+    firsts = list(map(_ONCE.__getitem__, words))
+    _judge(set(itertools.chain.from_iterable(firsts)).difference(_SELF, _NOT_SELF))
+    selves = _SELF
+    current = {}
+    for w, tokens in zip(words, firsts, strict=True):
+        if selves.issuperset(tokens):
+            _FIXED[w] = tokens
+        else:
+            current[w] = tokens
     for _ in range(4):
         if not current:
             break
@@ -215,9 +268,23 @@ def _fill(words: list[str]) -> None:
     _FIXED.update(current)
 
 
+def _judge(tokens: set[str]) -> None:
+    """Put each of ``tokens`` into :data:`_SELF` or :data:`_NOT_SELF` (new tokens tokenized together)."""
+    parts = {t: _renormalized(t) for t in tokens}
+    _fill_once([t for t, p in parts.items() if p == [t] and t not in _ONCE])
+    for t, p in parts.items():
+        (_SELF if p == [t] and _ONCE[t] == (t,) else _NOT_SELF).add(t)
+
+
+# what normalize_text changes in ASCII text: capitals, digits but 0, "#", quotes, runs of dots, PTB
+# bracket names, whitespace (an ASCII string with none of these is its own normal form)
+_ASCII_NOT_NORMAL = re.compile(r"[A-Z1-9#'\s]|\.\.|-(?i:lrb|rrb|lsb|rsb|lcb|rcb)-")
+
+
 def _renormalized(token: str) -> list[str]:
-    """``normalize_text(token).split()``; a token of ASCII letters and digits is already normal."""
-    if token.isascii() and token.isalnum():
+    """``normalize_text(token).split()``; a token of ASCII letters and digits is already normal,
+    and so is any ASCII token without what normalization changes (``_ASCII_NOT_NORMAL``)."""
+    if token.isascii() and (token.isalnum() or (token and not _ASCII_NOT_NORMAL.search(token))):
         return [token]
     parts = _RENORMALIZED.get(token)
     if parts is None:
@@ -232,6 +299,7 @@ def _fill_once(words: list[str]) -> None:
     for w in dict.fromkeys(words):
         if w.isascii() and w.isalnum() and w not in _CONTRACTED:
             _ONCE[w] = (w,)  # no rule of the tokenizer touches ASCII letters and digits alone
+            _SELF.add(w)  # (and _renormalized(w) is [w])
         else:
             hard.append(w)
     for at in range(0, len(hard), _BATCH):  # bounded calls: NLTK times out a regex after 5 s
@@ -239,8 +307,37 @@ def _fill_once(words: list[str]) -> None:
 
 
 def _tokenize_together(words: list[str]) -> None:
+    """One tokenizer call over ``words``, their tokens into ``_ONCE``.
+
+    NLTK never joins across whitespace and changes no character but ``"`` (into ``````/``''``), so
+    the tokens of the words without ``"``, read in order, spell those words: each word's tokens are
+    found by their lengths, with no mark between the words (a fifth less text for the tokenizer).
+    The words with ``"`` come after them, each after a mark ``Z``. (If the tokens did not spell the
+    words, each word would be tokenized after a mark.)
+    """
+    plain = [w for w in words if '"' not in w]
+    quoted = [w for w in words if '"' in w]
+    text = f"{_MARK} " + " ".join(plain) + "".join(f" {_MARK} {w}" for w in quoted) + f" {_MARK}"
+    tokens = _WORD_TOKENIZER.tokenize(text)
+    marks = _positions(tokens, _MARK)
+    if len(marks) == len(quoted) + 2 and marks[0] == 0:
+        body = tokens[1 : marks[1]]
+        if "".join(body) == "".join(plain):
+            first = dict(zip(itertools.accumulate(map(len, body)), itertools.count(1)))  # end -> tokens
+            bounds = [0, *map(first.get, itertools.accumulate(map(len, plain)))]
+            if None not in bounds:
+                for w, a, b in zip(plain, bounds, bounds[1:], strict=False):
+                    _ONCE[w] = tuple(body[a:b])
+                for w, a, b in zip(quoted, marks[1:], marks[2:], strict=False):
+                    _ONCE[w] = tuple(tokens[a + 1 : b])
+                return
+    _tokenize_marked(words)  # pragma: no cover - NLTK never joins words
+
+
+def _tokenize_marked(words: list[str]) -> None:
+    """As :func:`_tokenize_together`, each word after a mark ``Z``."""
     tokens = _WORD_TOKENIZER.tokenize(f"{_MARK} " + f" {_MARK} ".join(words) + f" {_MARK}")
-    marks = [k for k, tok in enumerate(tokens) if tok == _MARK]
+    marks = _positions(tokens, _MARK)
     if len(marks) != len(words) + 1 or marks[0] != 0:  # pragma: no cover - NLTK never joins words
         for w in words:
             _ONCE[w] = _word_once(w, False)
@@ -325,25 +422,44 @@ def _word_fixed(word: str, start: bool) -> tuple[str, ...]:
     return tokens
 
 
-def _render(tokens: Sequence[str]) -> tuple[str, list[int], list[int]]:
-    """The string pysbd reads, the indices of the tokens rendered in it, and where each ends.
+class _Pieces(dict):
+    """Token -> what it adds to the view: ``" " + token``, the token alone when it is glued to
+    the one before it (``_GLUE_LEFT``), nothing for a quote mark (memoized)."""
+
+    def __missing__(self, token: str) -> str:
+        piece = "" if token in _QUOTE_TOKENS else token if token in _GLUE_LEFT else " " + token
+        if len(self) < _CACHE_WORDS:
+            self[token] = piece
+        return piece
+
+
+_PIECES = _Pieces()
+
+
+def _render(tokens: Sequence[str]) -> tuple[str, list[int], int]:
+    """The string pysbd reads, where each token's piece ends, and the offset of the string in them.
 
     Punctuation is glued to its neighbour as in ordinary prose and quote marks are left out,
     so ``word .`` and ``word.`` render alike and quotes cannot hide sentence ends from pysbd.
     A token is glued to the one before it when it is in ``_GLUE_LEFT`` or the token before it
-    (a quote mark included) is in ``_GLUE_RIGHT``.
+    (a quote mark included) is in ``_GLUE_RIGHT``. ``ends[k]`` is where the piece of ``tokens[k]``
+    ends in the pieces joined (a quote mark's piece is empty); the view is that string without
+    its first space (offset 1), or all of it (offset 0).
     """
-    quotes, left, right = _QUOTE_TOKENS, _GLUE_LEFT, _GLUE_RIGHT
-    pieces = [
-        tok if (prev in right or tok in left) else " " + tok
-        for prev, tok in zip(itertools.chain(("",), tokens), tokens, strict=False)  # prev: one longer
-        if tok not in quotes
-    ]
-    if not pieces:
-        return "", [], []
-    pieces[0] = pieces[0].lstrip(" ")
-    rendered = [k for k, tok in enumerate(tokens) if tok not in quotes]
-    return "".join(pieces), rendered, list(itertools.accumulate(map(len, pieces)))
+    pieces = list(map(_PIECES.__getitem__, tokens))  # one dict lookup per token, no Python loop
+    n = len(tokens)
+    for right in _GLUE_RIGHT:  # the token after "(", "[", "{", "$" (unless a quote mark) is glued to it
+        k = -1
+        while True:
+            try:
+                k = tokens.index(right, k + 1)
+            except ValueError:
+                break
+            if k + 1 < n and pieces[k + 1]:
+                pieces[k + 1] = tokens[k + 1]
+    joined = "".join(pieces)
+    offset = 1 if joined.startswith(" ") else 0
+    return joined[offset:], list(itertools.accumulate(map(len, pieces))), offset
 
 
 def _break_after(tokens: Sequence[str]) -> list[int]:
@@ -352,30 +468,30 @@ def _break_after(tokens: Sequence[str]) -> list[int]:
     A cut inside a rendered word is ignored; a cut between words ends the sentence after the
     last rendered token before it (quote marks after it are placed by :func:`_assemble`).
     """
-    view, rendered, ends = _render(tokens)
+    view, ends, offset = _render(tokens)
+    quotes = _QUOTE_TOKENS
     breaks: list[int] = []
     for c in sentence_starts(view):
         if 0 < c < len(view) and (view[c - 1] == " " or view[c] == " "):
-            j = bisect.bisect_right(ends, c)  # rendered tokens ending at or before the cut
-            if 0 < j < len(ends) and (not breaks or breaks[-1] != rendered[j - 1]):
-                breaks.append(rendered[j - 1])
+            k = bisect.bisect_right(ends, c + offset) - 1  # the last token ending at or before the cut
+            while k >= 0 and tokens[k] in quotes:  # ... that is rendered (a quote mark's piece is empty)
+                k -= 1
+            # (a rendered token ends after the cut: the last one ends at the end of the view)
+            if k >= 0 and (not breaks or breaks[-1] != k):
+                breaks.append(k)
     return breaks
 
 
-def _split_final_period(sentence: list[str]) -> None:
-    """Split the period off the last word of ``sentence`` (in place), as the Treebank tokenizer
-    does at the end of a sentence: ``u.s.`` -> ``u.s .``, ``don't.`` -> ``do n't .``.
-    Closing quotes and brackets after the word stay after the period."""
-    j = len(sentence) - 1
-    while j > 0 and (sentence[j] in _CLOSERS or sentence[j] == "'"):
-        j -= 1
-    word = sentence[j]
-    if len(word) > 1 and word.endswith(".") and word[-2] != ".":
-        # = _word_tokens(word): the final period splits off, then the rest is an ordinary word
-        # (a token holds no '"', the one character that tokenizes differently at a text start)
-        if word[:-1] not in _FIXED:
-            _fill([word[:-1]])
-        sentence[j : j + 1] = _FIXED[word[:-1]] + (".",)
+def _positions(tokens: Sequence[str], token: str) -> list[int]:
+    """The indices of ``token`` in ``tokens`` (list.index: no Python loop over the other tokens)."""
+    out: list[int] = []
+    k = -1
+    while True:
+        try:
+            k = tokens.index(token, k + 1)
+        except ValueError:
+            return out
+        out.append(k)
 
 
 def _assemble(tokens: Sequence[str], breaks: Sequence[int], starts: list[int] | None = None) -> list[list[str]]:
@@ -385,9 +501,16 @@ def _assemble(tokens: Sequence[str], breaks: Sequence[int], starts: list[int] | 
     single ``'`` is ambiguous (it opens DailyMail quotes and closes them); it closes the
     sentence when an odd number of single quotes has been seen so far, else it opens the next.
     (```` ` ```` opens; a break inside the closers taken after an earlier break is ignored.)
+
+    A sentence cut after a break loses the period of its last word (closing quotes and brackets
+    after it skipped), as the Treebank tokenizer splits it at the end of a text: ``u.s.`` ->
+    ``u.s .``, ``don't.`` -> ``do n't .``: the word without its period is an ordinary word (a token
+    holds no ``"``, the one character that tokenizes differently at a text start), tokenized with
+    the others (one call of the tokenizer for all the new ones).
     """
-    singles = [k for k, tok in enumerate(tokens) if tok == "'" or tok == "`"]
+    singles = sorted(_positions(tokens, "'") + _positions(tokens, "`"))
     sentences: list[list[str]] = []
+    final_periods: list[tuple[list[str], int, str]] = []  # sentence, index of its last word, the word
     single_open = False
     q = 0  # singles[:q] are before the position reached
     start = 0
@@ -405,11 +528,20 @@ def _assemble(tokens: Sequence[str], breaks: Sequence[int], starts: list[int] | 
                 q += 1
             i += 1
         sentence = list(tokens[start:i])
-        _split_final_period(sentence)
         sentences.append(sentence)
         if starts is not None:
             starts.append(start)
         start = i
+        j = len(sentence) - 1  # its last word
+        while j > 0 and (sentence[j] in _CLOSERS or sentence[j] == "'"):
+            j -= 1
+        word = sentence[j]
+        if len(word) > 1 and word[-1] == "." and word[-2] != ".":
+            final_periods.append((sentence, j, word[:-1]))
+    fixed = _FIXED
+    _fill(list({stem for _, _, stem in final_periods}.difference(fixed)))
+    for sentence, j, stem in final_periods:
+        sentence[j : j + 1] = fixed[stem] + (".",)
     if start < n:
         sentences.append(list(tokens[start:]))
         if starts is not None:
@@ -460,15 +592,18 @@ def split_blocks(texts: Sequence[str]) -> list[list[list[str]]]:
     tokens: list[str] = []
     forced: set[int] = set()
     ends: list[int] = []
-    pieces = [_EOS_MARK.split(normalize_text(text)) for text in texts]
+    pieces = [_normalized_blocks(text) for text in texts]
     # the new words of all the texts, tokenized together (one call of the tokenizer per document,
     # not one per paragraph); _word_tokens then finds them cached (it fills what a full cache lost)
-    words = {w for bs in pieces for b in bs for w in b.split()}
+    words = set(itertools.chain.from_iterable(itertools.chain.from_iterable(pieces)))
     if len(words) < _CACHE_WORDS:
-        _fill([w for w in words if w not in _FIXED])
+        _fill(list(words.difference(_FIXED)))
     for bs in pieces:
         for block in bs:
-            tokens.extend(_word_tokens(block))
+            if tokens:
+                tokens.extend(_word_tokens(block))
+            else:
+                tokens = _word_tokens(block)  # (a new list: the first block's, no copy)
             if tokens:
                 forced.add(len(tokens) - 1)
         ends.append(len(tokens))
@@ -477,11 +612,12 @@ def split_blocks(texts: Sequence[str]) -> list[list[list[str]]]:
         return out
     # pysbd reads the whole text even across </s>, so that its cuts match those of a first pass
     breaks = sorted(set(_break_after(tokens)).union(forced))
-    # the words that may lose their final period (_split_final_period), tokenized together
-    _fill([w for w in {t[:-1] for t in tokens if t[-1] == "." and len(t) > 1 and t[-2] != "."} if w not in _FIXED])
     final = _FINAL_FORMS.__getitem__
     starts: list[int] = []
     sentences = _assemble(tokens, breaks, starts)
+    if len(texts) == 1:
+        out[0] = [list(map(final, sentence)) for sentence in sentences]
+        return out
     for sentence, start in zip(sentences, starts, strict=True):
         out[bisect.bisect_right(ends, start)].append(list(map(final, sentence)))
     return out
@@ -535,11 +671,17 @@ def preprocess_document(text: str) -> Document:
         else:
             first = len(doc.sentences)
             sentences = next(split)
-            for sentence, kind in zip(sentences, sentence_kinds(block.text, sentences), strict=True):
-                if kind:
-                    doc.dropped[kind] += 1
-                else:
-                    doc.sentences.append(sentence + [EOS])
+            kinds = sentence_kinds(block.text, sentences)
+            if not any(kinds):  # (the usual paragraph: all running text)
+                for sentence in sentences:
+                    sentence.append(EOS)  # (split_blocks' lists are new, this document's own)
+                doc.sentences.extend(sentences)
+            else:
+                for sentence, kind in zip(sentences, kinds, strict=True):
+                    if kind:
+                        doc.dropped[kind] += 1
+                    else:
+                        doc.sentences.append(sentence + [EOS])
             if len(doc.sentences) > first:
                 doc.spans.append((block.text, first))
     return doc
