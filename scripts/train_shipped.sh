@@ -25,6 +25,9 @@
 #               decode.* of configs/NAME.yaml, e.g. max_words 400 for cnndm-small and pubmed-model0]
 #   TRAIN_ONLY  1: stop after training (make demo MINUTES=... uses it; nothing is exported) []
 #   OUT         where the export goes [src/c2fsum/pretrained/NAME]
+# Run again with the same WORK, it goes on where it was cut: the prepared data and the pairs are kept,
+# and a stage whose run folder holds a checkpoint is resumed (`c2fsum train --resume`; its minutes
+# count from the stage's start, so a finished stage stops at once).
 #   NOTES       a Markdown file of failure modes seen by hand, put on the model card []
 set -euo pipefail
 NAME=${1:?usage: scripts/train_shipped.sh NAME (cnndm-small, pubmed-model0 or pubmed-model3)}
@@ -125,8 +128,14 @@ for line in "${LINES[@]}"; do
   STAGE_RUN=$WORK/runs/$STAGE
   [ "$STAGE" = "$NAME" ] && STAGE_RUN=$RUN
   echo "== [$NAME] $STAGE: train with configs/$STAGE.yaml for at most $STAGE_MINUTES minutes on $THREADS threads"
-  rm -rf "$STAGE_RUN"
-  "$C2F" train --config "configs/$STAGE.yaml" --data "$STAGE_DATA" --out "$STAGE_RUN" \
+  RESUME=()
+  if [ -f "$STAGE_RUN/last/trainer.json" ]; then  # a stage cut short (or done) is continued, not redone
+    echo "   (a run is there: resumed to its $STAGE_MINUTES minutes; delete $STAGE_RUN to redo)"
+    RESUME=(--resume)
+  else
+    rm -rf "$STAGE_RUN"
+  fi
+  "$C2F" train --config "configs/$STAGE.yaml" --data "$STAGE_DATA" --out "$STAGE_RUN" "${RESUME[@]}" \
     --max-minutes "$STAGE_MINUTES" --set "train.threads=$THREADS" "${VECTOR_ARGS[@]}" "${INIT[@]}" "${REWRITER[@]}"
   if [ "$DATA_ARGS" = "pairs" ]; then
     REWRITER=("model.rewriter=$(cd "$STAGE_RUN" && pwd)")
