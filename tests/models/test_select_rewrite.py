@@ -166,8 +166,12 @@ def test_the_word_budget_and_the_minimum_bound_the_picks():
 def test_every_parameter_but_the_fixed_ones_gets_a_gradient():
     vocab, exs, batch = _batch()
     model = tiny_model("select-rewrite", len(vocab), pos_dim=4).train()
-    loss, nll, n = model.selection_loss(batch.src, batch.src_mask, exs, rl_weight=0.5)
+    loss, nll, n, rewards = model.selection_loss(batch.src, batch.src_mask, exs, rl_weight=0.5)
     assert n == 11 and nll > 0
+    # the mean returns of the sampled and the greedy selections: sums of ROUGE-1 recall gains (at
+    # most 1 together) and a stop reward (an F1, at most 1), discounted: each in [0, 2]
+    assert rewards is not None and all(0.0 <= r <= 2.0 for r in rewards)
+    assert model.selection_loss(batch.src, batch.src_mask, exs).rewards is None  # labels only: no returns
     loss.backward()
     missing = [k for k, p in model.named_parameters() if p.requires_grad and (p.grad is None or not p.grad.abs().sum())]
     assert missing == []
@@ -180,7 +184,7 @@ def test_a_tiny_selector_learns_to_pick_the_labels():
     opt = torch.optim.Adam(model.parameters(), lr=0.01)
     for _ in range(150):
         opt.zero_grad()
-        loss, _, _ = model.selection_loss(batch.src, batch.src_mask, exs)
+        loss = model.selection_loss(batch.src, batch.src_mask, exs).loss
         loss.backward()
         opt.step()
     model.eval()

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import NamedTuple, TypeVar, cast
 
 import torch
 from torch import Tensor, nn
@@ -242,6 +242,19 @@ class Selection:
 
 
 # -- the model -----------------------------------------------------------------------------------
+class SelectionLoss(NamedTuple):
+    """What :meth:`SentenceSelector.selection_loss` returns for a batch."""
+
+    loss: Tensor
+    """The training loss, summed over the batch."""
+    nll: Tensor
+    """Its cross-entropy part: -log p of the labelled picks, summed."""
+    labels: int
+    """How many labelled picks (and STOPs) the cross-entropy sums over."""
+    rewards: tuple[float, float] | None
+    """With REINFORCE: the mean return of the sampled and of the greedy selections; else None."""
+
+
 class SentenceSelector(Summarizer):
     """The coarse level of sentence-level coarse-to-fine: picks sentences, or STOP (module docstring).
 
@@ -550,15 +563,17 @@ class SentenceSelector(Summarizer):
         *,
         rl_weight: float = 0.0,
         max_words: int = RL_WORDS,
-    ) -> tuple[Tensor, Tensor, int]:
-        """The training loss summed over the batch, its cross-entropy part and the number of labels:
-        cross-entropy on the labels, mixed with self-critical REINFORCE when ``rl_weight`` > 0
-        (loss = rl_weight * L_rl + (1 - rl_weight) * L_ml, as Paulus eq. 16)."""
+    ) -> SelectionLoss:
+        """The training loss summed over the batch: cross-entropy on the labels, mixed with
+        self-critical REINFORCE when ``rl_weight`` > 0 (loss = rl_weight * L_rl + (1 - rl_weight) *
+        L_ml, as Paulus eq. 16); with its cross-entropy part, the number of labels and, with
+        REINFORCE, the mean return of the sampled and of the greedy selections (what the trainer logs
+        as ``reward_sample`` and ``reward_greedy``)."""
         nll, n = self.selection_nll(src, src_mask, examples)
         if rl_weight <= 0:
-            return nll, nll, n
-        rl, _, _ = self.reinforce(src, src_mask, examples, max_words=max_words)
-        return rl_weight * rl + (1 - rl_weight) * nll, nll, n
+            return SelectionLoss(nll, nll, n, None)
+        rl, sampled, greedy = self.reinforce(src, src_mask, examples, max_words=max_words)
+        return SelectionLoss(rl_weight * rl + (1 - rl_weight) * nll, nll, n, (float(sampled), float(greedy)))
 
     # -- the word-level seam does not apply ---------------------------------------------------------
     def forward(self, *args, **kwargs) -> ForwardOutput:

@@ -161,8 +161,8 @@ def batch_loss(
     if model.capabilities.selects:  # a sentence selector: its picks' loss (models/select_rewrite.py)
         rl_weight = objective.rl_weight if objective.kind == "mixed" else 0.0
         selector = cast(SentenceSelector, model)
-        loss, nll, _ = selector.selection_loss(batch.src, batch.src_mask, batch.examples, rl_weight=rl_weight)
-        return BatchLoss(loss=loss / docs, nll=nll)
+        picks = selector.selection_loss(batch.src, batch.src_mask, batch.examples, rl_weight=rl_weight)
+        return BatchLoss(loss=picks.loss / docs, nll=picks.nll, rewards=picks.rewards)
     target = loss_target(model, batch)  # (B, T)
     if fused:
         out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, target, reading)
