@@ -202,7 +202,8 @@ def compose(
         versions = []  # (words, attention): the rewrite first where it is used, then the copy
         source = [example.words[c] for c in own]
         out = _as_many_sentences(d.words, source) if d is not None else []
-        invented = any(_number(w) and w not in source for w in out) or UNK in out
+        held = set(source)
+        invented = UNK in out or any(_number(w) and w not in held for w in out)  # what the sentence never says
         if d is not None and out and len(out) >= min_share * len(own) and not invented:
             src = d.hypothesis.attn.flatten(1)[: len(out), : len(cells[j])]  # (T_j, cells of the sentence)
             attn = torch.zeros(len(out), M * N)
