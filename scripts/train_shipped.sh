@@ -18,6 +18,10 @@
 #   MINUTES     training time bound, shared by the stages of configs/NAME.stages [100]
 #   THREADS     torch threads [2]; making two models at once, give each THREADS=1: 1.22-1.24x the
 #               work of one after the other on 2 threads (docs/speed.md)
+#   PARALLEL    1: a "pairs" stage (a rewriter, trained apart) runs beside the stages after it, each on
+#               half of THREADS (at least 1), its log in WORK/runs/STAGE.log; the budget is still shared
+#               out as MINUTES x share per stage, so the wall time is the longer of the two sides
+#               (pubmed-rewrite: MINUTES=200 gives 100 minutes of wall time on 2 cores) []
 #   DTYPE       storage dtype of the shipped weights: auto (float32 if the folder fits in 25 MB,
 #               else float16), float32, float16 or bfloat16 [auto]; they always load as float32
 #   MAX_MB      the most a shipped folder may weigh, MB [25]
@@ -110,6 +114,12 @@ fi
 # stage gets it as model.rewriter (an export ships it inside the model's folder).
 INIT=()
 REWRITER=()
+BESIDE=()  # PARALLEL=1: the process id of the pairs stage training beside the others, and its log
+STAGE_THREADS=$THREADS
+if [ "${PARALLEL:-}" = 1 ]; then
+  STAGE_THREADS=$(( THREADS / 2 > 0 ? THREADS / 2 : 1 ))
+  export OMP_NUM_THREADS=$STAGE_THREADS
+fi
 for line in "${LINES[@]}"; do
   read -r STAGE SHARE DATA_ARGS <<< "$line"
   STAGE_MINUTES=$("$BIN/python" -c "print(max(1, round($MINUTES * $SHARE)))")
@@ -127,7 +137,7 @@ for line in "${LINES[@]}"; do
   fi
   STAGE_RUN=$WORK/runs/$STAGE
   [ "$STAGE" = "$NAME" ] && STAGE_RUN=$RUN
-  echo "== [$NAME] $STAGE: train with configs/$STAGE.yaml for at most $STAGE_MINUTES minutes on $THREADS threads"
+  echo "== [$NAME] $STAGE: train with configs/$STAGE.yaml for at most $STAGE_MINUTES minutes on $STAGE_THREADS threads"
   RESUME=()
   if [ -f "$STAGE_RUN/last/trainer.json" ]; then  # a stage cut short (or done) is continued, not redone
     echo "   (a run is there: resumed to its $STAGE_MINUTES minutes; delete $STAGE_RUN to redo)"
@@ -135,15 +145,32 @@ for line in "${LINES[@]}"; do
   else
     rm -rf "$STAGE_RUN"
   fi
-  "$C2F" train --config "configs/$STAGE.yaml" --data "$STAGE_DATA" --out "$STAGE_RUN" "${RESUME[@]}" \
-    --max-minutes "$STAGE_MINUTES" --set "train.threads=$THREADS" "${VECTOR_ARGS[@]}" "${INIT[@]}" "${REWRITER[@]}"
+  TRAIN=("$C2F" train --config "configs/$STAGE.yaml" --data "$STAGE_DATA" --out "$STAGE_RUN" "${RESUME[@]}"
+    --max-minutes "$STAGE_MINUTES" --set "train.threads=$STAGE_THREADS" "${VECTOR_ARGS[@]}" "${INIT[@]}" "${REWRITER[@]}")
+  if [ "$DATA_ARGS" = "pairs" ] && [ "${PARALLEL:-}" = 1 ]; then
+    mkdir -p "$WORK/runs"
+    "${TRAIN[@]}" > "$WORK/runs/$STAGE.log" 2>&1 &
+    BESIDE=("$!" "$WORK/runs/$STAGE.log")
+    trap 'kill "${BESIDE[0]}" 2>/dev/null || true' EXIT  # a failed or cut stage stops the one beside it
+    echo "   (PARALLEL=1: training beside the next stages, process ${BESIDE[0]}, log ${BESIDE[1]})"
+  else
+    "${TRAIN[@]}"
+  fi
   if [ "$DATA_ARGS" = "pairs" ]; then
-    REWRITER=("model.rewriter=$(cd "$STAGE_RUN" && pwd)")
+    REWRITER=("model.rewriter=$("$BIN/python" -c 'import os, sys; print(os.path.abspath(sys.argv[1]))' "$STAGE_RUN")")
     INIT=()
   else
     INIT=("train.init_from=$STAGE_RUN")
   fi
 done
+if [ ${#BESIDE[@]} -gt 0 ]; then
+  echo "== [$NAME] waiting for the stage trained beside (process ${BESIDE[0]}, log ${BESIDE[1]})"
+  if ! wait "${BESIDE[0]}"; then
+    echo "error: the stage trained beside failed; its log: ${BESIDE[1]}" >&2
+    tail -5 "${BESIDE[1]}" >&2
+    exit 1
+  fi
+fi
 if [ ! -d "$RUN" ]; then
   echo "error: the last stage of $STAGES must be $NAME (it writes $RUN)" >&2
   exit 1
