@@ -218,3 +218,25 @@ def test_a_rewrite_is_cut_after_its_sentence_and_one_with_unk_gives_way_to_the_c
     # a sentence that holds two sentence ends keeps two in its rewrite
     two = compose(ex, [1], vocab, shape, [_rewrite(ex, "so it does work . it does . and more .", 9)])
     assert two.words == "so it does work . it does .".split()
+
+
+def test_a_rewrite_that_says_a_phrase_more_often_than_its_sentence_gives_way_to_the_copy():
+    """What the rewriter wrote on validation: "scn field populations are genetically variable , but not
+    genetically variable ." for a sentence that says it once; a sentence that repeats itself is copied."""
+    sentence = "scn field populations are genetically variable in the region ."
+    twice = "the tool worked and the tool was very cheap ."
+    doc = {"id": "r", "src": [sentence.split() + ["</s>"], twice.split() + ["</s>"]], "tgt": [], "refs": []}
+    vocab = Vocab.from_tokens(w for s in doc["src"] for w in s)
+    ex = encode_example(doc, vocab, chunks=0, chunk_len=8, max_tgt_len=10)
+    shape = (ex.n_chunks(8), 8)
+    n0, n1 = (len(c) for c in sentence_cells(ex.words))
+    kept = compose(ex, [0], vocab, shape, [_rewrite(ex, "scn field populations are genetically variable .", n0)])
+    assert kept.words == "scn field populations are genetically variable .".split()
+    doubled = "scn field populations are genetically variable , but not genetically variable ."
+    assert compose(ex, [0], vocab, shape, [_rewrite(ex, doubled, n0)]).words == sentence.split()  # the copy
+    # "variable" and "variably" are one stem: said twice where the sentence says it once
+    stems = "populations are genetically variable and genetically variably distributed ."
+    assert compose(ex, [0], vocab, shape, [_rewrite(ex, stems, n0)]).words == sentence.split()
+    # "the tool" twice in a sentence that has it twice: the rewrite may keep both
+    same = "the tool worked and the tool was good ."
+    assert compose(ex, [1], vocab, shape, [_rewrite(ex, same, n1)]).words == same.split()

@@ -18,6 +18,7 @@ the word level: the picked sentences' words over all words.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,6 +36,7 @@ from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.options import DecodeOptions
 from c2fsum.decoding.postprocess import SENTENCE_END
 from c2fsum.metrics.output_stats import back_to_back_repeats, ends_sentence, is_content_word
+from c2fsum.metrics.porter import porter_stem
 from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.models.select_rewrite import SentenceSelector, sentence_spans
 
@@ -145,6 +147,22 @@ def _trigrams(words: Sequence[str]) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + 3]) for i in range(n - 2) if any(content[i : i + 3])}
 
 
+def _content_bigrams(words: Sequence[str]) -> Counter[tuple[str, str]]:
+    """How often each bigram of ``words`` that holds a content word occurs, as Porter stems ("amino
+    acids metabolism" and "amino acid metabolism" share ``(amino, acid)``)."""
+    stems = [porter_stem(w) for w in words]
+    content = [is_content_word(w) and w not in PLACEHOLDERS for w in words]
+    return Counter((stems[i], stems[i + 1]) for i in range(len(words) - 1) if content[i] or content[i + 1])
+
+
+def _repeats_itself(rewrite: Sequence[str], source: Sequence[str]) -> bool:
+    """Whether ``rewrite`` says a phrase more often than its ``source`` sentence does: a content
+    bigram (:func:`_content_bigrams`) twice where the sentence has it once ("protein linkages proved
+    to be more accurate , which is more accurate ."); a sentence that repeats itself may be copied."""
+    held = _content_bigrams(source)
+    return any(n > max(1, held[b]) for b, n in _content_bigrams(rewrite).items())
+
+
 def _as_many_sentences(rewrite: Sequence[str], source: Sequence[str]) -> list[str]:
     """``rewrite`` cut after as many sentence ends as ``source`` holds (at least one): a rewriter that
     writes on past its sentence's end ("... slaughterhouses . <unk> . coli .") adds no sentence."""
@@ -176,8 +194,8 @@ def compose(
     """One paper's summary from its picks, in pick order: each picked sentence copied (a word the
     paper repeats back to back, "in in vitro", once), or its rewrite where ``rewritten`` holds one
     (one entry per pick; None: copy), cut after as many sentence ends as its sentence holds, that
-    keeps at least ``min_share`` of the sentence's tokens and writes no number the sentence does not
-    hold and no ``<unk>``.
+    keeps at least ``min_share`` of the sentence's tokens, writes no number the sentence does not
+    hold and no ``<unk>``, and says no phrase more often than the sentence (:func:`_repeats_itself`).
 
     With a rewriter, no rewrite repeats a content trigram of the summary (:func:`_trigrams`): the
     copy takes its place, and a copy is left out when it mostly repeats the summary
@@ -204,6 +222,7 @@ def compose(
         out = _as_many_sentences(d.words, source) if d is not None else []
         held = set(source)
         invented = UNK in out or any(_number(w) and w not in held for w in out)  # what the sentence never says
+        invented = invented or _repeats_itself(out, source)  # "..., which is more accurate ."
         if d is not None and out and len(out) >= min_share * len(own) and not invented:
             src = d.hypothesis.attn.flatten(1)[: len(out), : len(cells[j])]  # (T_j, cells of the sentence)
             attn = torch.zeros(len(out), M * N)
