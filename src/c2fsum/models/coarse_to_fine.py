@@ -34,9 +34,10 @@ from c2fsum.config import ModelConfig
 from c2fsum.models.base import BatchFields, Capabilities, Memory, Reading
 from c2fsum.models.chunk_cache import ChunkCache
 from c2fsum.models.parts import init_uniform
-from c2fsum.models.parts.attention import Context, SourceAttention
+from c2fsum.models.parts.attention import SourceAttention
 from c2fsum.models.parts.source import WordSource, source_layers
 from c2fsum.models.seq2seq import Decoder, Generator, Seq2Seq, decoder_lstm, output_layers
+from c2fsum.modules.attention import Context
 from c2fsum.modules.chunk_encoders import ChunkEncoder
 from c2fsum.modules.deferred import RowSource
 from c2fsum.modules.encoders import LSTMWordEncoder
@@ -137,8 +138,7 @@ class EagerCoarseToFine(SourceAttention):
         """Every step of ``top`` ``(B, T, H)`` at once, or one step ``(B, H)``."""
         r, cache = self.reading, cast(HierarchicalCache, memory.cache)
         args = (top, memory.words.flatten(1, 2), cast(Tensor, cache.keys_t), cache.chunk_keys_t)
-        o = self.module(*args, memory.word_mask, memory.chunk_mask, mode=r.mode, samples=r.samples, read=r.chunks)
-        return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
+        return self.module(*args, memory.word_mask, memory.chunk_mask, mode=r.mode, samples=r.samples, read=r.chunks)
 
 
 class LazyCoarseToFine(SourceAttention):
@@ -167,7 +167,7 @@ class LazyCoarseToFine(SourceAttention):
         if r.budget < 1 and top.dim() == 2:
             chunk_mask = within_budget(chunks, doc, chunk_mask, r.budget)
         rows = doc if top.dim() == 2 else doc.repeat_interleave(top.size(1))  # (B*T,) the document of each row
-        o = self.module.forward_lazy(
+        return self.module.forward_lazy(
             top,
             cast(HierarchicalCache, memory.cache).chunk_keys_t,
             chunk_mask,
@@ -178,7 +178,6 @@ class LazyCoarseToFine(SourceAttention):
             read=r.chunks,
             sparse=r.sparse and top.dim() == 2,  # one step's attention may come back sparse
         )
-        return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
 
 
 def within_budget(chunks: ChunkCache, doc: Tensor, chunk_mask: Tensor, budget: float) -> Tensor:
