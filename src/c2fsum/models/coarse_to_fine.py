@@ -118,21 +118,27 @@ class HierarchicalCache(BatchFields):
     """``(B, Hc, M)`` the chunk vectors transposed, contiguous."""
 
 
-class EagerCoarseToFine(SourceAttention):
-    """Coarse-to-fine attention over the word states of every chunk (MODEL 2; MODEL 3 eagerly)."""
+class CoarseToFineReader(SourceAttention):
+    """What the two coarse-to-fine attentions share: the family's module (``model.attention``), how
+    the memory is read (``memory.reading``), and a step as T = 1 of :meth:`attend_steps` (which
+    takes ``top`` ``(B, H)`` as one step)."""
 
     def __init__(self, module: CoarseToFineAttention, reading: Reading):
         self.module = module
         self.reading = reading
 
+    def attend(self, top: Tensor, memory: Memory, past: Tensor | None, coverage: Tensor | None = None) -> Context:
+        """``past`` and ``coverage`` are unused (no intra-temporal attention or coverage here)."""
+        return self.attend_steps(top, memory)
+
+
+class EagerCoarseToFine(CoarseToFineReader):
+    """Coarse-to-fine attention over the word states of every chunk (MODEL 2; MODEL 3 eagerly)."""
+
     def prepare(self, memory: Memory, *, deferred: bool = False) -> HierarchicalCache:
         assert memory.chunks is not None  # ChunkSource.read sets it
         _, keys_t, chunk_keys_t = CoarseToFineAttention.prepare(memory.words, memory.chunks)
         return HierarchicalCache(keys_t=keys_t, chunk_keys_t=chunk_keys_t)
-
-    def attend(self, top: Tensor, memory: Memory, past: Tensor | None, coverage: Tensor | None = None) -> Context:
-        """``past`` and ``coverage`` are unused (no intra-temporal attention or coverage here)."""
-        return self.attend_steps(top, memory)
 
     def attend_steps(self, top: Tensor, memory: Memory) -> Context:
         """Every step of ``top`` ``(B, T, H)`` at once, or one step ``(B, H)``."""
@@ -141,21 +147,13 @@ class EagerCoarseToFine(SourceAttention):
         return self.module(*args, memory.word_mask, memory.chunk_mask, mode=r.mode, samples=r.samples, read=r.chunks)
 
 
-class LazyCoarseToFine(SourceAttention):
+class LazyCoarseToFine(CoarseToFineReader):
     """Hard coarse-to-fine attention (MODEL 3) that reads the word states of the chosen chunks only,
     encoding them on demand (``memory.lazy``: thesis 4.4, O(M + N) per step)."""
-
-    def __init__(self, module: CoarseToFineAttention, reading: Reading):
-        self.module = module
-        self.reading = reading
 
     def prepare(self, memory: Memory, *, deferred: bool = False) -> HierarchicalCache:
         assert memory.chunks is not None  # ChunkSource.read_lazily sets it
         return HierarchicalCache(keys_t=None, chunk_keys_t=memory.chunks.transpose(1, 2).contiguous())
-
-    def attend(self, top: Tensor, memory: Memory, past: Tensor | None, coverage: Tensor | None = None) -> Context:
-        """``past`` and ``coverage`` are unused (no intra-temporal attention or coverage here)."""
-        return self.attend_steps(top, memory)
 
     def attend_steps(self, top: Tensor, memory: Memory) -> Context:
         """Every step of ``top`` ``(B, T, H)`` at once (the chunks of every step are chosen first
