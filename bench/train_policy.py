@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
         update_baseline(baseline, [step.return_sums])
         if i % a.log_every == 0 or i == a.steps:
             with torch.no_grad():
-                c = step.forward.coarse.clamp_min(1e-12)  # (B, T, M)
+                c = step.forward.attention.coarse.clamp_min(1e-12)  # (B, T, M)
                 entropy = float(-(c * c.log()).sum(-1).mean())
             print(
                 f"step {i} ({time.time() - t0:.0f} s): nll/token {float(step.nll.detach()) / batch.n_tokens:.3f}, "

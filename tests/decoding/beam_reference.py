@@ -66,9 +66,9 @@ def beam_search_reference(
         out = model.step(memory, state, prev)
         logprobs = constrain(out.logprobs, step=t, blocker=blocker)  # (B*K, V')
         n_vocab = logprobs.size(1)
-        hist_attn.append(out.attn)
-        if out.coarse is not None:
-            hist_coarse.append(out.coarse)
+        hist_attn.append(out.attention.attn)
+        if out.attention.coarse is not None:
+            hist_coarse.append(out.attention.coarse)
 
         cand = (scores.unsqueeze(2) + logprobs.view(n_act, k, n_vocab)).view(n_act, k * n_vocab)
         top_score, top_idx = cand.topk(min(2 * k, k * n_vocab), dim=1)  # (B, 2K), best first

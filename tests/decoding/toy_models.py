@@ -15,6 +15,7 @@ import torch
 from torch import Tensor, nn
 
 from c2fsum.models.base import DEFAULT_READING, DecoderState, Memory, Reading, StepOutput, Summarizer
+from c2fsum.modules.attention import Attention
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 MAX_EXT = 4  # the toys can copy at most this many document-only words
@@ -110,8 +111,7 @@ class ToyRNN(Summarizer):
         return StepOutput(
             logprobs=logits.log_softmax(-1),
             state=new,
-            attn=attn,
-            coarse=attn.sum(-1) if self.coarse else None,
+            attention=Attention(attn, coarse=attn.sum(-1) if self.coarse else None),
         )
 
 
@@ -148,7 +148,7 @@ class TableToy(Summarizer):
         logprobs = self.table[pos, self.input_ids(prev)] + self.anchor  # (B, V')
         attn = _attend(torch.zeros(memory.word_mask.shape), memory.word_mask)
         new = DecoderState(h=state.h, c=state.c, feed=state.feed, extra=(state.extra[0] + 1,))
-        return StepOutput(logprobs=logprobs, state=new, attn=attn)
+        return StepOutput(logprobs=logprobs, state=new, attention=Attention(attn))
 
 
 def table_from_probs(rules: dict[tuple[int, int], dict[int, float]], *, vocab_size: int = 6, n_pos: int = 4) -> Tensor:

@@ -31,17 +31,17 @@ def test_shapes_sums_and_padding(family, kw):
     for training in (False, True):
         m.train(training)
         out = m(src, mask, tgt)
-        assert out.logprobs.shape == (3, 6, 30) and out.attn.shape == (3, 6, 4, 5)
-        assert torch.allclose(out.attn.sum((-1, -2)), torch.ones(3, 6), atol=1e-5)
-        assert (out.attn.masked_select(~mask.unsqueeze(1).expand_as(out.attn)) == 0).all()
+        assert out.logprobs.shape == (3, 6, 30) and out.attention.attn.shape == (3, 6, 4, 5)
+        assert torch.allclose(out.attention.attn.sum((-1, -2)), torch.ones(3, 6), atol=1e-5)
+        assert (out.attention.attn.masked_select(~mask.unsqueeze(1).expand_as(out.attention.attn)) == 0).all()
         if family != "model1":
-            assert out.coarse.shape == (3, 6, 4)
-            assert torch.allclose(out.coarse.sum(-1), torch.ones(3, 6), atol=1e-5)
-            assert (out.coarse[2, :, 1:] == 0).all()  # document 2 has one chunk
+            assert out.attention.coarse.shape == (3, 6, 4)
+            assert torch.allclose(out.attention.coarse.sum(-1), torch.ones(3, 6), atol=1e-5)
+            assert (out.attention.coarse[2, :, 1:] == 0).all()  # document 2 has one chunk
         if family == "model3" and training:
-            assert out.policy.shape == (3, 6) and (out.policy <= 0).all()
+            assert out.attention.policy.shape == (3, 6) and (out.attention.policy <= 0).all()
         else:
-            assert out.policy is None
+            assert out.attention.policy is None
 
 
 def test_model1_resets_the_lstm_at_chunk_boundaries():
@@ -62,7 +62,7 @@ def test_hierarchical_weights_are_product_of_coarse_and_fine():
     st = m.init_state(mem)
     out = m.step(mem, st, torch.tensor([2, 2]))
     # per chunk, the fine weights sum to the chunk's coarse weight
-    assert torch.allclose(out.attn.sum(-1), out.coarse, atol=1e-6)
+    assert torch.allclose(out.attention.attn.sum(-1), out.attention.coarse, atol=1e-6)
 
 
 def test_model3_test_time_is_argmax_and_reads_only_that_chunk():
@@ -71,8 +71,8 @@ def test_model3_test_time_is_argmax_and_reads_only_that_chunk():
     mem = m.encode(src, mask, reading=Reading(lazy=False))  # the eager path's argmax (lazy: test_lazy_fine.py)
     st = m.init_state(mem)
     out = m.step(mem, st, torch.tensor([2, 2]))
-    chosen = out.coarse.argmax(-1)
-    per_chunk = out.attn.sum(-1)
+    chosen = out.attention.coarse.argmax(-1)
+    per_chunk = out.attention.attn.sum(-1)
     assert torch.allclose(per_chunk, torch.nn.functional.one_hot(chosen, 4).float(), atol=1e-6)
     # the fast path (only the chosen chunk) equals the full computation with a one-hot weight
     att: CoarseToFineAttention = m.attention
@@ -89,7 +89,7 @@ def test_model3_test_time_is_argmax_and_reads_only_that_chunk():
     onehot = torch.nn.functional.one_hot(alpha_s.argmax(-1), 4).float()
     alpha = onehot.unsqueeze(-1) * alpha_w
     ctx = torch.bmm(alpha.view(2, 1, 20), values).squeeze(1)
-    assert torch.allclose(fast.ctx, ctx, atol=1e-6) and torch.allclose(fast.attn, alpha, atol=1e-6)
+    assert torch.allclose(fast.ctx, ctx, atol=1e-6) and torch.allclose(fast.attention.attn, alpha, atol=1e-6)
 
 
 def test_model3_training_draws_samples():
@@ -100,7 +100,7 @@ def test_model3_training_draws_samples():
     picks = set()
     for _ in range(60):
         o = m.step(mem, st, torch.tensor([2]))
-        picks.add(int(o.attn.sum(-1).argmax()))
+        picks.add(int(o.attention.attn.sum(-1).argmax()))
     assert len(picks) > 1  # not always the argmax
 
 
@@ -130,8 +130,8 @@ def test_multi_k_context_approaches_model2_context():
     src, mask = grid(1, 4, 5, [20])
     tgt = torch.randint(4, 30, (1, 3))
     hard.train()  # sampling; dropout is 0 so only the attention differs
-    a = soft(src, mask, tgt).attn
-    b = hard(src, mask, tgt).attn
+    a = soft(src, mask, tgt).attention.attn
+    b = hard(src, mask, tgt).attention.attn
     assert (a - b).abs().max() < 0.02
 
 
@@ -179,7 +179,7 @@ def test_hard_model_every_parameter_gets_gradient_with_reinforce():
     lp = out.logprobs.gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
     tmask = torch.ones(2, 5, dtype=torch.bool)
     R = discounted_returns(lp.detach(), tmask, 0.5)
-    loss = -lp.sum() + reinforce_loss(out.policy, R, torch.zeros(5), tmask, 0.3)
+    loss = -lp.sum() + reinforce_loss(out.attention.policy, R, torch.zeros(5), tmask, 0.3)
     loss.backward()
     for name, p in m.named_parameters():
         if p.requires_grad:

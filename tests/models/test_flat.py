@@ -52,7 +52,7 @@ def test_teacher_forcing_equals_stepwise_decoding():
         o = m.step(mem, st, tgt[:, t])
         st = o.state
         assert torch.allclose(o.logprobs, lp[:, t], atol=1e-6)
-        assert torch.allclose(o.attn, attn[:, t], atol=1e-6)
+        assert torch.allclose(o.attention.attn, attn[:, t], atol=1e-6)
 
 
 def test_memory_select_expands_for_beams():

@@ -43,11 +43,11 @@ def test_coverage_with_zero_weight_is_the_model_without(kw):
     # one path for both (step by step; the model without coverage may also run every step at once,
     # which rounds differently: tests/models/test_parallel_teacher_forcing.py)
     a, b = (Summarizer.teacher_forced(m, m.encode(src, mask, src_ext, 0), tgt) for m in (off, on))
-    assert torch.equal(a.logprobs, b.logprobs) and torch.equal(a.attn, b.attn)
+    assert torch.equal(a.logprobs, b.logprobs) and torch.equal(a.attention.attn, b.attention.attn)
     with torch.no_grad():
         on.attention.coverage_w.fill_(1.0)
     c = on(src, mask, tgt, src_ext, 0)
-    assert (a.attn - c.attn).abs().max() > 1e-2  # the weight is read
+    assert (a.attention.attn - c.attention.attn).abs().max() > 1e-2  # the weight is read
 
 
 def test_scores_follow_see_et_al_eq_11():
@@ -117,7 +117,7 @@ def test_teacher_forcing_equals_stepping_with_the_carried_coverage(kw):
     state = m.init_state(memory)
     for t in range(tgt.size(1)):
         state = m.step(memory, state, tgt[:, t]).state
-    assert torch.allclose(state.extra.coverage, fast.attn.flatten(2).sum(1), atol=1e-6)
+    assert torch.allclose(state.extra.coverage, fast.attention.attn.flatten(2).sum(1), atol=1e-6)
 
 
 @pytest.mark.parametrize("kw", [POINTER, dict(pointer=False, input_feed=True)])
@@ -174,7 +174,7 @@ def test_the_objective_adds_lambda_times_the_coverage_loss():
     torch.manual_seed(0)
     lam = 0.7
     with_cov = batch_loss(m, batch, Objective(coverage_weight=lam), base)
-    cov = coverage_loss(with_cov.forward.attn, batch.tgt_mask)
+    cov = coverage_loss(with_cov.forward.attention.attn, batch.tgt_mask)
     assert cov > 0
     assert torch.allclose(with_cov.loss, plain.loss + lam * cov / 2)  # D = 2 documents
     assert torch.equal(with_cov.nll, plain.nll)

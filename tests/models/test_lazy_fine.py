@@ -60,15 +60,15 @@ def test_eager_and_lazy_steps_agree(kw, read):
     for _ in range(8):
         prev = torch.randint(4, 30, (3,), generator=g)
         oe, ol = m.step(eager, se, prev), m.step(lazy, sl, prev)
-        assert ol.attn.is_sparse
+        assert ol.attention.attn.is_sparse
         assert torch.allclose(oe.logprobs, ol.logprobs, atol=1e-6)
-        assert torch.allclose(oe.attn, ol.attn.to_dense(), atol=1e-6)
-        assert torch.allclose(oe.coarse, ol.coarse, atol=1e-6)
+        assert torch.allclose(oe.attention.attn, ol.attention.attn.to_dense(), atol=1e-6)
+        assert torch.allclose(oe.attention.coarse, ol.attention.coarse, atol=1e-6)
         # each row reads min(read, its chunks) chunks, weighted by alpha^s renormalized over them
-        per_chunk = oe.attn.sum(-1)  # (B, M)
+        per_chunk = oe.attention.attn.sum(-1)  # (B, M)
         n_chunks = mask.any(-1).sum(-1)
         assert ((per_chunk > 0).sum(-1) == torch.minimum(n_chunks, torch.tensor(read))).all()
-        top = oe.coarse.topk(read, -1).values
+        top = oe.attention.coarse.topk(read, -1).values
         assert torch.allclose(per_chunk.max(-1).values, top[:, 0] / top.sum(-1), atol=1e-6)
         se, sl = oe.state, ol.state
     # the lazily encoded chunks hold exactly the eager word states
@@ -122,14 +122,14 @@ def test_lazy_training_matches_eager_and_backpropagates():
         m.zero_grad()
         torch.manual_seed(7)
         out = m(src, mask, tgt)
-        (out.logprobs.sum() + out.policy.sum()).backward()
+        (out.logprobs.sum() + out.attention.policy.sum()).backward()
         outs.append(out)
         grads.append({n: p.grad.clone() for n, p in m.named_parameters() if p.grad is not None})
     e, lz = outs
-    assert not lz.attn.is_sparse
+    assert not lz.attention.attn.is_sparse
     assert torch.allclose(e.logprobs, lz.logprobs, atol=1e-5)
-    assert torch.allclose(e.attn, lz.attn, atol=1e-6)
-    assert torch.allclose(e.policy, lz.policy, atol=1e-6)
+    assert torch.allclose(e.attention.attn, lz.attention.attn, atol=1e-6)
+    assert torch.allclose(e.attention.policy, lz.attention.policy, atol=1e-6)
     assert grads[0].keys() == grads[1].keys()
     assert "source.encoder.rnn.weight_ih_l0" in grads[1]
     for n in grads[0]:

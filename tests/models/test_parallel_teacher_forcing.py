@@ -154,13 +154,13 @@ def test_parallel_steps_give_the_loss_and_gradients_of_the_step_loop(case, train
     plain, g_plain = _loss_and_grads(model, batch, PLAIN, objective)
     assert fast.forward.logprobs is None  # the fused loss: no (B, T, V') tensor
     if model.capabilities.hard and train_mode:
-        assert fast.forward.policy is not None and fast.return_sums is not None  # REINFORCE is in the loss
+        assert fast.forward.attention.policy is not None and fast.return_sums is not None  # REINFORCE is in the loss
     if objective.coarse_supervision:
-        assert fast.forward.coarse is not None
+        assert fast.forward.attention.coarse is not None
     for other, g_other in ((loop, g_loop), (plain, g_plain)):
         torch.testing.assert_close(fast.loss, other.loss, rtol=RTOL, atol=ATOL)
         torch.testing.assert_close(fast.nll, other.nll, rtol=RTOL, atol=ATOL)
-        torch.testing.assert_close(fast.forward.attn, other.forward.attn, rtol=RTOL, atol=ATOL)
+        torch.testing.assert_close(fast.forward.attention.attn, other.forward.attention.attn, rtol=RTOL, atol=ATOL)
         assert g_fast.keys() == g_other.keys()
         for name in g_fast:
             torch.testing.assert_close(g_fast[name], g_other[name], rtol=RTOL, atol=ATOL, msg=name)

@@ -16,6 +16,7 @@ from c2fsum.config import Config, load_config
 from c2fsum.data.batching import Example, collate
 from c2fsum.losses.reinforce import MovingAverageBaseline
 from c2fsum.models.base import Capabilities, ForwardOutput
+from c2fsum.modules.attention import Attention
 from c2fsum.training.objective import (
     Objective,
     add_return_sums,
@@ -39,7 +40,7 @@ class StubModel(nn.Module):
         self.policy = None if policy is None else nn.Parameter(torch.tensor(policy, dtype=torch.float64))
 
     def forward(self, src, src_mask, tgt_in, src_ext=None, n_ext=0, target=None, reading=None):
-        return ForwardOutput(None, torch.zeros(1), target_lp=self.target_lp, policy=self.policy)
+        return ForwardOutput(None, Attention(torch.zeros(1), policy=self.policy), target_lp=self.target_lp)
 
 
 def stub_batch(lengths: list[int]):
@@ -210,8 +211,8 @@ def test_coarse_supervision_adds_its_weighted_loss_on_the_same_pass(prepared_sma
         Objective.from_config(load_config(None, [*TINY3, "model.pointer=true"])),
         MovingAverageBaseline(),
     )
-    assert sup.forward is not None and sup.forward.coarse is not None
+    assert sup.forward is not None and sup.forward.attention.coarse is not None
     held = chunks_holding_targets(batch.src_ext, batch.tgt_ext, min_id=COARSE_MIN_ID)
-    lc, steps = coarse_supervision_loss(sup.forward.coarse, held, batch.tgt_mask)
+    lc, steps = coarse_supervision_loss(sup.forward.attention.coarse, held, batch.tgt_mask)
     assert steps > 10  # the documents' rare target words are found in their chunks
     torch.testing.assert_close(sup.loss, plain.loss + 0.5 * lc / 8, rtol=0, atol=1e-5)

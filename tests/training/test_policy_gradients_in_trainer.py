@@ -85,7 +85,7 @@ def test_reinforce_in_the_trainer_learns_the_informative_chunk(lam, tmp_path):
     where = torch.tensor([json.loads(x)["where"] for x in open(data / "val.jsonl")])
     b = collate(t.val_ex, chunks=3, chunk_len=4)
     with torch.no_grad():
-        coarse = t.model.eval()(b.src, b.src_mask, b.tgt_in).coarse  # (B, T, M) chunk attention
+        coarse = t.model.eval()(b.src, b.src_mask, b.tgt_in).attention.coarse  # (B, T, M) chunk attention
     p = float(coarse[torch.arange(len(where)), 0, where].mean())  # on the informative chunk, first word
     if lam > 0:
         assert p > 0.95

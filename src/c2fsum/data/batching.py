@@ -30,6 +30,7 @@ from c2fsum.config import DataConfig
 from c2fsum.data.grid import PAD, grid_tensor, make_grid
 from c2fsum.data.surface import parse_surface, surface_cells
 from c2fsum.data.vocab import Vocab
+from c2fsum.utils.tokens import SENTENCE_ENDS
 
 
 @dataclass
@@ -112,9 +113,6 @@ def encode_example(
     )
 
 
-SENTENCE_ENDS = frozenset({".", "!", "?"})
-"""Tokens that end a sentence in a prepared target (the tokenizer keeps abbreviations' periods
-inside their token: ``e.g.``, ``u.s.``)."""
 TARGET_CUTS = ("tokens", "sentences")
 
 

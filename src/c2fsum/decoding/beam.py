@@ -208,9 +208,9 @@ def beam_search(
         out = model.step(memory, state, prev)
         logprobs = constrain(out.logprobs, step=t, blocker=blocker)  # (B*K, V')
         n_vocab = logprobs.size(1)
-        hist_attn.append(out.attn)
-        if out.coarse is not None:
-            hist_coarse.append(out.coarse)
+        hist_attn.append(out.attention.attn)
+        if out.attention.coarse is not None:
+            hist_coarse.append(out.attention.coarse)
 
         r = min(2 * k, n_vocab)
         row_top, row_tok = logprobs.topk(r, dim=1)  # (rows, r): each row's best r words

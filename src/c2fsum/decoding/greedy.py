@@ -92,9 +92,9 @@ def greedy_decode(
         best, tok = logprobs.max(dim=-1)
         scores = scores + best
         tokens.append((active, tok))
-        attn.append((active, out.attn))
-        if out.coarse is not None:
-            coarse.append((active, out.coarse))
+        attn.append((active, out.attention.attn))
+        if out.attention.coarse is not None:
+            coarse.append((active, out.attention.coarse))
 
         is_eos = tok == model.eos_id
         done = is_eos if t < max_len - 1 else torch.ones_like(is_eos)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from c2fsum.utils.tokens import SENTENCE_ENDS
+
 if TYPE_CHECKING:
     from torch import Tensor
 
-SENTENCE_END = frozenset({".", "!", "?"})
 CLOSING = frozenset({"''", "'", "-rrb-", "-rsb-", "-rcb-"})
 """Closing quotes and brackets: they stay with the sentence they close."""
 
@@ -47,7 +48,7 @@ def ends_sentence_at(tokens: Sequence[str], k: int) -> bool:
     """Does ``tokens[k]`` end a sentence? ``. ! ?`` do, except a period after a single letter
     (``s . gordonii``: an initial) that is not the last token."""
     tok = tokens[k]
-    if tok not in SENTENCE_END:
+    if tok not in SENTENCE_ENDS:
         return False
     if tok == "." and 0 < k < len(tokens) - 1:
         prev = tokens[k - 1]
@@ -91,7 +92,7 @@ def split_sentences(words: list[str]) -> list[list[str]]:
             cur = []
             continue
         cur.append(w)
-        if w in SENTENCE_END:
+        if w in SENTENCE_ENDS:
             out.append(cur)
             cur = []
     if cur:

@@ -34,11 +34,11 @@ from c2fsum.data.vocab import BOS, EOS, UNK, Vocab
 from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.options import DecodeOptions
-from c2fsum.decoding.postprocess import SENTENCE_END
 from c2fsum.metrics.output_stats import back_to_back_repeats, ends_sentence, is_content_word
 from c2fsum.metrics.porter import porter_stem
 from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.models.select_rewrite import SentenceSelector, sentence_spans
+from c2fsum.utils.tokens import SENTENCE_ENDS
 
 MARKS = frozenset({BOS, EOS})
 """Sentence marks: in the paper's cells, never in a summary, never counted by the budget."""
@@ -166,9 +166,9 @@ def _repeats_itself(rewrite: Sequence[str], source: Sequence[str]) -> bool:
 def _as_many_sentences(rewrite: Sequence[str], source: Sequence[str]) -> list[str]:
     """``rewrite`` cut after as many sentence ends as ``source`` holds (at least one): a rewriter that
     writes on past its sentence's end ("... slaughterhouses . <unk> . coli .") adds no sentence."""
-    n = max(1, sum(1 for w in source if w in SENTENCE_END))
+    n = max(1, sum(1 for w in source if w in SENTENCE_ENDS))
     for i, w in enumerate(rewrite):
-        if w in SENTENCE_END:
+        if w in SENTENCE_ENDS:
             n -= 1
             if n == 0:
                 return list(rewrite[: i + 1])

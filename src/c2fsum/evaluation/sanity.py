@@ -35,7 +35,7 @@ def sanity_figures(run_dir: str | Path, data_dir: str | Path, split: str = "test
     examples = [encode_document(d, vocab, dc) for d in docs]  # the trained grid, as in training
     b = collate(examples, chunks=dc.chunks, chunk_len=dc.chunk_len)
     with torch.no_grad():
-        coarse = model(b.src, b.src_mask, b.tgt_in, b.src_ext, b.n_ext).coarse  # (B, T, M)
+        coarse = model(b.src, b.src_mask, b.tgt_in, b.src_ext, b.n_ext).attention.coarse  # (B, T, M)
     if coarse is None:
         raise InputError(f"{run_dir}: not a coarse-to-fine model (no chunk attention)")
     cue = torch.tensor([d["cue"] for d in docs])  # (B,)

@@ -18,6 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from c2fsum.models.chunk_cache import ChunkCache
+from c2fsum.modules.attention import Attention
 
 
 @dataclass(frozen=True)
@@ -28,9 +29,10 @@ class Capabilities:
     copies: bool = False
     """Pointer model: log-probabilities over V' and targets in the extended vocabulary."""
     hierarchical: bool = False
-    """Coarse attention over chunks: ``StepOutput.coarse`` and ``ForwardOutput.coarse`` are set."""
+    """Coarse attention over chunks: ``attention.coarse`` of :class:`StepOutput` and
+    :class:`ForwardOutput` is set."""
     hard: bool = False
-    """Hard coarse attention (MODEL 3): ``ForwardOutput.policy`` in training (REINFORCE), and a
+    """Hard coarse attention (MODEL 3): ``ForwardOutput.attention.policy`` in training (REINFORCE), and a
     training batch may attend softly (+PRETRAIN, +ALTERNATE; ``Reading.soft``);
     decoding says how many chunks it reads per step through the :class:`Reading` it encodes with."""
     lazy: bool = False
@@ -185,15 +187,15 @@ class StepOutput:
     Attributes:
         logprobs: ``(B, V')`` log-probabilities of the next word.
         state: the new :class:`DecoderState`.
-        attn: ``(B, M, N)`` attention over source words (sums to 1 over real words); a sparse
-            COO tensor holding only the chosen chunk when a hard model decodes lazily.
-        coarse: ``(B, M)`` chunk-level attention of hierarchical models, else None.
+        attention: where the step read (:class:`~c2fsum.modules.attention.Attention`): word
+            attention ``attn`` ``(B, M, N)`` (sums to 1 over real words; a sparse COO tensor
+            holding only the chosen chunks when a hard model decodes lazily) and, of hierarchical
+            models, chunk attention ``coarse`` ``(B, M)``.
     """
 
     logprobs: Tensor
     state: DecoderState
-    attn: Tensor
-    coarse: Tensor | None = None
+    attention: Attention
 
 
 @dataclass
@@ -203,24 +205,23 @@ class ForwardOutput:
     Attributes:
         logprobs: ``(B, T, V')``; None when the forward pass was given the target and the
             model could take the fused path (no copying): then only ``target_lp`` exists.
-        attn: ``(B, T, M, N)`` word attention.
-        coarse: ``(B, T, M)`` chunk attention of hierarchical models (before any sampling), else None.
-        policy: ``(B, T)`` log-probability of the hard chunk choices (MODEL 3 in training), else None.
+        attention: where every step read (:class:`~c2fsum.modules.attention.Attention`): word
+            attention ``attn`` ``(B, T, M, N)``; chunk attention ``coarse`` ``(B, T, M)`` of
+            hierarchical models (before any sampling), else None; ``policy`` ``(B, T)`` the
+            log-probability of the hard chunk choices (MODEL 3 in training), else None.
         fine_fraction: share of the batch's words run through the word-level encoder when it
             encoded lazily (MODEL 3 with ``lazy_fine``), else None (all of them).
     """
 
     logprobs: Tensor | None
-    attn: Tensor
-    coarse: Tensor | None = None
-    policy: Tensor | None = None
+    attention: Attention
     fine_fraction: float | None = None
     target_lp: Tensor | None = None
     """``(B, T)`` log p(target_t) (padding positions included) when forward was given the target."""
 
     def __iter__(self):
         """``logprobs, attn = model(...)`` keeps working."""
-        return iter((self.logprobs, self.attn))
+        return iter((self.logprobs, self.attention.attn))
 
 
 class Summarizer(nn.Module):
@@ -296,7 +297,8 @@ class Summarizer(nn.Module):
             target: ``(B, T)`` ids in V' (optional): also return ``target_lp``.
             reading: how to read the batch (:meth:`encode`).
         Returns:
-            logprobs ``(B, T, V')`` and word attention ``(B, T, M, N)``.
+            a :class:`ForwardOutput`: logprobs ``(B, T, V')`` and where every step read
+            (``attention``: word attention ``(B, T, M, N)``, chunk attention and policy where they exist).
         """
         memory = self.encode(src, src_mask, src_ext, n_ext, replace(reading, sparse=False))
         return self.teacher_forced(memory, tgt_in, target)
@@ -306,12 +308,12 @@ class Summarizer(nn.Module):
         that training and decoding can never disagree; a model may take a faster path to the same
         results."""
         state = self.init_state(memory)
-        out_lp, out_attn = [], []
+        out_lp, out_attention = [], []
         for t in range(tgt_in.size(1)):
             o = self.step(memory, state, tgt_in[:, t])
             state = o.state
             out_lp.append(o.logprobs)
-            out_attn.append(o.attn)
-        logprobs = torch.stack(out_lp, 1)
+            out_attention.append(o.attention)
+        logprobs = torch.stack(out_lp, 1)  # (B, T, V')
         target_lp = None if target is None else logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)
-        return ForwardOutput(logprobs, torch.stack(out_attn, 1), target_lp=target_lp)
+        return ForwardOutput(logprobs, Attention.stack(out_attention), target_lp=target_lp)

@@ -34,9 +34,10 @@ from c2fsum.config import ModelConfig
 from c2fsum.models.base import BatchFields, Capabilities, Memory, Reading
 from c2fsum.models.chunk_cache import ChunkCache
 from c2fsum.models.parts import init_uniform
-from c2fsum.models.parts.attention import Context, SourceAttention
+from c2fsum.models.parts.attention import SourceAttention
 from c2fsum.models.parts.source import WordSource, source_layers
 from c2fsum.models.seq2seq import Decoder, Generator, Seq2Seq, decoder_lstm, output_layers
+from c2fsum.modules.attention import Context
 from c2fsum.modules.chunk_encoders import ChunkEncoder
 from c2fsum.modules.deferred import RowSource
 from c2fsum.modules.encoders import LSTMWordEncoder
@@ -117,45 +118,42 @@ class HierarchicalCache(BatchFields):
     """``(B, Hc, M)`` the chunk vectors transposed, contiguous."""
 
 
-class EagerCoarseToFine(SourceAttention):
-    """Coarse-to-fine attention over the word states of every chunk (MODEL 2; MODEL 3 eagerly)."""
+class CoarseToFineReader(SourceAttention):
+    """What the two coarse-to-fine attentions share: the family's module (``model.attention``), how
+    the memory is read (``memory.reading``), and a step as T = 1 of :meth:`attend_steps` (which
+    takes ``top`` ``(B, H)`` as one step)."""
 
     def __init__(self, module: CoarseToFineAttention, reading: Reading):
         self.module = module
         self.reading = reading
+
+    def attend(self, top: Tensor, memory: Memory, past: Tensor | None, coverage: Tensor | None = None) -> Context:
+        """``past`` and ``coverage`` are unused (no intra-temporal attention or coverage here)."""
+        return self.attend_steps(top, memory)
+
+
+class EagerCoarseToFine(CoarseToFineReader):
+    """Coarse-to-fine attention over the word states of every chunk (MODEL 2; MODEL 3 eagerly)."""
 
     def prepare(self, memory: Memory, *, deferred: bool = False) -> HierarchicalCache:
         assert memory.chunks is not None  # ChunkSource.read sets it
         _, keys_t, chunk_keys_t = CoarseToFineAttention.prepare(memory.words, memory.chunks)
         return HierarchicalCache(keys_t=keys_t, chunk_keys_t=chunk_keys_t)
 
-    def attend(self, top: Tensor, memory: Memory, past: Tensor | None, coverage: Tensor | None = None) -> Context:
-        """``past`` and ``coverage`` are unused (no intra-temporal attention or coverage here)."""
-        return self.attend_steps(top, memory)
-
     def attend_steps(self, top: Tensor, memory: Memory) -> Context:
         """Every step of ``top`` ``(B, T, H)`` at once, or one step ``(B, H)``."""
         r, cache = self.reading, cast(HierarchicalCache, memory.cache)
         args = (top, memory.words.flatten(1, 2), cast(Tensor, cache.keys_t), cache.chunk_keys_t)
-        o = self.module(*args, memory.word_mask, memory.chunk_mask, mode=r.mode, samples=r.samples, read=r.chunks)
-        return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
+        return self.module(*args, memory.word_mask, memory.chunk_mask, mode=r.mode, samples=r.samples, read=r.chunks)
 
 
-class LazyCoarseToFine(SourceAttention):
+class LazyCoarseToFine(CoarseToFineReader):
     """Hard coarse-to-fine attention (MODEL 3) that reads the word states of the chosen chunks only,
     encoding them on demand (``memory.lazy``: thesis 4.4, O(M + N) per step)."""
-
-    def __init__(self, module: CoarseToFineAttention, reading: Reading):
-        self.module = module
-        self.reading = reading
 
     def prepare(self, memory: Memory, *, deferred: bool = False) -> HierarchicalCache:
         assert memory.chunks is not None  # ChunkSource.read_lazily sets it
         return HierarchicalCache(keys_t=None, chunk_keys_t=memory.chunks.transpose(1, 2).contiguous())
-
-    def attend(self, top: Tensor, memory: Memory, past: Tensor | None, coverage: Tensor | None = None) -> Context:
-        """``past`` and ``coverage`` are unused (no intra-temporal attention or coverage here)."""
-        return self.attend_steps(top, memory)
 
     def attend_steps(self, top: Tensor, memory: Memory) -> Context:
         """Every step of ``top`` ``(B, T, H)`` at once (the chunks of every step are chosen first
@@ -167,7 +165,7 @@ class LazyCoarseToFine(SourceAttention):
         if r.budget < 1 and top.dim() == 2:
             chunk_mask = within_budget(chunks, doc, chunk_mask, r.budget)
         rows = doc if top.dim() == 2 else doc.repeat_interleave(top.size(1))  # (B*T,) the document of each row
-        o = self.module.forward_lazy(
+        return self.module.forward_lazy(
             top,
             cast(HierarchicalCache, memory.cache).chunk_keys_t,
             chunk_mask,
@@ -178,7 +176,6 @@ class LazyCoarseToFine(SourceAttention):
             read=r.chunks,
             sparse=r.sparse and top.dim() == 2,  # one step's attention may come back sparse
         )
-        return Context(ctx=o.ctx, attn=o.attn, coarse=o.coarse, policy=o.policy)
 
 
 def within_budget(chunks: ChunkCache, doc: Tensor, chunk_mask: Tensor, budget: float) -> Tensor:

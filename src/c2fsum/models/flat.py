@@ -26,10 +26,10 @@ from torch import Tensor
 from c2fsum.config import ModelConfig
 from c2fsum.models.base import BatchFields, Capabilities, Memory, Reading
 from c2fsum.models.parts import init_uniform
-from c2fsum.models.parts.attention import Context, SourceAttention
+from c2fsum.models.parts.attention import SourceAttention
 from c2fsum.models.parts.source import WordSource, source_layers
 from c2fsum.models.seq2seq import Decoder, Generator, Seq2Seq, decoder_lstm, output_layers
-from c2fsum.modules.attention import BilinearAttention
+from c2fsum.modules.attention import Attention, BilinearAttention, Context
 from c2fsum.modules.deferred import StepMatrix
 
 
@@ -71,12 +71,12 @@ class FlatAttention(SourceAttention):
         if self.module.coverage_w is not None:  # See et al. eq. 10: c_{t+1} = c_t + alpha_t
             coverage = alpha if coverage is None else coverage + alpha
         attn = alpha.view(top.size(0), *memory.word_mask.shape[1:])
-        return Context(ctx=ctx, attn=attn, past=past, coverage=coverage)
+        return Context(ctx=ctx, attention=Attention(attn), past=past, coverage=coverage)
 
     def attend_steps(self, top: Tensor, memory: Memory) -> Context:
         cache = cast(FlatCache, memory.cache)
         ctx, alpha = self.module.forward_steps(top, memory.words.flatten(1, 2), cache.keys_t, cache.mask)
-        return Context(ctx=ctx, attn=alpha.view(*top.shape[:2], *memory.word_mask.shape[1:]))
+        return Context(ctx=ctx, attention=Attention(alpha.view(*top.shape[:2], *memory.word_mask.shape[1:])))
 
 
 class Flat(Seq2Seq):

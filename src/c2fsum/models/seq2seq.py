@@ -45,6 +45,7 @@ from c2fsum.models.base import (
 )
 from c2fsum.models.parts.attention import SourceAttention
 from c2fsum.models.parts.source import WordSource
+from c2fsum.modules.attention import Attention, stack_steps
 from c2fsum.modules.decoder import DecoderSteps, InputFeedingLSTM
 from c2fsum.modules.generators import (
     VocabGenerator,
@@ -78,12 +79,9 @@ class DecoderOutput:
 
     features: Tensor
     """``(B, [T,] D)`` generator features f_t."""
-    attn: Tensor
-    """``(B, [T,] M, N)`` word attention."""
-    coarse: Tensor | None = None
-    """``(B, [T,] M)`` chunk attention of hierarchical models, else None."""
-    policy: Tensor | None = None
-    """``(B, [T])`` log-probability of the hard chunk choices, else None."""
+    attention: Attention
+    """Where the source attention read, as it returned it: word attention ``(B, [T,] M, N)``,
+    chunk attention ``(B, [T,] M)`` and policy ``(B, [T])`` where they exist."""
     copy_in: Tensor | None = None
     """``(B, [T,] 2H or 3H)`` [h_t; c~; c^d_t], what the pointer switch reads (Paulus eq. 10), of
     copying models, else None."""
@@ -179,7 +177,7 @@ class Decoder(nn.Module):
             c_dec, _ = self.intra(top, states)  # (B, H), zero at t = 1
             states = top.unsqueeze(1) if states is None else torch.cat([states, top.unsqueeze(1)], 1)
         features, feed, copy_in = self.features(top, src.ctx, c_dec)
-        out = DecoderOutput(features=features, attn=src.attn, coarse=src.coarse, policy=src.policy, copy_in=copy_in)
+        out = DecoderOutput(features=features, attention=src.attention, copy_in=copy_in)
         return out, DecoderState(
             h=h, c=c, feed=feed, extra=StepHistory(past=src.past, states=states, coverage=src.coverage)
         )
@@ -194,7 +192,7 @@ class Decoder(nn.Module):
         src = attention.attend_steps(top, memory)  # ctx (B, T, H), attn (B, T, M, N)
         c_dec = None if self.intra is None else self.intra.forward_steps(top)  # (B, T, H), zero at t = 1
         features, _, copy_in = self.features(top, src.ctx, c_dec)  # (B, T, D), (B, T, 2H or 3H)
-        return DecoderOutput(features=features, attn=src.attn, coarse=src.coarse, policy=src.policy, copy_in=copy_in)
+        return DecoderOutput(features=features, attention=src.attention, copy_in=copy_in)
 
     def attend_loop(
         self, attention: SourceAttention, memory: Memory, state: DecoderState, emb: Tensor, *, deferred: bool
@@ -209,16 +207,9 @@ class Decoder(nn.Module):
             outs.append(o)
         return DecoderOutput(
             features=torch.stack([o.features for o in outs], 1),  # (B, T, D)
-            attn=torch.stack([o.attn for o in outs], 1),  # (B, T, M, N)
-            coarse=stack_steps([o.coarse for o in outs]),  # (B, T, M)
-            policy=stack_steps([o.policy for o in outs]),  # (B, T)
+            attention=Attention.stack([o.attention for o in outs]),  # attn (B, T, M, N), coarse (B, T, M)
             copy_in=stack_steps([o.copy_in for o in outs]),  # (B, T, 2H or 3H)
         )
-
-
-def stack_steps(steps: list[Tensor | None]) -> Tensor | None:
-    """T one-step tensors ``(B, ...)`` -> ``(B, T, ...)``; None where the steps have none."""
-    return None if steps[0] is None else torch.stack([s for s in steps if s is not None], 1)
 
 
 # ---------------------------------------------------------------------------------- generator
@@ -285,13 +276,14 @@ class Generator(nn.Module):
     ) -> Tensor:
         """Features ``(B, D)`` or ``(B, T, D)`` -> log-probabilities over V (or V' when copying).
 
-        A pointer model needs the decoder's ``out`` (attention ``(B[, T], M, N)``, ``copy_in``) and ``memory``.
+        A pointer model needs the decoder's ``out`` (word attention ``out.attention.attn``
+        ``(B[, T], M, N)``, ``copy_in``) and ``memory``.
         """
         logp = torch.log_softmax(self.logits(features, emb, memory), dim=-1)
         if not self.copies:
             return logp
         assert out is not None and memory is not None and memory.src_ext is not None
-        attn, p_copy = out.attn, self.p_copy(out.copy_in)
+        attn, p_copy = out.attention.attn, self.p_copy(out.copy_in)
         assert p_copy is not None  # a copying model's decoder gives copy_in
         B = logp.size(0)
         if attn.is_sparse:  # lazy MODEL 3 decoding: (B, M, N) holding the chosen chunks only
@@ -321,9 +313,9 @@ class Generator(nn.Module):
             assert p_copy is not None and memory.src_ext is not None  # a copying model has both
             vocab_lp = self.vocab.log_prob(self.dropout(tf.features), target.clamp(max=V - 1), self._shared(emb))
             B, T = target.shape
-            copied_lp = pointer_target_logprob(
-                vocab_lp, p_copy.squeeze(-1), tf.attn.reshape(B, T, -1), memory.src_ext.reshape(B, 1, -1), target, V
-            )  # (B, T)
+            attn = tf.attention.attn.reshape(B, T, -1)  # (B, T, M*N)
+            src_ext = memory.src_ext.reshape(B, 1, -1)  # (B, 1, M*N)
+            copied_lp = pointer_target_logprob(vocab_lp, p_copy.squeeze(-1), attn, src_ext, target, V)  # (B, T)
             return None, copied_lp
         logprobs = self.logprobs(tf.features, emb, tf, memory)
         target_lp = None if target is None else logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)
@@ -430,7 +422,7 @@ class Seq2Seq(Summarizer):
         attention = self.source_attention(memory)
         o, state = self.dec.attend(attention, memory, state, self.tgt_emb(self.input_ids(prev)))  # (B, D)
         logprobs = self.gen.logprobs(o.features, self.tgt_emb.weight, o, memory)  # (B, V')
-        return StepOutput(logprobs=logprobs, state=state, attn=o.attn, coarse=o.coarse)
+        return StepOutput(logprobs=logprobs, state=state, attention=o.attention)
 
     def teacher_forced(self, memory: Memory, tgt_in: Tensor, target: Tensor | None = None) -> ForwardOutput:
         """Teacher forcing (see :meth:`Summarizer.forward`): the decoder and attention every step at
@@ -449,9 +441,7 @@ class Seq2Seq(Summarizer):
             tf = self.dec.attend_loop(attention, memory, state, emb, deferred=deferred)
         logprobs, target_lp = self.gen.score(tf, self.tgt_emb.weight, memory, target, fused=self.kernels.fused_loss)
         fine_fraction = memory.lazy.fraction_encoded() if memory.lazy is not None else None
-        return ForwardOutput(
-            logprobs, tf.attn, coarse=tf.coarse, policy=tf.policy, fine_fraction=fine_fraction, target_lp=target_lp
-        )
+        return ForwardOutput(logprobs, tf.attention, fine_fraction=fine_fraction, target_lp=target_lp)
 
 
 def _module_of(name: str, modules: dict[str, int]) -> str | None:

@@ -3,9 +3,16 @@
 Bilinear ("general", Luong et al. 2015) scores, thesis eq. 3.4:
     beta_i = h_i^T W h_dec,   alpha = softmax(beta) over real words,   c~ = sum_i alpha_i h_i
 The model then forms the attentional output c = tanh(W2 [c~; h_dec]) (thesis eq. 3.5).
+
+What every source attention returns is declared here, once: :class:`Attention` (where the decoder
+read: word attention, chunk attention, the hard choice's log-probability), carried as it is by the
+decoder's, the step's and the teacher-forced pass's outputs, inside :class:`Context` (what one
+attention call returns).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
@@ -13,6 +20,49 @@ from torch import Tensor, nn
 from c2fsum.modules.deferred import StepMatrix
 
 NEG_INF = float("-inf")
+
+
+@dataclass
+class Attention:
+    """Where the decoder read, for one step (the shapes below without T) or every step of a
+    teacher-forced pass (a T dimension after B)."""
+
+    attn: Tensor
+    """``(B, [T,] M, N)`` word attention alpha (sums to 1 over real words; with the sampled / argmax
+    chunk weights of hard coarse attention); a sparse COO ``(B, M, N)`` holding the chosen chunks
+    only when hard coarse attention decodes lazily."""
+    coarse: Tensor | None = None
+    """``(B, [T,] M)`` chunk attention alpha^s (before any sampling) of hierarchical models, else None."""
+    policy: Tensor | None = None
+    """``(B, [T])`` log-probability of the hard chunk choice (MODEL 3 in training), else None."""
+
+    @staticmethod
+    def stack(steps: list[Attention]) -> Attention:
+        """T one-step attentions ``(B, ...)`` -> every step ``(B, T, ...)``."""
+        return Attention(
+            attn=torch.stack([s.attn for s in steps], 1),  # (B, T, M, N)
+            coarse=stack_steps([s.coarse for s in steps]),  # (B, T, M)
+            policy=stack_steps([s.policy for s in steps]),  # (B, T)
+        )
+
+
+def stack_steps(steps: list[Tensor | None]) -> Tensor | None:
+    """T one-step tensors ``(B, ...)`` -> ``(B, T, ...)``; None where the steps have none."""
+    return None if steps[0] is None else torch.stack([s for s in steps if s is not None], 1)
+
+
+@dataclass
+class Context:
+    """What a source attention returns for one step (or every step: a T dimension after B)."""
+
+    ctx: Tensor
+    """``(B, [T,] H)`` the context c~."""
+    attention: Attention
+    """Where it read: word attention ``(B, [T,] M, N)``, chunk attention and policy where they exist."""
+    past: Tensor | None = None
+    """``(B, S)`` the new intra-temporal state (one step of flat intra-temporal attention), or None."""
+    coverage: Tensor | None = None
+    """``(B, S)`` the new coverage c_{t+1} = c_t + alpha_t (See et al. 2017) of a model with coverage, or None."""
 
 
 def masked_softmax(scores: Tensor, mask: Tensor, dim: int = -1) -> Tensor:

@@ -28,22 +28,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from c2fsum.modules.attention import masked_softmax
-
-
-@dataclass
-class HierarchicalAttentionOutput:
-    """Every step asked for: shapes with a T dimension after B, or without it for one step."""
-
-    ctx: Tensor
-    """``(B, [T,] H)`` context c~."""
-    attn: Tensor
-    """``(B, [T,] M, N)`` final word attention alpha (with the sampled / argmax chunk weights if hard);
-    a sparse COO ``(B, M, N)`` on the lazy path with ``sparse``."""
-    coarse: Tensor
-    """``(B, [T,] M)`` soft chunk attention alpha^s (before sampling)."""
-    policy: Tensor | None
-    """``(B, [T])`` log-probability of the hard choice (training, hard mode), else None."""
+from c2fsum.modules.attention import Attention, Context, masked_softmax
 
 
 @dataclass
@@ -119,7 +104,7 @@ class CoarseToFineAttention(nn.Module):
         mode: str = "soft",
         samples: int = 1,
         read: int = 1,
-    ) -> HierarchicalAttentionOutput:
+    ) -> Context:
         """Coarse-to-fine attention over the word states of every chunk, every step at once (hard
         modes: each step draws or picks its own chunks).
 
@@ -129,8 +114,9 @@ class CoarseToFineAttention(nn.Module):
             mode: ``soft``, ``sample`` (hard, training: draw ``samples`` chunks) or ``argmax``
                 (test: the ``read`` chunks of highest alpha^s, and only their N words each are read).
         Returns:
-            ctx ``(B, T, H)``, attn ``(B, T, M, N)``, coarse ``(B, T, M)``, policy ``(B, T)`` or None
-            (without T for one step).
+            a :class:`~c2fsum.modules.attention.Context`: ctx ``(B, T, H)``, and its ``attention``:
+            attn ``(B, T, M, N)``, coarse ``(B, T, M)`` (alpha^s before sampling), policy ``(B, T)``
+            or None (without T for one step).
         """
         q = query.unsqueeze(1) if query.dim() == 2 else query  # (B, T, Hd)
         B, T, _ = q.shape
@@ -162,7 +148,7 @@ class CoarseToFineAttention(nn.Module):
         samples: int = 1,
         read: int = 1,
         sparse: bool = False,
-    ) -> HierarchicalAttentionOutput:
+    ) -> Context:
         """Hard attention (MODEL 3) that needs word states only for the chunks it picks (thesis 4.4:
         O(M + N) per step): the coarse scores of every step in one product, the chunks of every
         step chosen at once, and their union fetched (encoded) in one call.
@@ -229,25 +215,15 @@ class CoarseToFineAttention(nn.Module):
         return alpha_w, ctx
 
 
-def _output(
-    query: Tensor, ctx: Tensor, attn: Tensor, alpha_s: Tensor, policy: Tensor | None
-) -> HierarchicalAttentionOutput:
+def _output(query: Tensor, ctx: Tensor, attn: Tensor, alpha_s: Tensor, policy: Tensor | None) -> Context:
     """The outputs of B*T rows ``(B*T, ...)`` shaped as ``query`` asked: ``(B, T, ...)``, or
     ``(B, ...)`` for one step ``(B, Hd)`` (a sparse ``attn`` stays ``(B, M, N)``: one step only)."""
     B, T, M = alpha_s.shape
     if query.dim() == 2:
-        return HierarchicalAttentionOutput(
-            ctx=ctx.view(B, -1),
-            attn=attn if attn.is_sparse else attn.view(B, M, -1),
-            coarse=alpha_s.squeeze(1),
-            policy=policy,
-        )
-    return HierarchicalAttentionOutput(
-        ctx=ctx.view(B, T, -1),
-        attn=attn.view(B, T, M, -1),
-        coarse=alpha_s,
-        policy=None if policy is None else policy.view(B, T),
-    )
+        attention = Attention(attn if attn.is_sparse else attn.view(B, M, -1), alpha_s.squeeze(1), policy)
+        return Context(ctx=ctx.view(B, -1), attention=attention)
+    attention = Attention(attn.view(B, T, M, -1), alpha_s, None if policy is None else policy.view(B, T))
+    return Context(ctx=ctx.view(B, T, -1), attention=attention)
 
 
 def scatter_chunks(alpha_w: Tensor, choice: Tensor, M: int, *, sparse: bool) -> Tensor:

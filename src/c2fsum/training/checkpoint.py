@@ -29,7 +29,7 @@ from c2fsum.models.checkpoint import (
     write_tensors,
 )
 from c2fsum.training import rng
-from c2fsum.utils.io import atomic_directory, atomic_write_text
+from c2fsum.utils.io import atomic_directory, write_jsonl
 
 
 def _optimizer_tensors(optimizer: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], dict]:
@@ -121,19 +121,8 @@ def truncate_log(path: str | Path, rows: int) -> None:
     one run. Unlike :func:`rewind_log` it tells apart rows of the same step written before and
     after the checkpoint (a validation at an epoch's last step, then the final one)."""
     path = Path(path)
-    if not path.exists():
-        return
-    keep: list[dict] = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        if len(keep) == rows:
-            break
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(row, dict):
-            keep.append(row)
-    atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in keep))
+    if path.exists():
+        write_jsonl(path, _log_rows(path)[:rows])
 
 
 def rewind_log(path: str | Path, step: int) -> int:
@@ -142,13 +131,17 @@ def rewind_log(path: str | Path, step: int) -> int:
     path = Path(path)
     if not path.exists():
         return 0
-    keep = []
+    return write_jsonl(path, [row for row in _log_rows(path) if row.get("step", 0) <= step])
+
+
+def _log_rows(path: Path) -> list[dict]:
+    """The rows of the JSONL log ``path``; a line cut by a crash (not JSON, or not an object) is none."""
+    rows = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             row = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if isinstance(row, dict) and row.get("step", 0) <= step:
-            keep.append(row)
-    atomic_write_text(path, "".join(json.dumps(r) + "\n" for r in keep))
-    return len(keep)
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows

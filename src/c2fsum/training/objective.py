@@ -182,19 +182,19 @@ def batch_loss(
         rl, r_sample, r_greedy = self_critical(model, batch, reward, max_len=objective.max_len, reading=reading)
         loss = mixed_loss(rl / docs, loss, objective.rl_weight)  # Paulus eq. 16
         rewards = (float(r_sample.mean()), float(r_greedy.mean()))
-    sums = None
-    if out.policy is not None:
+    sums, attention = None, out.attention  # attn (B, T, M, N), coarse (B, T, M), policy (B, T)
+    if attention.policy is not None:
         returns = discounted_returns(lp.detach(), batch.tgt_mask, objective.reinforce_gamma)  # (B, T), eq. 4.15
         base = baseline.get(returns.size(1), returns.device, returns.dtype)  # (T,)
-        loss = loss + reinforce_loss(out.policy, returns, base, batch.tgt_mask, objective.reinforce_scale) / docs
+        loss = loss + reinforce_loss(attention.policy, returns, base, batch.tgt_mask, objective.reinforce_scale) / docs
         sums = MovingAverageBaseline.return_sums(returns, batch.tgt_mask)
-    if objective.coarse_supervision > 0 and out.coarse is not None:  # losses/coarse.py
+    if objective.coarse_supervision > 0 and attention.coarse is not None:  # losses/coarse.py
         src = batch.src_ext if model.capabilities.copies else batch.src  # the id space of `target`
         held = chunks_holding_targets(src, target, min_id=COARSE_MIN_ID)  # (B, T, M)
-        lc, _ = coarse_supervision_loss(out.coarse, held, batch.tgt_mask)
+        lc, _ = coarse_supervision_loss(attention.coarse, held, batch.tgt_mask)
         loss = loss + objective.coarse_supervision * lc / docs
     if objective.coverage_weight > 0:  # See et al. eq. 13 (losses/coverage.py)
-        loss = loss + objective.coverage_weight * coverage_loss(out.attn, batch.tgt_mask) / docs
+        loss = loss + objective.coverage_weight * coverage_loss(attention.attn, batch.tgt_mask) / docs
     return BatchLoss(loss=loss, nll=nll, return_sums=sums, rewards=rewards, forward=out)
 
 

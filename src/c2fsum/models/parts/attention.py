@@ -1,4 +1,5 @@
-"""The source attention's interface, :class:`SourceAttention`, and what it returns (:class:`Context`).
+"""The source attention's interface, :class:`SourceAttention`; what it returns,
+:class:`~c2fsum.modules.attention.Context`, is declared with the attention modules.
 
 Each family writes its own next to its model: :class:`~c2fsum.models.flat.FlatAttention` (MODEL
 0/1, bilinear attention over every word), :class:`~c2fsum.models.coarse_to_fine.EagerCoarseToFine`
@@ -12,29 +13,11 @@ a :class:`~c2fsum.models.base.Reading`), so the choice is made in one place.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 
 from torch import Tensor
 
 from c2fsum.models.base import BatchFields, Memory
-
-
-@dataclass
-class Context:
-    """What a source attention returns for one step (or every step: a T dimension after B)."""
-
-    ctx: Tensor
-    """``(B, H)`` the context c~."""
-    attn: Tensor
-    """``(B, M, N)`` word attention (sparse COO on the lazy hard path when decoding)."""
-    coarse: Tensor | None = None
-    """``(B, M)`` chunk attention of hierarchical models, else None."""
-    policy: Tensor | None = None
-    """``(B,)`` log-probability of the hard chunk choice (MODEL 3 in training), else None."""
-    past: Tensor | None = None
-    """``(B, S)`` the new intra-temporal state, or None."""
-    coverage: Tensor | None = None
-    """``(B, S)`` the new coverage c_{t+1} = c_t + alpha_t (See et al. 2017) of a model with coverage, or None."""
+from c2fsum.modules.attention import Context
 
 
 class SourceAttention(ABC):
@@ -50,7 +33,7 @@ class SourceAttention(ABC):
         """One step: decoder output ``top`` ``(B, H)``, or ``(B*R, H)``: R rows per memory row (beam
         search, ``capabilities.memory_per_document``); ``past``: the intra-temporal state ``(B, S)``
         or None; ``coverage``: the attention summed over the steps so far ``(B, S)`` or None (zero).
-        Word attention comes back ``(B, M, N)``."""
+        Word attention (``Context.attention.attn``) comes back ``(B, M, N)``."""
 
     @abstractmethod
     def attend_steps(self, top: Tensor, memory: Memory) -> Context:
