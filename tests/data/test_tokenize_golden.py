@@ -12,6 +12,9 @@ papers 300-499 (issue 36, second pass), 37 documents changed on purpose again: n
 after ``sp.``/``spp.`` before a preposition, after a letter or abbreviation before a verb
 (``national u. would``, ``eq. is``), or inside ``i. e.`` / ``e. g.``; then 7 PubMed papers lost a
 table's title (or table rows) from their sentences (``data/layout.py``, :func:`_title_lines_at_end`).
+Then (issue 36, the back matter) 153 PubMed papers and 160 ACL papers lost their acknowledgement, funding,
+publication, competing-interests and authors'-contributions statements from their sentences
+(``layout.statement_kind``, ``layout.heading_kind``); every other sentence and every token as before.
 
 The time of the new tokenizer is linear in the length of the text; that is measured, not
 tested, in ``bench/preprocess.py`` (words/s on 12,500 to 200,000 words of one line). What is
