@@ -128,15 +128,49 @@ _BACK_HEADING = re.compile(
 )
 
 
-def _maybe_statement(low: str) -> bool:
-    """A quick test (substrings, no regex) that lower-cased ``low`` may hold a statement of
-    :data:`STATEMENTS`."""
+def _maybe_thanks(low: str) -> bool:
     return (
-        "thank" in low or "grateful" in low or "indebted" in low or "acknowledg" in low or "supported" in low
-        or "gratitude" in low or "appreciation" in low
-        or "fund" in low or "financed" in low or "sponsored" in low or "interest" in low or "published as" in low
-        or "supplement" in low or "this article" in low or "approved the" in low or "contributed equally" in low
-        or "the manuscript" in low or "the paper" in low or "financial support" in low or "received" in low
+        "thank" in low or "grateful" in low or "indebted" in low or "acknowledg" in low or "gratitude" in low
+        or "appreciation" in low
+    )  # fmt: skip
+
+
+def _maybe_publication(low: str) -> bool:
+    return (
+        "published as" in low or "of the supplement" in low
+        or (("publication" in low or "open access" in low)
+            and ("this article" in low or "this paper" in low or "this publication" in low))
+    )  # fmt: skip
+
+
+_FUNDER_WORDS = (
+    "grant", "foundation", "fund", "fellowship", "scholarship", "studentship", "ministry", "council", "agency",
+    "nih", "nsf", "award", "contract", "program", "in part", "partly", "partially", "financially", "project",
+)  # fmt: skip
+"""Substrings of every match of :data:`_FUNDER`."""
+
+
+def _maybe_funding(low: str) -> bool:
+    return (
+        ("supported" in low or "funded" in low or "financed" in low or "sponsored" in low)
+        and any(w in low for w in _FUNDER_WORDS)
+    ) or "funding" in low or "funder" in low or "financial support" in low or "received" in low  # fmt: skip
+
+
+def _maybe_competing(low: str) -> bool:
+    return "interest" in low and ("competing" in low or "conflict" in low)
+
+
+def _maybe_contributions(low: str) -> bool:
+    return "approved the" in low or "contributed equally" in low or "drafted the" in low or "wrote the" in low
+
+
+def _maybe_statement(low: str) -> bool:
+    """A quick test (substrings, no regex) that lower-cased ``low`` (a sentence or a paragraph) may
+    hold a statement of :data:`STATEMENTS`: each rule of :func:`statement_kind` asks its own first."""
+    return (
+        _maybe_thanks(low) or _maybe_publication(low) or _maybe_funding(low) or _maybe_competing(low)
+        or _maybe_contributions(low)
     )  # fmt: skip
 
 
@@ -149,28 +183,15 @@ def statement_kind(low: str) -> str | None:
     >>> statement_kind("this work was supported by our earlier finding that ...") is None
     True
     """
-    if not _maybe_statement(low):
-        return None
-    if (
-        ("thank" in low or "grateful" in low or "indebted" in low or "acknowledg" in low or "gratitude" in low
-         or "appreciation" in low)
-        and _THANKS.search(low)
-        and not _QUOTES.search(low)
-    ):  # fmt: skip
+    if _maybe_thanks(low) and _THANKS.search(low) and not _QUOTES.search(low):
         return "acknowledgement"
-    if ("published as" in low or "supplement" in low or "this article" in low or "publication" in low) and (
-        _PUBLICATION.search(low)
-    ):
+    if _maybe_publication(low) and _PUBLICATION.search(low):
         return "publication"
-    if ("supported" in low or "fund" in low or "financed" in low or "sponsored" in low or "received" in low) and (
-        _FUNDED.search(low) and _FUNDER.search(low) or _FUNDING.search(low)
-    ):
+    if _maybe_funding(low) and (_FUNDED.search(low) and _FUNDER.search(low) or _FUNDING.search(low)):
         return "acknowledgement"
-    if "interest" in low and _COMPETING.search(low) and _COMPETING_DECLARED.search(low):
+    if _maybe_competing(low) and _COMPETING.search(low) and _COMPETING_DECLARED.search(low):
         return "competing_interests"
-    if ("approved the" in low or "contributed equally" in low or "the manuscript" in low or "the paper" in low) and (
-        _CONTRIBUTIONS.search(low)
-    ):
+    if _maybe_contributions(low) and _CONTRIBUTIONS.search(low):
         return "contributions"
     return None
 
