@@ -15,6 +15,9 @@ heuristics that do not share code with the splitter they judge:
                    "*", a dagger
     licence        a licence or copyright line ("creative commons", "©", "open access article")
     url            holds a URL or a DOI
+    back_matter    an acknowledgement, funding, publication, competing-interests or authors'-contributions
+                   statement ("we thank ...", "this work was supported by ... grant", "this article has been
+                   published as part of ...", "the authors declare ...", "all authors read and approved ...")
     short          fewer than 4 words
 
 A sentence counts once as broken, whatever the number of kinds it shows; the kinds are counted
@@ -59,6 +62,14 @@ _LICENCE = re.compile(
 )
 _URL = re.compile(r"https?://|www\.|\bdoi\s*:|\b10\.\d{4,}/|ftp://", re.I)
 _WORD = re.compile(r"\w")
+_BACK_MATTER = re.compile(  # broad on purpose: what it flags is read, not trusted
+    r"\b(?:we|i|authors?)\b.{0,40}\b(?:thank|grateful|indebted)|gratefully acknowledg|\backnowledges?\s+(?:the\s+)?"
+    r"(?:\w+\s+)?(?:support|funding)|\b(?:supported|funded|financed)\b.*\b(?:grants?|foundation|fellowship|ministry"
+    r"|council|nih|nsf)\b|published as part of|contents of the supplement|publication (?:costs?|charges?|fees?)"
+    r"|competing interests?|conflicts? of interests?|approved the final|contributed equally to this"
+    r"|(?:drafted|wrote) the manuscript|funders? had no role",
+    re.I,
+)
 
 
 def papers(split: str, start: int, n: int) -> list[dict]:
@@ -111,6 +122,8 @@ def kinds(sentence: str, previous: str | None, headings: list[str]) -> list[str]
         found.append("licence")
     if _URL.search(sentence):
         found.append("url")
+    if _BACK_MATTER.search(sentence):
+        found.append("back_matter")
     if words(sentence) < 4:
         found.append("short")
     return found

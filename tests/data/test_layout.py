@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from c2fsum.data.layout import Block, blocks, is_non_running, sentence_kind
+from c2fsum.data.layout import NON_RUNNING, Block, blocks, heading_kind, is_non_running, sentence_kind, statement_kind
 from c2fsum.data.tokenize import preprocess_article, preprocess_document, split_sentences
 from c2fsum.data.vocab import EOS
 from shared_data import DATA
@@ -88,8 +88,8 @@ def test_document_sections_sentences_and_counts():
         "a range of cell lines was tested .",
         "all of them grew .",
         "the present study shows that c. elegans and d. melanogaster differ .",
-        # "see http://www.example.org for data." is a URL with three words around it: left out
-        "the authors declare that they have no competing interests .",
+        # "see http://www.example.org for data." is a URL with three words around it: left out;
+        # so is the competing-interests statement, and its heading is no section
     ]
     assert all(s[-1] == EOS for s in doc.sentences)
     assert doc.sections == [
@@ -97,10 +97,11 @@ def test_document_sections_sentences_and_counts():
         ("RESULTS", 2),
         ("cell culture and transfection", 2),
         ("discussion", 4),
-        ("competing interests", 5),
-        ("supplementary material", 6),  # nothing after it: one past the last sentence
+        ("supplementary material", 5),  # nothing after it: one past the last sentence
     ]
-    assert doc.dropped == {"footnote": 2, "table": 1, "file_caption": 2, "licence": 1, "url": 2}
+    assert doc.dropped == {
+        "footnote": 2, "table": 1, "file_caption": 2, "licence": 1, "url": 2, "competing_interests": 1
+    }  # fmt: skip
     assert preprocess_article(PAPER) == doc.sentences
 
 
@@ -190,7 +191,7 @@ def test_no_heading_line_inside_a_sentence_of_real_papers():
         surface = doc.surface()
         starts = itertools.accumulate((len(s) for s in doc.sentences), initial=0)
         assert not any(surface.get(k) in ("BACKGROUND", "RESULTS", "CONCLUSIONS") for k in starts)
-        assert not doc.dropped.keys() - {"file_caption", "footnote", "licence", "url", "table"}
+        assert not doc.dropped.keys() - set(NON_RUNNING)
         assert [k for _, k in doc.sections] == sorted(k for _, k in doc.sections)
 
 
@@ -233,3 +234,124 @@ def test_table_titles_of_real_papers_are_no_sentences(paper, title):
     doc = preprocess_document(article)
     assert not [s for s in doc.sentences if title in " ".join(s)]
     assert doc.dropped["table"] >= 1
+
+
+# The back matter's statements (issue 36: pubmed-rewrite's summaries picked "this work was supported by
+# university of padova grants ..." and "<dig> this article has been published as part of bmc bioinformatics
+# volume <dig> supplement <dig> 2016: selected articles from ..."). Real sentences of SumPubMed papers
+# (train and validation), shortened; then running text of the same papers that says the same words.
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ('this work was supported by university of padova grants cpdr <dig>  cpda <dig> and cpdr070805/07: "meta',
+         "acknowledgement"),
+        ("this work was partially supported by portuguese foundation for science and technology fct.",
+         "acknowledgement"),
+        ("this work has been supported in part by the nih grant r01-lm <dig> and nsf grant <dig>", "acknowledgement"),
+        ("ph is supported by an mqres scholarship from macquarie university and a top-up scholarship from csiro.",
+         "acknowledgement"),
+        ("we thank bill hempel for his contribution in the writing of the ms in english.", "acknowledgement"),
+        ("mp would like to thank steven z. swartz for stimulating discussions and paper revisions.", "acknowledgement"),
+        ("the authors are grateful to ms. mary victoria pragnell, ba, for linguistic assistance.", "acknowledgement"),
+        ("we gratefully acknowledge support of our research by the national cancer institute.", "acknowledgement"),
+        ("karen zeise, berlin, germany, is gratefully acknowledged for supplying the fungal strain.",
+         "acknowledgement"),
+        ("many thanks to fan meng and manhong dai for the use of the mgrep software.", "acknowledgement"),
+        ("the funders had no role in study design, data collection and analysis, decision to publish.",
+         "acknowledgement"),
+        ("<dig> this article has been published as part of bmc bioinformatics volume <dig> supplement <dig> 2016: "
+         "selected articles from the ix international conference.", "publication"),
+        ("other papers from the meeting have been published as part of bmc genomics volume <dig> supplement <dig>",
+         "publication"),
+        ("the full contents of the supplement are available online at http://www.biomedcentral.com/bmcgenomics/"
+         "supplements/16/s <dig>", "publication"),
+        ("publication costs for this article were funded by fiocruz.", "publication"),
+        ("the authors declare that they have no competing interests.", "competing_interests"),
+        ("we the authors hereby declare that there is no conflict of interests concerning this manuscript.",
+         "competing_interests"),
+        ("competing interests none.", "competing_interests"),
+        ("all authors read and approved the final manuscript.", "contributions"),
+        ("sang-bin lee and yunjeong choe contributed equally to this work.", "contributions"),
+        ("lw drafted the manuscript.", "contributions"),
+        # running text with the same words (the first one the issue's own example)
+        ("this work was supported by our earlier finding that the kinase binds dna.", None),
+        ("this hypothesis is supported by findings from pammer et al. <cit>.", None),
+        ("these data were supported by the national program of field surveys.", None),
+        ("initiatives such as the microbial genome sequencing project funded by the gordon and betty moore "
+         "foundation provide data.", None),
+        ("most of these documents were funded by short term projects specifically geared towards emergency response.",
+         None),
+        ("thanks to the scalability of structure software, we reduced the computing time to few days.", None),
+        ("we acknowledge that scenarios of selection may be more complex than those in this experiment.", None),
+        ("it is acknowledged that dna methylation aberrations cause diseases <cit>.", None),
+        ("this conflict of interest has to be attenuated by very effective immune responses.", None),
+        ("competing models were analyzed using the akaike information criterion.", None),
+        ("the contribution of each parameter was evaluated with logistic regression.", None),
+        ("both factors contributed equally to the variance of growth.", None),
+        ("the hash may be used to validate the files were published as part of this manuscript's dataset.", None),
+        ("permission to collect material from the client-owned dogs was granted by the owners.", None),
+    ],
+)  # fmt: skip
+def test_back_matter_statements(sentence, kind):
+    """Judged on the raw sentence and on its tokens (what ``preprocess_document`` asks), alike."""
+    assert statement_kind(sentence.lower()) == kind
+    tokens = [t for s in split_sentences(sentence) for t in s]
+    assert sentence_kind(tokens) == kind
+
+
+@pytest.mark.parametrize(
+    ("heading", "kind"),
+    [
+        ("acknowledgements", "acknowledgement"),
+        (" Acknowledgments and funding", "acknowledgement"),
+        ("funding", "acknowledgement"),
+        ("competing interests", "competing_interests"),
+        ("competing interest and funding", "competing_interests"),
+        ("authors’ contributions", "contributions"),
+        ("author's contributions", "contributions"),
+        ("about this supplement", "publication"),
+        ("declarations", "publication"),
+        # a paper's own "contributions" (its introduction's list of what it adds) is running text
+        ("contributions", None),
+        ("contributions of each gene to fitness", None),
+        ("phylogenetic conflict", None),
+        ("competing endogenous rnas", None),
+    ],
+)
+def test_back_matter_headings(heading, kind):
+    assert heading_kind(heading) == kind
+
+
+BACK_MATTER = (
+    "discussion\n"
+    "the kinase binds dna in vitro. this work was supported by our earlier finding that it binds rna.\n\n"
+    "competing interests\n"
+    "the authors declare that they have no competing interests.\n\n"
+    "authors' contributions\n"
+    "lw initiated and designed the study. lw and ch conducted the data analysis. all authors read and approved "
+    "the final manuscript.\n\n"
+    "acknowledgment\n"
+    "this work is supported by the csrees/usda, under project number sc- <dig> \n\n"
+    "this article has been published as part of bmc systems biology volume  <dig> supplement  <dig>  2010: "
+    "proceedings of the isibm international joint conferences.  the full contents of the supplement are "
+    "available online at http://www.biomedcentral.com/1752-0509/4?issue=s <dig> \n\n"
+    "conclusions\n"
+    "the kinase is a new target for drugs.\n"
+)
+
+
+def test_back_matter_is_left_out_and_counted():
+    """(SumPubMed's sumpubmed-28587, shortened: its funding line lost its period and reads as a heading.)
+    Every sentence under a back-matter heading is left out (``lw initiated and designed the study``
+    too), counted by its own kind or else the heading's; the heading is no section; running text after
+    the next heading is read again, and a statement in running text is judged on its own."""
+    doc = preprocess_document(BACK_MATTER)
+    assert [" ".join(s[:-1]) for s in doc.sentences] == [
+        "the kinase binds dna in vitro .",
+        "this work was supported by our earlier finding that it binds rna .",
+        "the kinase is a new target for drugs .",
+    ]
+    assert doc.sections == [("discussion", 0), ("conclusions", 2)]
+    # acknowledgement: the funding line, and "issue=s <dig>" (the splitter cuts the URL at its "?"), which
+    # is nothing of its own kind and so of its heading's
+    assert doc.dropped == {"competing_interests": 1, "contributions": 3, "acknowledgement": 2, "publication": 2}

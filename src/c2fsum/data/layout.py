@@ -38,7 +38,11 @@ HEADING_SHARE = 0.7
 """A heading at the head of a paragraph is at most this share of the paragraph's longest line."""
 URL_WORDS = 4
 """A line or sentence holding a URL or DOI and at most this many other words is not running text."""
-NON_RUNNING = ("file_caption", "footnote", "licence", "url", "table")
+STATEMENTS = ("acknowledgement", "publication", "competing_interests", "contributions")
+"""Kinds of the back matter's statements (:func:`statement_kind`): thanks and funding, a note that the
+article is part of a journal's supplement (or who paid for its publication), a competing-interests
+declaration, what each author did."""
+NON_RUNNING = ("file_caption", "footnote", "licence", "url", "table", *STATEMENTS)
 """Kinds of non-running text, in the order ``prepare`` reports them."""
 
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
@@ -58,6 +62,155 @@ _LICENCE = re.compile(
 _URL = re.compile(r"(?:https?|ftp)://\S+|\bwww\.\S+|\bdoi\s*:\s*\S+|\b10\.\d{4,}/\S+", re.I)
 
 
+# The back matter's statements (issue 36), on lowercase text, raw or tokenized (`` , ``, ``< dig >``,
+# ``'s`` split off): each rule names the statement, not a word that running text uses too ("supported by
+# these data", "we acknowledge that", "thanks to", "competing models", "contributed equally to the
+# variance" stay running text).
+_INITIALS = r"(?!(?:yet|and|but|now|then|they|you|she|he|it|so|all|one)\b)(?:[a-z]{2,4}|(?:[a-z]\.-?){1,4}[a-z]?)"
+"""An author's initials (``mp``, ``b.-y.l``), not a word that starts running text."""
+_FIRST = r"^(?:(?:finally|also|additionally|lastly|moreover|further)\s*,?\s+)?"
+_THANKS = re.compile(  # (a sentence in quotes is no statement of the paper's: see statement_kind)
+    _FIRST + r"(?:we|i|the\s+authors?|authors?(?:\s+\S+)?|" + _INITIALS + r"(?:\s*(?:,|and)\s*" + _INITIALS + r")*)\s+"
+    r"(?:(?:would|wish|want|also|gratefully|sincerely|especially|kindly|further|additionally|warmly|deeply|like|to"
+    r"|most|heartily|hereby|all|greatly|particularly)\s+)*(?:thank\s+(?!you\b|god\b|goodness\b)|thanks\s+(?!to\b|you\b))"
+    # we thank, the authors wish to thank, mp would like to thank
+    r"|" + _FIRST + r"(?:many|special|sincere|our|warm|grateful)\s+thanks\b"
+    r"|^(?:\S+\s+){0,6}?(?:is|are|am)\s+(?:\w+\s+)?(?:grateful|indebted|thankful)\s+(?:to|for)\b"
+    r"|\b(?:gratefully|kindly|sincerely)\s+acknowledg(?:e|es|ed)\b|\bthanked\s+for\b"
+    r"|\b(?:express|extend)\w*\s+(?:our|their|my|his|her)\s+(?:\w+\s+)?(?:gratitude|thanks|appreciation)\b"
+    r"|^(?:our|my)\s+(?:\w+\s+)?(?:gratitude|appreciation)\s+(?:goes|go|is|are)\b"
+    r"|\backnowledges?\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:support|funding|grants?|assistance)\b"
+)
+_QUOTES = re.compile("``|''|[\"“”]")
+_FUNDED = re.compile(  # a funding statement: its subject is the work (or an author), its object a funder
+    r"^(?:(?:this|the|our|present|current)\s+(?:\w+\s+){0,2}?"
+    r"(?:work|study|studies|research|project|publication|paper|article|analysis|manuscript|experiments?)\b"
+    r"(?:[^.;]{0,80}?\s)??"
+    r"|(?!(?:this|that|it|its|which|these|those|they|we|each|both|all|one|two|data)\s)"  # or an author's initials
+    r"[a-z.]{2,6}(?:\s*,\s*[a-z.]{2,6})*(?:\s+and\s+[a-z.]{2,6})?\s+)"
+    r"(?:was|were|is|are|has\s+been|have\s+been)\s+(?:\w+\s+){0,2}?"
+    r"(?:supported|funded|financed|sponsored)\b"
+)
+_FUNDING = re.compile(  # needs no funder named
+    r"^(?:funding|financial\s+support)\s+(?:for|of)\s+this\s+(?:work|study|research|project)"
+    r"|^this\s+(?:work|study|research|project)\s+(?:has\s+)?received\s+(?:\w+\s+)?(?:funding|support|grants?)\b"
+    r"|\bfund(?:ers?|ing\s+(?:bodies|body|agencies|agency|sources?))\s+(?:had|has|played)\s+no\s+role"
+)
+_FUNDER = re.compile(
+    r"grant|foundation|\bfunds?\b|fellowship|scholarship|studentship|ministry|council|agency|\bnih\b|\bnsf\b"
+    r"|award|contract|program|\b(?:in\s+part|partly|partially|financially)\b|project\s+(?:number|no)"
+)
+_PUBLICATION = re.compile(
+    r"\b(?:this|the)\s+article\s+(?:has\s+been|was|is)\s+published\s+as\s+(?:a\s+)?part\s+of"
+    r"|\bpublished\s+as\s+part\s+of\s+(?:\S+\s+){1,4}volume\b"
+    r"|\bthe\s+full\s+contents?\s+of\s+the\s+supplement"
+    r"|^(?:the\s+)?(?:publication|open\s+access)\s+(?:costs?|charges?|fees?)\s+(?:for|of)\s+this\s+"
+    r"(?:article|paper|publication)|^publication\s+of\s+this\s+(?:article|paper)\s+(?:was|has\s+been|is)\b"
+)
+_COMPETING = re.compile(r"\b(?:(?:competing|conflicting)\s+(?:financial\s+)?interests?|conflicts?\s+of\s+interests?)\b")
+_COMPETING_DECLARED = re.compile(r"\bauthors?\b|\bdeclar|\bdisclos|\bno\b|\bnone\b")
+_CONTRIBUTIONS = re.compile(
+    r"\bapproved\s+the\s+final\s+(?:version\s+of\s+the\s+)?(?:manuscript|paper|draft|version)"
+    r"|\bcontributed\s+equally\s+to\s+(?:this|the)\s+(?:work|study|paper|manuscript|article)"
+    r"|\b(?:drafted|wrote)\s+the\s+(?:first\s+)?(?:draft\s+of\s+the\s+)?(?:manuscript|paper)\b"
+)
+# a heading that names the back matter: all its sentences are statements of that kind
+_HEADING_NAMES = {
+    "acknowledgement": r"acknowledge?ments?|funding|financial\s+(?:support|disclosure)|sources?\s+of\s+funding",
+    "competing_interests": r"competing\s+(?:financial\s+)?interests?|conflicts?\s+of\s+interests?"
+    r"|declaration\s+of\s+(?:competing\s+)?interests?",
+    "contributions": r"authors?\s*['’]?\s*s?\s*['’]?\s+contributions?",  # (a paper's "contributions": its own)
+    "publication": r"about\s+this\s+supplement|declarations?",
+}
+_HEADING_NAME = "|".join(f"(?P<{kind}>{names})" for kind, names in _HEADING_NAMES.items())
+_BACK_HEADING = re.compile(
+    rf"(?:{_HEADING_NAME})(?:\s*(?:and|&|/|,)\s*(?:{_HEADING_NAME.replace('?P<', '?P<x')}))*\s*:?"
+)
+
+
+def _maybe_thanks(low: str) -> bool:
+    return (
+        "thank" in low or "grateful" in low or "indebted" in low or "acknowledg" in low or "gratitude" in low
+        or "appreciation" in low
+    )  # fmt: skip
+
+
+def _maybe_publication(low: str) -> bool:
+    return (
+        "published as" in low or "of the supplement" in low
+        or (("publication" in low or "open access" in low)
+            and ("this article" in low or "this paper" in low or "this publication" in low))
+    )  # fmt: skip
+
+
+_FUNDER_WORDS = (
+    "grant", "foundation", "fund", "fellowship", "scholarship", "studentship", "ministry", "council", "agency",
+    "nih", "nsf", "award", "contract", "program", "in part", "partly", "partially", "financially", "project",
+)  # fmt: skip
+"""Substrings of every match of :data:`_FUNDER`."""
+
+
+def _maybe_funding(low: str) -> bool:
+    return (
+        ("supported" in low or "funded" in low or "financed" in low or "sponsored" in low)
+        and any(w in low for w in _FUNDER_WORDS)
+    ) or "funding" in low or "funder" in low or "financial support" in low or "received" in low  # fmt: skip
+
+
+def _maybe_competing(low: str) -> bool:
+    return "interest" in low and ("competing" in low or "conflict" in low)
+
+
+def _maybe_contributions(low: str) -> bool:
+    return "approved the" in low or "contributed equally" in low or "drafted the" in low or "wrote the" in low
+
+
+def _maybe_statement(low: str) -> bool:
+    """A quick test (substrings, no regex) that lower-cased ``low`` (a sentence or a paragraph) may
+    hold a statement of :data:`STATEMENTS`: each rule of :func:`statement_kind` asks its own first."""
+    return (
+        _maybe_thanks(low) or _maybe_publication(low) or _maybe_funding(low) or _maybe_competing(low)
+        or _maybe_contributions(low)
+    )  # fmt: skip
+
+
+def statement_kind(low: str) -> str | None:
+    """The kind of back-matter statement (:data:`STATEMENTS`) the lower-cased sentence ``low`` is,
+    or None.
+
+    >>> statement_kind("this work was supported by university of padova grants.")
+    'acknowledgement'
+    >>> statement_kind("this work was supported by our earlier finding that ...") is None
+    True
+    """
+    if _maybe_thanks(low) and _THANKS.search(low) and not _QUOTES.search(low):
+        return "acknowledgement"
+    if _maybe_publication(low) and _PUBLICATION.search(low):
+        return "publication"
+    if _maybe_funding(low) and (_FUNDED.search(low) and _FUNDER.search(low) or _FUNDING.search(low)):
+        return "acknowledgement"
+    if _maybe_competing(low) and _COMPETING.search(low) and _COMPETING_DECLARED.search(low):
+        return "competing_interests"
+    if _maybe_contributions(low) and _CONTRIBUTIONS.search(low):
+        return "contributions"
+    return None
+
+
+def heading_kind(heading: str) -> str | None:
+    """The kind of :data:`STATEMENTS` a heading names (``acknowledgements and funding``:
+    ``acknowledgement``; ``authors' contributions``: ``contributions``), or None.
+
+    >>> heading_kind("Competing interests")
+    'competing_interests'
+    >>> heading_kind("contributions of each gene") is None
+    True
+    """
+    m = _BACK_HEADING.fullmatch(" ".join(heading.lower().split()))
+    if not m:
+        return None
+    return next(kind for kind in STATEMENTS if m.group(kind))
+
+
 @dataclass(frozen=True)
 class Block:
     """A piece of a document: ``kind`` is ``text``, ``heading`` or one of :data:`NON_RUNNING`."""
@@ -71,8 +224,11 @@ def is_non_running(text: str) -> str | None:
 
     >>> is_non_running("click here for file")
     'file_caption'
-    >>> is_non_running("the authors thank the staff.") is None
+    >>> is_non_running("the cells were washed twice.") is None
     True
+
+    The back matter's statements are judged per sentence only (:func:`sentence_kind`), never as a
+    whole line: a paragraph may hold running text beside them.
     """
     s = text.strip()
     if not s:
@@ -102,16 +258,20 @@ def _maybe_url(low: str) -> bool:
     return "http" in low or "www." in low or "doi" in low or "ftp" in low or "//" in low or "10." in low
 
 
-def sentence_kinds(text: str, sentences: list[list[str]]) -> list[str | None]:
+def sentence_kinds(text: str, sentences: list[list[str]], statements: bool = True) -> list[str | None]:
     """:func:`sentence_kind` of each of the tokenized ``sentences`` of the paragraph ``text``; the
-    paragraph is looked at first, so that most paragraphs cost a few substring tests."""
+    paragraph is looked at first, so that most paragraphs cost a few substring tests. ``statements``:
+    judge the back matter's statements too (a paper's text; not a news article's, whose quotes thank)."""
     low = text.lower()
-    if not ("additional" in low or "click here" in low or _maybe_licence(low) or _maybe_url(low)):
+    if not (
+        "additional" in low or "click here" in low or _maybe_licence(low) or _maybe_url(low)
+        or (statements and _maybe_statement(low))
+    ):  # fmt: skip
         # only a footnote: none when no sentence's first token starts like one (one search, no loop)
         if not _TOKEN_FOOTNOTE_ANY.search(" ".join([s[0] for s in sentences])):
             return [None] * len(sentences)
-        return [None if not _TOKEN_FOOTNOTE.match(s[0]) else sentence_kind(s) for s in sentences]
-    return [sentence_kind(s) for s in sentences]
+        return [None if not _TOKEN_FOOTNOTE.match(s[0]) else sentence_kind(s, statements) for s in sentences]
+    return [sentence_kind(s, statements) for s in sentences]
 
 
 def _short(line: str) -> bool:
@@ -288,9 +448,10 @@ _TOKEN_FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|[#\d]+[^\W\d_]{3,})")
 _TOKEN_FOOTNOTE_ANY = re.compile(r"(?<!\S)(?:[*†‡§¶]|[#\d]+[^\W\d_]{3,})")  # at the start of any token of a text
 
 
-def sentence_kind(tokens: list[str]) -> str | None:
+def sentence_kind(tokens: list[str], statements: bool = True) -> str | None:
     """:func:`is_non_running` for a tokenized sentence (lowercase PTB tokens, digits ``#``), whose
-    URLs are split by the tokenizer (``http : //www.x.org``, ``doi:##.####/...``)."""
+    URLs are split by the tokenizer (``http : //www.x.org``, ``doi:##.####/...``); then, with
+    ``statements``, :func:`statement_kind`."""
     words = [t for t in tokens if t != "</s>"] if "</s>" in tokens else tokens
     if not words:
         return None
@@ -301,11 +462,10 @@ def sentence_kind(tokens: list[str]) -> str | None:
         return "footnote"
     if _maybe_licence(text) and _LICENCE.search(text):
         return "licence"
-    if not _maybe_url(text):
-        return None
-    urls = [t for t in words if _URL_TOKEN.match(t)]
-    if urls:
-        other = [t for t in words if t not in urls and t != "doi" and any(c.isalnum() for c in t)]
-        if len(other) <= URL_WORDS:
-            return "url"
-    return None
+    if _maybe_url(text):
+        urls = [t for t in words if _URL_TOKEN.match(t)]
+        if urls:
+            other = [t for t in words if t not in urls and t != "doi" and any(c.isalnum() for c in t)]
+            if len(other) <= URL_WORDS:
+                return "url"
+    return statement_kind(text) if statements else None
