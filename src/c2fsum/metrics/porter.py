@@ -14,6 +14,7 @@ from the shipped script, on every word type of the CNN/DailyMail development dat
 """
 
 import re
+from functools import lru_cache
 
 __all__ = ["porter_stem"]
 
@@ -126,6 +127,7 @@ def _step5(w: str) -> str:
     return w
 
 
+@lru_cache(maxsize=1 << 17)  # a word's stem never changes; papers repeat their words
 def porter_stem(word: str) -> str:
     """Stem one lowercase word exactly as ROUGE-1.5.5.pl's ``stem`` sub does.
 
