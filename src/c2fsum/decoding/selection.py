@@ -59,23 +59,24 @@ def select_sentences(
     examples: list[Example],
     cfg: Config,
     *,
-    max_words: int = 0,
-    min_words: int = 0,
+    budgets: Sequence[tuple[int, int]] = ((0, 0),),
     batch_size: int = 10,
     device: torch.device | str = "cpu",
-) -> list[list[int]]:
-    """The selector's picks (sentence indices, in pick order) for each example, greedily, in batches
-    of papers of similar length; in the input order."""
+) -> list[list[list[int]]]:
+    """The selector's picks (sentence indices, in pick order) for each example, greedily, once per
+    ``(max_words, min_words)`` of ``budgets`` (each paper read once for all of them), in batches of
+    papers of similar length: ``out[b][i]`` for budget ``b`` and example ``i``, in the input order."""
     model.eval()
     order = sorted(range(len(examples)), key=lambda i: len(examples[i].words))
-    out: list[list[int]] = [[] for _ in examples]
+    out: list[list[list[int]]] = [[[] for _ in examples] for _ in budgets]
     for start in range(0, len(examples), batch_size):
         where = order[start : start + batch_size]
         batch = collate([examples[i] for i in where], chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
         memory = model.read(model.sentences(batch.src, batch.src_mask))
-        sel = model.greedy(memory, max_words=max_words, min_words=min_words)
-        for i, picks in zip(where, sel.picks, strict=True):
-            out[i] = picks
+        for b, (max_words, min_words) in enumerate(budgets):
+            sel = model.greedy(memory, max_words=max_words, min_words=min_words)
+            for i, picks in zip(where, sel.picks, strict=True):
+                out[b][i] = picks
     return out
 
 
@@ -290,8 +291,11 @@ def decode_selected(
     the room the rewrites leave is filled again (:data:`REFILL_ROUNDS` times) with the selector's
     next picks under a larger budget, rewritten the same way, while they fit."""
     budget = options.max_len
-    picks = select_sentences(
-        model, examples, cfg, max_words=budget, min_words=options.min_len, batch_size=options.batch_size, device=device
+    budgets = [(budget, options.min_len)]
+    if rewriter is not None and budget > 0:  # the room the rewrites leave is filled from the picks under 4x the budget
+        budgets.append((4 * budget, 4 * budget))
+    picks, *further = select_sentences(
+        model, examples, cfg, budgets=budgets, batch_size=options.batch_size, device=device
     )
     shapes = [(ex.n_chunks(cfg.data.chunk_len), cfg.data.chunk_len) for ex in examples]
     if rewriter is None:
@@ -312,20 +316,11 @@ def decode_selected(
         compose(ex, p, vocab, shape, r, budget=budget, min_share=share)
         for ex, p, shape, r in zip(examples, picks, shapes, rewrites, strict=True)
     ]
-    more: list[list[int]] = []  # the picks under four times the budget: where the room is filled from
+    more = further[0] if further else []  # the picks under four times the budget: where the room is filled from
     for _ in range(REFILL_ROUNDS if budget > 0 else 0):
         room = [budget - len(d.words) for d in out]
         if max(room) < MIN_ROOM:
             break
-        more = more or select_sentences(
-            model,
-            examples,
-            cfg,
-            max_words=4 * budget,
-            min_words=4 * budget,
-            batch_size=options.batch_size,
-            device=device,
-        )
         # the next picks not tried yet, in pick order, while their words are at most what the room
         # could hold after rewriting (room / min_share)
         wanted: list[list[int]] = []
