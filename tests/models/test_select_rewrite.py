@@ -17,6 +17,7 @@ from c2fsum.models.select_rewrite import (
     sentence_grid,
     split_sentences,
 )
+from c2fsum.training.objective import nll_units
 from tiny import tiny_model
 
 
@@ -191,6 +192,17 @@ def test_a_tiny_selector_learns_to_pick_the_labels():
     sel = model.greedy(model.read(model.sentences(batch.src, batch.src_mask)))
     assert sel.picks == model.labels(exs)
     assert sel.stopped == [True] * 4
+
+
+def test_a_train_row_counts_what_validation_counts():
+    """The trainer's window divides the NLL by :func:`nll_units`: the labels and STOPs that
+    validation's perplexity divides by (11 here), not the 4 abstracts' words, so the two rows of
+    the learning curve are one quantity (they were 1.2 against 59 on pubmed-rewrite's plot)."""
+    vocab, exs, batch = _batch()
+    model = tiny_model("select-rewrite", len(vocab))
+    _, n = model.selection_nll(batch.src, batch.src_mask, exs)
+    assert nll_units(model, exs) == n == 11
+    assert sum(len(ex.tgt) + 1 for ex in exs) != n  # what the window counted before
 
 
 def test_the_selector_declares_it_picks_and_writes_no_words():

@@ -197,6 +197,7 @@ def compose(
     *,
     budget: int = 0,
     min_share: float = 0.0,
+    cells: list[list[int]] | None = None,
 ) -> Decoded:
     """One paper's summary from its picks, in pick order: each picked sentence copied (a word the
     paper repeats back to back, "in in vitro", once), or its rewrite where ``rewritten`` holds one
@@ -213,9 +214,11 @@ def compose(
     fit). ``grid_shape``: the paper's ``(M, N)`` in the batch it was read in.
 
     ``Decoded.sentences``: the picks the summary's sentences came from; ``written``: those sentences;
-    ``fine_fraction``: the words of all ``picks`` (each read, copied or rewritten) over the paper's."""
+    ``fine_fraction``: the words of all ``picks`` (each read, copied or rewritten) over the paper's.
+    ``cells``: the paper's :func:`sentence_cells` where the caller has them (composing a paper again
+    after a refill does not cut it again)."""
     M, N = grid_shape
-    cells = sentence_cells(example.words)
+    cells = sentence_cells(example.words) if cells is None else cells
     words: list[str] = []
     rows: list[Tensor] = []
     used: list[int] = []
@@ -224,26 +227,21 @@ def compose(
     for k, j in enumerate(picks):
         own = [c for c in cells[j] if example.words[c] not in MARKS]
         d = rewritten[k] if rewritten is not None else None
-        versions = []  # (words, attention): the rewrite first where it is used, then the copy
+        versions: list[tuple[list[str], Decoded | None]] = []  # the rewrite first where it is used, then the copy
         source = [example.words[c] for c in own]
         out = _as_many_sentences(d.words, source) if d is not None else []
         held = set(source)
         invented = UNK in out or any(_number(w) and w not in held for w in out)  # what the sentence never says
         invented = invented or _repeats_itself(out, source)  # "..., which is more accurate ."
         if d is not None and out and len(out) >= min_share * len(own) and not invented:
-            src = d.hypothesis.attn.flatten(1)[: len(out), : len(cells[j])]  # (T_j, cells of the sentence)
-            attn = torch.zeros(len(out), M * N)
-            attn[:, torch.tensor(cells[j], dtype=torch.long)] = src
-            versions.append((out, attn))
+            versions.append((out, d))
         own = [
             c
             for i, c in enumerate(own)
             if not i or not back_to_back_repeats([example.words[own[i - 1]], example.words[c]])
         ]
-        copy = torch.zeros(len(own), M * N)
-        copy[torch.arange(len(own)), torch.tensor(own, dtype=torch.long)] = 1.0
-        versions.append(([example.words[c] for c in own], copy))
-        for v, (new, attn) in enumerate(versions):
+        versions.append(([example.words[c] for c in own], None))
+        for v, (new, by) in enumerate(versions):
             grams = _trigrams(new)
             if not new or not ends_sentence(new) or words_in(new) < MIN_SENTENCE_WORDS:
                 continue  # a fragment ("three parameters were evaluated :", "Coli.") is no summary sentence
@@ -255,20 +253,30 @@ def compose(
                 continue
             seen |= grams
             words.extend(new)
+            attn = torch.zeros(len(new), M * N)  # (T_j, M * N): where each word of the sentence came from
+            if by is not None:  # the rewriter's attention over its sentence, on the sentence's cells
+                src = by.hypothesis.attn.flatten(1)[: len(new), : len(cells[j])]  # (T_j, cells of the sentence)
+                attn[:, torch.tensor(cells[j], dtype=torch.long)] = src
+            else:  # a copy: each word its own cell
+                attn[torch.arange(len(own)), torch.tensor(own, dtype=torch.long)] = 1.0
             rows.append(attn)
             used.append(j)
             written.append(new)
             break
     attention = torch.cat(rows, 0).view(-1, M, N) if rows else torch.zeros(0, M, N)
     hyp = Hypothesis(tokens=_ids(example, vocab, words), score=0.0, norm_score=0.0, attn=attention, eos=True)
-    total = sum(1 for w in example.words if w != PAD and w not in MARKS)
-    read = sum(1 for j in set(picks) for c in cells[j] if example.words[c] not in MARKS)
+    sizes = [sum(1 for c in sentence if example.words[c] not in MARKS) for sentence in cells]
+    total, read = sum(sizes), sum(sizes[j] for j in set(picks))
     fraction = read / max(total, 1)
     return Decoded(example, hyp, words, fine_fraction=fraction, sentences=used, written=written)
 
 
 REFILL_ROUNDS = 2
 """With a rewriter and a budget: how many times the room the rewrites leave is filled again."""
+
+REFILL_SHARE = 0.5
+"""A refill rewrites the selector's next picks while their words are at most the room over this
+share (or over ``rewrite_min_share`` where larger): what the room could hold once rewritten."""
 
 
 def decode_selected(
@@ -298,9 +306,10 @@ def decode_selected(
         model, examples, cfg, budgets=budgets, batch_size=options.batch_size, device=device
     )
     shapes = [(ex.n_chunks(cfg.data.chunk_len), cfg.data.chunk_len) for ex in examples]
-    if rewriter is None:
-        return [compose(ex, p, vocab, shape) for ex, p, shape in zip(examples, picks, shapes, strict=True)]
     cells = [sentence_cells(ex.words) for ex in examples]
+    if rewriter is None:
+        together = zip(examples, picks, shapes, cells, strict=True)
+        return [compose(ex, p, vocab, shape, cells=c) for ex, p, shape, c in together]
 
     def words_of(i: int, j: int) -> list[str]:
         return [examples[i].words[c] for c in cells[i][j] if examples[i].words[c] not in MARKS]
@@ -313,8 +322,8 @@ def decode_selected(
     share = options.rewrite_min_share
     rewrites = rewrite(picks)
     out = [
-        compose(ex, p, vocab, shape, r, budget=budget, min_share=share)
-        for ex, p, shape, r in zip(examples, picks, shapes, rewrites, strict=True)
+        compose(ex, p, vocab, shape, r, budget=budget, min_share=share, cells=c)
+        for ex, p, shape, r, c in zip(examples, picks, shapes, rewrites, cells, strict=True)
     ]
     more = further[0] if further else []  # the picks under four times the budget: where the room is filled from
     for _ in range(REFILL_ROUNDS if budget > 0 else 0):
@@ -326,7 +335,7 @@ def decode_selected(
         wanted: list[list[int]] = []
         for i, (m, p) in enumerate(zip(more, picks, strict=True)):
             fresh, held = [], 0
-            cap = room[i] / max(share, 0.5)
+            cap = room[i] / max(share, REFILL_SHARE)
             for j in m if room[i] >= MIN_ROOM else []:
                 n = len(words_of(i, j))
                 if j not in p and held + n <= cap:
@@ -340,5 +349,7 @@ def decode_selected(
             if w:
                 picks[i] = picks[i] + w
                 rewrites[i] = rewrites[i] + r
-                out[i] = compose(examples[i], picks[i], vocab, shapes[i], rewrites[i], budget=budget, min_share=share)
+                out[i] = compose(
+                    examples[i], picks[i], vocab, shapes[i], rewrites[i], budget=budget, min_share=share, cells=cells[i]
+                )
     return out

@@ -83,18 +83,10 @@ def sentence_spans(tokens: Sequence[T_], end: T_, skip: frozenset | set = frozen
     >>> sentence_spans("a b </s> <pad> c </s> d".split(), "</s>", {"<pad>"})
     [[0, 1, 2], [4, 5], [6]]
     """
-    out: list[list[int]] = []
-    cur: list[int] = []
-    for i, t in enumerate(tokens):
-        if t in skip:
-            continue
-        cur.append(i)
-        if t == end:
-            out.append(cur)
-            cur = []
-    if cur:
-        out.append(cur)
-    return out
+    kept = [i for i, t in enumerate(tokens) if t not in skip] if skip else list(range(len(tokens)))
+    cuts = [k + 1 for k, i in enumerate(kept) if tokens[i] == end]  # each sentence ends after its `end`
+    starts = [0, *cuts]
+    return [kept[a:b] for a, b in zip(starts, [*cuts, len(kept)], strict=True) if a < b]
 
 
 def split_sentences(tokens: Sequence[T_], end: T_, skip: frozenset | set = frozenset()) -> list[list[T_]]:

@@ -113,6 +113,15 @@ class BatchLoss:
     """The teacher-forced pass (attention, MODEL 3's ``fine_fraction``), for diagnostics."""
 
 
+def nll_units(model: Summarizer, examples: Sequence[Example]) -> int:
+    """What :attr:`BatchLoss.nll` of ``examples`` sums over, so that a train row's perplexity is the
+    validation's (:func:`c2fsum.evaluation.perplexity.perplexity`): target tokens with ``</s>``, or a
+    sentence selector's labels (its picks and the STOP)."""
+    if model.capabilities.selects:
+        return sum(len(labels) + 1 for labels in cast(SentenceSelector, model).labels(examples))
+    return sum(len(ex.tgt) + 1 for ex in examples)
+
+
 def soft_attention_for_batch(
     model: Summarizer, *, epoch: int, soft_pretrain_epochs: int, alternate: float
 ) -> bool | None:

@@ -96,7 +96,8 @@ class RunLog:
 
 @dataclass
 class Window:
-    """Training NLL and target tokens since the last ``train`` log row, and when it began."""
+    """Training NLL and what it sums over since the last ``train`` log row (target tokens, or a
+    selector's labels: :func:`~c2fsum.training.objective.nll_units`), and when it began."""
 
     nll: float = 0.0
     tokens: int = 0

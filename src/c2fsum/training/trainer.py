@@ -35,7 +35,7 @@ from c2fsum.training.baseline_sync import StepReturns
 from c2fsum.training.checkpoint import save_checkpoint
 from c2fsum.training.distributed import rank_seed, setup_training
 from c2fsum.training.distributed import wrap as wrap_distributed
-from c2fsum.training.objective import Objective, batch_loss, rouge_l_reward, soft_attention_for_batch
+from c2fsum.training.objective import Objective, batch_loss, nll_units, rouge_l_reward, soft_attention_for_batch
 from c2fsum.training.optim import make_optimizer
 from c2fsum.training.progress import TrainingBar
 from c2fsum.training.run_log import RunLog, Window
@@ -243,11 +243,10 @@ class Trainer:
         nll = self.train_step(indices)
         self.pos.step += 1
         self.pos.batch += 1
-        # tokens of the global batch (every rank holds every example): target incl. </s>, source
-        tgt_tok = sum(len(self.train_ex[i].tgt) + 1 for i in indices)
-        self.pos.tokens += tgt_tok + sum(len(self.train_ex[i].src) for i in indices)
+        examples = [self.train_ex[i] for i in indices]  # the global batch: every rank holds every example
+        self.pos.tokens += sum(len(ex.tgt) + 1 + len(ex.src) for ex in examples)  # target incl. </s>, source
         run.window.nll += nll
-        run.window.tokens += tgt_tok
+        run.window.tokens += nll_units(self.model, examples)  # what the NLL sums over
         run.bar.advance(self.pos.step, time.monotonic() - run.start_time)
         if self.pos.step % max(1, tc.log_every) == 0 or last_of_epoch:
             lr, rewards = self.optimizer.param_groups[0]["lr"], self.returns.last_rewards
