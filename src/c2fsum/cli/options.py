@@ -84,7 +84,7 @@ def data_folder(a: argparse.Namespace) -> str:
 
 
 def add_split(s: argparse.ArgumentParser) -> None:
-    """``--split SPLIT``: which split of ``--data`` (evaluate, baseline, plot attention)."""
+    """``--split SPLIT``: which split of ``--data`` (evaluate, baseline, plot attention, experiment)."""
     s.add_argument("--split", default="test", help="train, val or test (test)")
 
 
@@ -92,7 +92,7 @@ def add_scoring(s: argparse.ArgumentParser) -> None:
     """``--limit N``, ``--official``, ``--rouge-clean``: how much of the split is scored, and how
     (evaluate, baseline); :func:`scoring` reads them back."""
     s.add_argument("--limit", type=int, help="first N documents only")
-    s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
+    add_official(s)
     add_rouge_clean(s)
 
 
@@ -155,6 +155,11 @@ def _bounded(name: str, kind: type) -> Callable[[str], Any]:
 def decode_overrides(a: argparse.Namespace) -> dict:
     """The decoding options given on the command line, by name (those left out are None)."""
     return {name: getattr(a, name, None) for name in DECODE_FLAGS}
+
+
+def add_official(s: argparse.ArgumentParser) -> None:
+    """``--official``: ROUGE from the Perl script instead of c2fsum's own (evaluate, baseline, rouge)."""
+    s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
 
 
 def add_rouge_clean(s: argparse.ArgumentParser) -> None:
