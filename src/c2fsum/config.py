@@ -220,9 +220,10 @@ def option(
     le: float | None = None,
     metavar: str = "N",
 ) -> Any:
-    """A decoding option of :class:`DecodeConfig`: its default, the help its CLI flag and HTTP field show,
-    its bounds (``ge``, ``gt``, ``le``: checked once, by :func:`bounds_error`, wherever a value
-    comes in) and the flag's metavar."""
+    """An option of a settings dataclass (the decoding options of :class:`DecodeConfig`, the
+    word2vec settings of :class:`Word2VecSettings`): its default, the help its
+    CLI flag (and HTTP field) show, its bounds (``ge``, ``gt``, ``le``: checked once, by
+    :func:`bounds_error`, wherever a value comes in) and the flag's metavar."""
     return field(default=default, metadata={"help": help, "ge": ge, "gt": gt, "le": le, "metavar": metavar})
 
 
@@ -291,22 +292,27 @@ class DecodeConfig:
 
 
 @functools.cache
-def decode_fields() -> dict[str, tuple[type, dataclasses.Field]]:
-    """Each decoding option by name: its plain type (``int``, ``float`` or ``bool``, without
-    None) and its field (default, ``metadata`` help and bounds), in declaration order (made once;
-    read it, never change it)."""
-    hints = typing.get_type_hints(DecodeConfig)
+def option_fields(settings: type) -> dict[str, tuple[type, dataclasses.Field]]:
+    """Each option of the dataclass ``settings`` (fields made by :func:`option`) by name: its plain
+    type (``int``, ``float`` or ``bool``, without None) and its field (default, ``metadata`` help
+    and bounds), in declaration order (made once; read it, never change it)."""
+    hints = typing.get_type_hints(settings)
     plain = {
         name: next(t for t in typing.get_args(hint) or (hint,) if t is not type(None)) for name, hint in hints.items()
     }
-    return {f.name: (plain[f.name], f) for f in dataclasses.fields(DecodeConfig)}
+    return {f.name: (plain[f.name], f) for f in dataclasses.fields(settings)}
 
 
-def bounds_error(name: str, value: Any) -> str | None:
-    """What a value of the decoding option ``name`` was expected to be, when it breaks the option's
-    declared bounds (e.g. ``expected an integer >= 1``); None when it keeps them (None, "not given",
-    keeps every bound)."""
-    kind, f = decode_fields()[name]
+def decode_fields() -> dict[str, tuple[type, dataclasses.Field]]:
+    """Each decoding option by name (:func:`option_fields` of :class:`DecodeConfig`)."""
+    return option_fields(DecodeConfig)
+
+
+def bounds_error(name: str, value: Any, settings: type = DecodeConfig) -> str | None:
+    """What a value of the option ``name`` of ``settings`` (by default a decoding option) was
+    expected to be, when it breaks the option's declared bounds (e.g. ``expected an integer >= 1``);
+    None when it keeps them (None, "not given", keeps every bound)."""
+    kind, f = option_fields(settings)[name]
     ge, gt, le = (f.metadata[k] for k in ("ge", "gt", "le"))
     if value is None or (ge is None or value >= ge) and (gt is None or value > gt) and (le is None or value <= le):
         return None
@@ -314,6 +320,36 @@ def bounds_error(name: str, value: Any) -> str | None:
     if gt is not None and le is not None:
         return f"expected {noun} in ({gt}, {le}]"
     return f"expected {noun} >= {ge}" if ge is not None else f"expected {noun} > {gt}"
+
+
+@dataclass(frozen=True)
+class Word2VecSettings:
+    """How :func:`c2fsum.data.vectors.train_vectors` trains word2vec: each setting declared once
+    (default, help, bounds), and ``c2fsum vectors`` makes its flags from them
+    (:func:`c2fsum.cli.options.add_settings`).
+
+    CBOW (``skip_gram`` off, faster) or skip-gram, negative sampling (5 noise words),
+    sub-sampling of frequent words (1e-3), gensim's defaults otherwise. ``workers`` threads
+    train in parallel (gensim's inner loop runs without the GIL).
+    """
+
+    dim: int = option(128, "vector size; must equal model.emb_dim", ge=1, metavar="E")
+    epochs: int = option(5, "passes over the corpus", ge=1)
+    min_count: int = option(5, "drop words seen fewer times", ge=1)
+    window: int = option(5, "context words on each side", ge=1)
+    workers: int = option(2, "training threads", ge=1)
+    skip_gram: bool = option(False, "skip-gram instead of CBOW (slower, better for rare words)")
+    summaries: bool = option(True, "train on the highlights too, not only the articles")
+    seed: int = option(1, "gensim's random seed")
+
+    def __post_init__(self) -> None:
+        for name, (kind, _) in option_fields(Word2VecSettings).items():
+            value = getattr(self, name)
+            if type(value) is not kind:
+                raise ValueError(f"{name}: expected {kind.__name__}, got {value!r}")
+            expected = bounds_error(name, value, Word2VecSettings)
+            if expected:
+                raise ValueError(f"{name}: {expected}, got {value!r}")
 
 
 @dataclass
