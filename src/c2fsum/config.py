@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from c2fsum.errors import UserError
+from c2fsum.errors import InputError, UserError
 
 
 class ConfigError(UserError, ValueError):
@@ -219,12 +219,15 @@ def option(
     gt: float | None = None,
     le: float | None = None,
     metavar: str = "N",
+    choices: tuple[str, ...] | None = None,
 ) -> Any:
     """An option of a settings dataclass (the decoding options of :class:`DecodeConfig`, the
-    word2vec settings of :class:`Word2VecSettings`): its default, the help its
-    CLI flag (and HTTP field) show, its bounds (``ge``, ``gt``, ``le``: checked once, by
-    :func:`bounds_error`, wherever a value comes in) and the flag's metavar."""
-    return field(default=default, metadata={"help": help, "ge": ge, "gt": gt, "le": le, "metavar": metavar})
+    settings of :class:`Word2VecSettings` and :class:`PretextSettings`): its default, the help its
+    CLI flag (and HTTP field) show, its bounds (``ge``, ``gt``, ``le``, or the words a text option
+    takes, ``choices``: checked once, by :func:`bounds_error`, wherever a value comes in) and the
+    flag's metavar."""
+    metadata = {"help": help, "ge": ge, "gt": gt, "le": le, "metavar": metavar, "choices": choices}
+    return field(default=default, metadata=metadata)
 
 
 @dataclass(frozen=True)
@@ -310,10 +313,13 @@ def decode_fields() -> dict[str, tuple[type, dataclasses.Field]]:
 
 def bounds_error(name: str, value: Any, settings: type = DecodeConfig) -> str | None:
     """What a value of the option ``name`` of ``settings`` (by default a decoding option) was
-    expected to be, when it breaks the option's declared bounds (e.g. ``expected an integer >= 1``);
-    None when it keeps them (None, "not given", keeps every bound)."""
+    expected to be, when it breaks the option's declared bounds (e.g. ``expected an integer >= 1``,
+    ``expected one of lead, rest, mixed``); None when it keeps them (None, "not given", keeps every
+    bound)."""
     kind, f = option_fields(settings)[name]
-    ge, gt, le = (f.metadata[k] for k in ("ge", "gt", "le"))
+    ge, gt, le, choices = (f.metadata[k] for k in ("ge", "gt", "le", "choices"))
+    if choices is not None:
+        return None if value is None or value in choices else f"expected one of {', '.join(choices)}"
     if value is None or (ge is None or value >= ge) and (gt is None or value > gt) and (le is None or value <= le):
         return None
     noun = "an integer" if kind is int else "a number"
@@ -343,13 +349,55 @@ class Word2VecSettings:
     seed: int = option(1, "gensim's random seed")
 
     def __post_init__(self) -> None:
-        for name, (kind, _) in option_fields(Word2VecSettings).items():
-            value = getattr(self, name)
-            if type(value) is not kind:
-                raise ValueError(f"{name}: expected {kind.__name__}, got {value!r}")
-            expected = bounds_error(name, value, Word2VecSettings)
-            if expected:
-                raise ValueError(f"{name}: {expected}, got {value!r}")
+        check_options(self)
+
+
+def check_options(settings: Any) -> None:
+    """Refuse a settings dataclass (fields made by :func:`option`) with a value of the wrong type
+    or out of its declared bounds: :class:`~c2fsum.errors.InputError` naming the option, what was
+    expected and the value."""
+    declared: type = type(settings)
+    for name, (kind, _) in option_fields(declared).items():
+        value = getattr(settings, name)
+        if type(value) is not kind:
+            raise InputError(f"{name}: expected {kind.__name__}, got {value!r}")
+        expected = bounds_error(name, value, declared)
+        if expected:
+            raise InputError(f"{name}: {expected}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class PretextSettings:
+    """How :func:`c2fsum.data.pretext.write_pretext` makes self-supervised pretraining data (the
+    tasks: :mod:`c2fsum.data.pretext`): each setting declared once (default, help, bounds), and
+    ``c2fsum pretext`` makes its flags from them (:func:`c2fsum.cli.options.add_settings`)."""
+
+    task: str = option(
+        "mixed",
+        "lead: copy each window's lead; rest: write it from the sentences after it; mixed: alternate",
+        choices=("lead", "rest", "mixed"),
+    )
+    stride: int = option(2, "a window every S sentences", ge=1, metavar="S")
+    val_holdout: int = option(
+        100, "the last N val documents make the pretext validation set, the rest train, as in the CPU presets", ge=0
+    )
+    with_summaries: int = option(
+        0,
+        "multi-task fine-tuning data: the pretext windows plus K copies of each real training document, "
+        "and the real val.jsonl; 0: pretext only",
+        ge=0,
+        metavar="K",
+    )
+    skip_short: bool = option(False, "lead task: a window may start with short lines (bylines) that its target skips")
+    validate_on: str = option(
+        "pretext",
+        "val.jsonl: pretext windows of the held-out documents, or those documents with their summaries "
+        "(then train with data.val_holdout=0)",
+        choices=("pretext", "summaries"),
+    )
+
+    def __post_init__(self) -> None:
+        check_options(self)
 
 
 @dataclass

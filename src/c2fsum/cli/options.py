@@ -140,16 +140,20 @@ def add_decode_options(s: argparse.ArgumentParser, *, flags: tuple[str, ...] = D
 
 def add_settings(s: argparse.ArgumentParser, settings: type) -> None:
     """A flag for each option of the dataclass ``settings`` (fields made by
-    :func:`c2fsum.config.option`, e.g. :class:`c2fsum.config.Word2VecSettings`), made from its
+    :func:`c2fsum.config.option`: :class:`c2fsum.config.Word2VecSettings`, ...), made from its
     declaration: ``--min-count N`` with the option's help, default, bounds and metavar; a bool
-    option is ``--name`` / ``--no-name``. :func:`given_settings` reads them back."""
+    option is ``--name`` / ``--no-name``, a text option takes one of its ``choices``.
+    :func:`given_settings` reads them back."""
     for name, (kind, f) in option_fields(settings).items():
         flag = "--" + name.replace("_", "-")
         if kind is bool:
             help = f"{f.metadata['help']} ({'on' if f.default else 'off'})"
             s.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=help)
+            continue
+        help = f"{f.metadata['help']} ({f.default})"
+        if f.metadata["choices"] is not None:
+            s.add_argument(flag, choices=f.metadata["choices"], default=f.default, help=help)
         else:
-            help = f"{f.metadata['help']} ({f.default})"
             parse = _bounded(name, kind, settings)
             s.add_argument(flag, type=parse, default=f.default, metavar=f.metadata["metavar"], help=help)
 
