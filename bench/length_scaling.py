@@ -121,8 +121,8 @@ def peak_rss_mib() -> float:
 def run_worker(job: dict) -> dict:
     import torch
 
-    from c2fsum.config import load_config
-    from c2fsum.data.batching import collate, encode_example
+    from c2fsum.config import DataConfig, load_config
+    from c2fsum.data.batching import collate, encode_document
     from c2fsum.data.vocab import Vocab
     from c2fsum.decoding.beam import beam_search
     from c2fsum.models import build_model
@@ -143,7 +143,7 @@ def run_worker(job: dict) -> dict:
     N, steps = job["chunk_len"], job["steps"]
 
     def summarize(words: list[str]) -> tuple[float, float, int]:
-        ex = encode_example({"id": "d", "src": [words]}, vocab, chunks=0, chunk_len=N, max_tgt_len=1)
+        ex = encode_document({"id": "d", "src": [words]}, vocab, DataConfig(chunks=0, chunk_len=N, max_tgt_len=1))
         batch = collate([ex], chunks=0, chunk_len=N)
         t0 = time.perf_counter()
         with torch.no_grad():

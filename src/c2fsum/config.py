@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from c2fsum.errors import UserError
+from c2fsum.errors import InputError, UserError
 
 
 class ConfigError(UserError, ValueError):
@@ -219,11 +219,15 @@ def option(
     gt: float | None = None,
     le: float | None = None,
     metavar: str = "N",
+    choices: tuple[str, ...] | None = None,
 ) -> Any:
-    """A decoding option of :class:`DecodeConfig`: its default, the help its CLI flag and HTTP field show,
-    its bounds (``ge``, ``gt``, ``le``: checked once, by :func:`bounds_error`, wherever a value
-    comes in) and the flag's metavar."""
-    return field(default=default, metadata={"help": help, "ge": ge, "gt": gt, "le": le, "metavar": metavar})
+    """An option of a settings dataclass (the decoding options of :class:`DecodeConfig`, the
+    settings of :class:`Word2VecSettings` and :class:`PretextSettings`): its default, the help its
+    CLI flag (and HTTP field) show, its bounds (``ge``, ``gt``, ``le``, or the words a text option
+    takes, ``choices``: checked once, by :func:`bounds_error`, wherever a value comes in) and the
+    flag's metavar."""
+    metadata = {"help": help, "ge": ge, "gt": gt, "le": le, "metavar": metavar, "choices": choices}
+    return field(default=default, metadata=metadata)
 
 
 @dataclass(frozen=True)
@@ -291,29 +295,109 @@ class DecodeConfig:
 
 
 @functools.cache
-def decode_fields() -> dict[str, tuple[type, dataclasses.Field]]:
-    """Each decoding option by name: its plain type (``int``, ``float`` or ``bool``, without
-    None) and its field (default, ``metadata`` help and bounds), in declaration order (made once;
-    read it, never change it)."""
-    hints = typing.get_type_hints(DecodeConfig)
+def option_fields(settings: type) -> dict[str, tuple[type, dataclasses.Field]]:
+    """Each option of the dataclass ``settings`` (fields made by :func:`option`) by name: its plain
+    type (``int``, ``float`` or ``bool``, without None) and its field (default, ``metadata`` help
+    and bounds), in declaration order (made once; read it, never change it)."""
+    hints = typing.get_type_hints(settings)
     plain = {
         name: next(t for t in typing.get_args(hint) or (hint,) if t is not type(None)) for name, hint in hints.items()
     }
-    return {f.name: (plain[f.name], f) for f in dataclasses.fields(DecodeConfig)}
+    return {f.name: (plain[f.name], f) for f in dataclasses.fields(settings)}
 
 
-def bounds_error(name: str, value: Any) -> str | None:
-    """What a value of the decoding option ``name`` was expected to be, when it breaks the option's
-    declared bounds (e.g. ``expected an integer >= 1``); None when it keeps them (None, "not given",
-    keeps every bound)."""
-    kind, f = decode_fields()[name]
-    ge, gt, le = (f.metadata[k] for k in ("ge", "gt", "le"))
+def decode_fields() -> dict[str, tuple[type, dataclasses.Field]]:
+    """Each decoding option by name (:func:`option_fields` of :class:`DecodeConfig`)."""
+    return option_fields(DecodeConfig)
+
+
+def bounds_error(name: str, value: Any, settings: type = DecodeConfig) -> str | None:
+    """What a value of the option ``name`` of ``settings`` (by default a decoding option) was
+    expected to be, when it breaks the option's declared bounds (e.g. ``expected an integer >= 1``,
+    ``expected one of lead, rest, mixed``); None when it keeps them (None, "not given", keeps every
+    bound)."""
+    kind, f = option_fields(settings)[name]
+    ge, gt, le, choices = (f.metadata[k] for k in ("ge", "gt", "le", "choices"))
+    if choices is not None:
+        return None if value is None or value in choices else f"expected one of {', '.join(choices)}"
     if value is None or (ge is None or value >= ge) and (gt is None or value > gt) and (le is None or value <= le):
         return None
     noun = "an integer" if kind is int else "a number"
     if gt is not None and le is not None:
         return f"expected {noun} in ({gt}, {le}]"
     return f"expected {noun} >= {ge}" if ge is not None else f"expected {noun} > {gt}"
+
+
+@dataclass(frozen=True)
+class Word2VecSettings:
+    """How :func:`c2fsum.data.vectors.train_vectors` trains word2vec: each setting declared once
+    (default, help, bounds), and ``c2fsum vectors`` makes its flags from them
+    (:func:`c2fsum.cli.options.add_settings`).
+
+    CBOW (``skip_gram`` off, faster) or skip-gram, negative sampling (5 noise words),
+    sub-sampling of frequent words (1e-3), gensim's defaults otherwise. ``workers`` threads
+    train in parallel (gensim's inner loop runs without the GIL).
+    """
+
+    dim: int = option(128, "vector size; must equal model.emb_dim", ge=1, metavar="E")
+    epochs: int = option(5, "passes over the corpus", ge=1)
+    min_count: int = option(5, "drop words seen fewer times", ge=1)
+    window: int = option(5, "context words on each side", ge=1)
+    workers: int = option(2, "training threads", ge=1)
+    skip_gram: bool = option(False, "skip-gram instead of CBOW (slower, better for rare words)")
+    summaries: bool = option(True, "train on the highlights too, not only the articles")
+    seed: int = option(1, "gensim's random seed")
+
+    def __post_init__(self) -> None:
+        check_options(self)
+
+
+def check_options(settings: Any) -> None:
+    """Refuse a settings dataclass (fields made by :func:`option`) with a value of the wrong type
+    or out of its declared bounds: :class:`~c2fsum.errors.InputError` naming the option, what was
+    expected and the value."""
+    declared: type = type(settings)
+    for name, (kind, _) in option_fields(declared).items():
+        value = getattr(settings, name)
+        if type(value) is not kind:
+            raise InputError(f"{name}: expected {kind.__name__}, got {value!r}")
+        expected = bounds_error(name, value, declared)
+        if expected:
+            raise InputError(f"{name}: {expected}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class PretextSettings:
+    """How :func:`c2fsum.data.pretext.write_pretext` makes self-supervised pretraining data (the
+    tasks: :mod:`c2fsum.data.pretext`): each setting declared once (default, help, bounds), and
+    ``c2fsum pretext`` makes its flags from them (:func:`c2fsum.cli.options.add_settings`)."""
+
+    task: str = option(
+        "mixed",
+        "lead: copy each window's lead; rest: write it from the sentences after it; mixed: alternate",
+        choices=("lead", "rest", "mixed"),
+    )
+    stride: int = option(2, "a window every S sentences", ge=1, metavar="S")
+    val_holdout: int = option(
+        100, "the last N val documents make the pretext validation set, the rest train, as in the CPU presets", ge=0
+    )
+    with_summaries: int = option(
+        0,
+        "multi-task fine-tuning data: the pretext windows plus K copies of each real training document, "
+        "and the real val.jsonl; 0: pretext only",
+        ge=0,
+        metavar="K",
+    )
+    skip_short: bool = option(False, "lead task: a window may start with short lines (bylines) that its target skips")
+    validate_on: str = option(
+        "pretext",
+        "val.jsonl: pretext windows of the held-out documents, or those documents with their summaries "
+        "(then train with data.val_holdout=0)",
+        choices=("pretext", "summaries"),
+    )
+
+    def __post_init__(self) -> None:
+        check_options(self)
 
 
 @dataclass

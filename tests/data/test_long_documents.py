@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from c2fsum.data.batching import Example, bucketed_batches, collate, encode_example
+from c2fsum.config import DataConfig
+from c2fsum.data.batching import Example, bucketed_batches, collate, encode_document
 from c2fsum.data.grid import PAD, grid_tensor, make_grid, pack_sentences
 from c2fsum.data.vocab import Vocab
 
@@ -36,7 +37,7 @@ def test_sentence_chunking_packs_whole_sentences_and_splits_long_ones():
 def test_sentence_grid_masks_the_padding_inside_the_grid():
     vocab = Vocab.build({"a": 3, "b": 2, "c": 1})
     doc = {"id": "d", "src": [["a", "b", "</s>"], ["c", "a", "zz", "b", "</s>"]], "tgt": ["a"], "refs": []}
-    ex = encode_example(doc, vocab, chunks=0, chunk_len=4, max_tgt_len=10, chunking="sentences")
+    ex = encode_document(doc, vocab, DataConfig(chunks=0, chunk_len=4, max_tgt_len=10, chunking="sentences"))
     assert ex.words == ["a", "b", "</s>", PAD, "c", "a", "zz", "b", "</s>"]
     assert ex.oovs == ["zz"] and ex.n_chunks(4) == 3
     batch = collate([ex], chunks=0, chunk_len=4)
@@ -79,7 +80,7 @@ def test_a_100000_word_document_is_summarized_lazily():
     g = torch.Generator().manual_seed(0)
     words = [f"w{int(i)}" for i in torch.randint(0, 60, (100_000,), generator=g)]
     sents = [words[i : i + 25] for i in range(0, len(words), 25)]
-    ex = encode_example({"id": "long", "src": sents}, vocab, chunks=0, chunk_len=40, max_tgt_len=10)
+    ex = encode_document({"id": "long", "src": sents}, vocab, DataConfig(chunks=0, chunk_len=40, max_tgt_len=10))
     assert len(ex.words) == 100_000
     batch = collate([ex], chunks=0, chunk_len=40)
     assert batch.src.shape == (1, 2500, 40)

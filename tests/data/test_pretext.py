@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from c2fsum.config import PretextSettings
 from c2fsum.data.pretext import pretext_examples, write_pretext
 
 EOS = "</s>"
@@ -41,8 +42,8 @@ def prepared_folder(tmp_path):
 
 
 def test_lead_copies_the_window_start_and_rest_drops_it():
-    lead = list(pretext_examples([DOC], task="lead", stride=1))
-    rest = list(pretext_examples([DOC], task="rest", stride=1))
+    lead = list(pretext_examples([DOC], PretextSettings(task="lead", stride=1)))
+    rest = list(pretext_examples([DOC], PretextSettings(task="rest", stride=1)))
     assert [e["id"] for e in lead] == ["d#1l", "d#2l", "d#3l"]  # 0: byline; 4: nothing after it
     assert lead[0]["tgt"] == "one two three four five six seven eight .".split()
     assert lead[0]["src"] == DOC["src"][1:] and lead[0]["refs"] == [lead[0]["tgt"]]
@@ -51,19 +52,21 @@ def test_lead_copies_the_window_start_and_rest_drops_it():
 
 
 def test_mixed_alternates_and_stride_skips():
-    mixed = list(pretext_examples([DOC], task="mixed", stride=1))
+    mixed = list(pretext_examples([DOC], PretextSettings(task="mixed", stride=1)))
     assert [e["id"] for e in mixed] == ["d#1l", "d#2r", "d#3l"]
-    assert [e["id"] for e in pretext_examples([DOC], task="lead", stride=2)] == ["d#2l"]  # k = 0, 2
+    assert [e["id"] for e in pretext_examples([DOC], PretextSettings(task="lead", stride=2))] == ["d#2l"]  # k = 0, 2
 
 
-def test_bad_task_is_named():
-    with pytest.raises(ValueError, match="'copy'.*lead, rest, mixed"):
-        list(pretext_examples([DOC], task="copy"))
+def test_bad_settings_are_named():
+    with pytest.raises(ValueError, match="task: expected one of lead, rest, mixed, got 'copy'"):
+        PretextSettings(task="copy")
+    with pytest.raises(ValueError, match="stride: expected an integer >= 1, got 0"):
+        PretextSettings(stride=0)
 
 
 def test_write_keeps_held_out_validation_documents_out_of_training(tmp_path):
     data, _ = prepared_folder(tmp_path)
-    counts = write_pretext(data, tmp_path / "out", task="lead", stride=1, val_holdout=1)
+    counts = write_pretext(data, tmp_path / "out", PretextSettings(task="lead", stride=1, val_holdout=1))
     train_ids = {json.loads(line)["id"].split("#")[0] for line in open(tmp_path / "out" / "train.jsonl")}
     val_ids = {json.loads(line)["id"].split("#")[0] for line in open(tmp_path / "out" / "val.jsonl")}
     assert train_ids == {"t", "v0", "v1"} and val_ids == {"v2"}
@@ -73,7 +76,9 @@ def test_write_keeps_held_out_validation_documents_out_of_training(tmp_path):
 
 def test_with_summaries_adds_real_documents_and_keeps_the_real_validation_split(tmp_path):
     data, val = prepared_folder(tmp_path)
-    counts = write_pretext(data, tmp_path / "out", task="lead", stride=1, val_holdout=1, with_summaries=2)
+    counts = write_pretext(
+        data, tmp_path / "out", PretextSettings(task="lead", stride=1, val_holdout=1, with_summaries=2)
+    )
     train = [json.loads(line) for line in open(tmp_path / "out" / "train.jsonl")]
     real = [e for e in train if e["id"] == "t"]
     assert len(real) == 2 and real[0]["tgt"] == ["x"]  # the human summary, twice
@@ -83,7 +88,7 @@ def test_with_summaries_adds_real_documents_and_keeps_the_real_validation_split(
 
 
 def test_skip_short_keeps_the_byline_in_the_source_and_skips_it_in_the_target():
-    lead = list(pretext_examples([DOC], task="lead", stride=1, skip_short=True))
+    lead = list(pretext_examples([DOC], PretextSettings(task="lead", stride=1, skip_short=True)))
     assert [e["id"] for e in lead] == ["d#0l", "d#2l", "d#3l"]  # window 1 would repeat window 0's target
     assert lead[0]["src"][0] == ["by", ".", EOS]  # the byline stays in the input ...
     assert lead[0]["tgt"] == DOC["src"][1][:-1]  # ... and the target is the first real sentence
@@ -91,8 +96,30 @@ def test_skip_short_keeps_the_byline_in_the_source_and_skips_it_in_the_target():
 
 def test_validate_on_summaries_writes_the_held_out_documents(tmp_path):
     data, val = prepared_folder(tmp_path)
-    write_pretext(data, tmp_path / "out", task="lead", stride=1, val_holdout=1, validate_on="summaries")
+    write_pretext(
+        data, tmp_path / "out", PretextSettings(task="lead", stride=1, val_holdout=1, validate_on="summaries")
+    )
     held = [json.loads(line) for line in open(tmp_path / "out" / "val.jsonl")]
     assert held == [val[2]]
-    with pytest.raises(ValueError, match="validate_on 'test'"):
-        write_pretext(data, tmp_path / "out2", validate_on="test")
+    with pytest.raises(ValueError, match="validate_on: expected one of pretext, summaries, got 'test'"):
+        write_pretext(data, tmp_path / "out2", PretextSettings(validate_on="test"))
+
+
+def test_the_cli_flags_are_the_settings(tmp_path, capsys):
+    """``c2fsum pretext`` makes a flag of each field of PretextSettings: the files are those of
+    write_pretext with the same settings, and a value out of bounds is refused before any work."""
+    from c2fsum.cli.main import main
+
+    data, _ = prepared_folder(tmp_path)
+    argv = ["-q", "pretext", "--data", str(data), "--task", "lead", "--stride", "1", "--val-holdout", "1"]
+    assert main([*argv, "--out", str(tmp_path / "cli")]) == 0
+    write_pretext(data, tmp_path / "api", PretextSettings(task="lead", stride=1, val_holdout=1))
+    for name in ("train.jsonl", "val.jsonl"):
+        assert (tmp_path / "cli" / name).read_text() == (tmp_path / "api" / name).read_text()
+    stats = json.loads((tmp_path / "cli" / "stats.json").read_text())
+    assert (stats["pretext"], stats["stride"], stats["skip_short"]) == ("lead", 1, False)
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--out", str(tmp_path / "bad"), "--with-summaries", "-1"])
+    assert stop.value.code == 2
+    assert "argument --with-summaries: expected an integer >= 0, got -1" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from c2fsum.config import Word2VecSettings
 from c2fsum.data.vectors import WordVectors, read_vectors, save_vectors, train_vectors, words_path
 from c2fsum.data.vocab import SPECIALS, Vocab
 from tiny import TINY
@@ -124,9 +125,27 @@ def test_bad_files_are_named(tmp_path):
 
 
 def test_settings_out_of_range_are_named(prepared_small, tmp_path):
-    with pytest.raises(ValueError, match="dim: expected an int >= 1, got 0"):
-        train_vectors(prepared_small, dim=0, progress=False)
+    with pytest.raises(ValueError, match="dim: expected an integer >= 1, got 0"):
+        Word2VecSettings(dim=0)
+    with pytest.raises(ValueError, match="workers: expected int, got True"):
+        Word2VecSettings(workers=True)
     with pytest.raises(FileNotFoundError, match=r"train\.jsonl"):
         train_vectors(tmp_path, progress=False)
     with pytest.raises(ValueError, match="lower --min-count"):
-        train_vectors(prepared_small, min_count=10**9, epochs=1, workers=1, progress=False)
+        train_vectors(prepared_small, Word2VecSettings(min_count=10**9, epochs=1, workers=1), progress=False)
+
+
+def test_the_flags_are_the_settings(tmp_path, capsys):
+    """``c2fsum vectors`` makes a flag of each field of Word2VecSettings: given ones reach the
+    settings, the others keep the declared defaults, bounds are refused before any work."""
+    from c2fsum.cli.main import build_parser, main
+    from c2fsum.cli.options import given_settings
+
+    base = ["vectors", "--data", str(tmp_path), "--out", str(tmp_path / "v.txt")]
+    a = build_parser().parse_args([*base, "--dim", "16", "--min-count", "3", "--skip-gram", "--no-summaries"])
+    assert given_settings(a, Word2VecSettings) == Word2VecSettings(dim=16, min_count=3, skip_gram=True, summaries=False)
+    assert given_settings(build_parser().parse_args(base), Word2VecSettings) == Word2VecSettings()
+    with pytest.raises(SystemExit) as stop:
+        main([*base, "--window", "0"])
+    assert stop.value.code == 2
+    assert "argument --window: expected an integer >= 1, got 0" in capsys.readouterr().err

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from c2fsum.decoding.beam import _Finished, _next_beams, _read_back
+from c2fsum.decoding.beam import _next_beams, _read_back, _Results
 from c2fsum.decoding.hypothesis import (
     Hypothesis,
     RepeatBlocker,
@@ -48,12 +48,10 @@ def beam_search_reference(
     if k > 1:
         expand = torch.arange(n_docs, device=device).repeat_interleave(k)  # (B*K,)
         memory, state = memory.select(expand), state.select(expand)
-    docs = list(range(n_docs))  # document of each active batch entry
+    results = _Results.none_yet(n_docs, n_best, device)
     prev = torch.full((n_docs * k,), model.bos_id, dtype=torch.long, device=device)
     scores = torch.full((n_docs, k), float("-inf"), device=device)
     scores[:, 0] = 0.0  # at the start only beam 0 is live, so the K beams do not repeat it
-    fin_best = torch.full((n_docs, n_best), float("-inf"), device=device)  # n_best finished norm scores
-    finished: list[list[_Finished]] = [[] for _ in range(n_docs)]
     # history for reading hypotheses back: per step, the rows' parent and token (CPU), attention
     hist_parent: list[list[int]] = []
     hist_token: list[list[int]] = []
@@ -62,7 +60,7 @@ def beam_search_reference(
     row_offset = torch.arange(n_docs, device=device).unsqueeze(1) * k  # (B, 1)
 
     for t in range(max_len):
-        n_act = len(docs)
+        n_act = len(results.docs)
         out = model.step(memory, state, prev)
         logprobs = constrain(out.logprobs, step=t, blocker=blocker)  # (B*K, V')
         n_vocab = logprobs.size(1)
@@ -74,18 +72,8 @@ def beam_search_reference(
         top_score, top_idx = cand.topk(min(2 * k, k * n_vocab), dim=1)  # (B, 2K), best first
         top_tok, top_beam = top_idx % n_vocab, top_idx // n_vocab
         top_row = top_beam + row_offset[:n_act]  # row of this step's batch
-        live_score, live_tok, live_row, fin_best, done = _next_beams(
-            top_score,
-            top_tok,
-            top_row,
-            t=t,
-            k=k,
-            max_len=max_len,
-            length_norm=length_norm,
-            eos_id=eos_id,
-            fin_best=fin_best,
-            finished=finished,
-            docs=docs,
+        live_score, live_tok, live_row, done = _next_beams(
+            top_score, top_tok, top_row, results, t=t, k=k, max_len=max_len, length_norm=length_norm, eos_id=eos_id
         )
         if t == max_len - 1:
             break
@@ -95,9 +83,8 @@ def beam_search_reference(
                 break
             keep_rows = (keep_docs.unsqueeze(1) * k + torch.arange(k, device=device)).view(-1)
             memory = memory.select(keep_rows)
-            docs = [docs[b] for b in keep_docs.tolist()]
+            results.keep(keep_docs)
             live_score, live_tok, live_row = live_score[keep_docs], live_tok[keep_docs], live_row[keep_docs]
-            fin_best = fin_best[keep_docs]
         parents = live_row.view(-1)
         shrunk = keep_docs.numel() < n_act
         state = out.state if k == 1 and not shrunk else out.state.select(parents)
@@ -108,4 +95,4 @@ def beam_search_reference(
         if blocker is not None:
             blocker.advance(hist_parent[-1], hist_token[-1])
 
-    return _read_back(finished, n_best, hist_parent, hist_token, hist_attn, hist_coarse)
+    return _read_back(results.finished, n_best, hist_parent, hist_token, hist_attn, hist_coarse)

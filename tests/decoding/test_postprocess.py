@@ -31,6 +31,8 @@ def test_a_summary_stopped_mid_sentence_ends_at_its_last_sentence_end():
     cut = ["the", "mayor", "said", ".", "he", "left", "-rrb-", "!", "''", "then", "he"]
     assert to_last_sentence_end(cut) == ["the", "mayor", "said", ".", "he", "left", "-rrb-", "!", "''"]
     assert to_last_sentence_end(["an", ".", "''", "-rrb-", "b"]) == ["an", ".", "''", "-rrb-"]
+    # PTB's opening single quote starts the next sentence (PubMed vocabularies hold it)
+    assert to_last_sentence_end(["an", ".", "`", "b"]) == ["an", "."]
     assert to_last_sentence_end(["no", "end", "at", "all"]) == ["no", "end", "at", "all"]  # nothing to keep else
     assert to_last_sentence_end([]) == []
 

@@ -3,8 +3,8 @@ copied or rewritten, its attention on the paper's cells and its fine fraction.""
 
 import torch
 
-from c2fsum.config import Config
-from c2fsum.data.batching import encode_example
+from c2fsum.config import Config, DataConfig
+from c2fsum.data.batching import encode_document
 from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.documents import Decoded
 from c2fsum.decoding.hypothesis import Hypothesis
@@ -40,7 +40,7 @@ def _example(chunking="fixed"):
         "helped",
     ]
     vocab = Vocab.from_tokens(words)  # no "mice", "cheap"
-    return vocab, encode_example(DOC, vocab, chunks=0, chunk_len=4, max_tgt_len=10, chunking=chunking)
+    return vocab, encode_document(DOC, vocab, DataConfig(chunks=0, chunk_len=4, max_tgt_len=10, chunking=chunking))
 
 
 def test_sentence_cells_skip_padding_and_end_after_each_mark():
@@ -147,7 +147,7 @@ def test_the_budget_holds_the_rewritten_words_and_the_room_is_filled_again():
     sentences = [" ".join(f"{c}{i}" for c in "abcdefgh") + " ." for i in range(10)]  # 10 sentences of 9 tokens
     doc = {"id": "p", "src": [s.split() + ["</s>"] for s in sentences], "tgt": [], "refs": []}
     vocab = Vocab.from_tokens(w for s in sentences for w in s.split())
-    ex = encode_example(doc, vocab, chunks=0, chunk_len=8, max_tgt_len=10)
+    ex = encode_document(doc, vocab, DataConfig(chunks=0, chunk_len=8, max_tgt_len=10))
     model = tiny_model("select-rewrite", len(vocab), seed=3).eval()
     cfg = Config()
     options = DecodeOptions(max_len=27, min_len=27, batch_size=1)
@@ -183,7 +183,7 @@ def test_a_fragment_is_left_out_and_a_doubled_word_is_copied_once():
     ]
     doc = {"id": "q", "src": [s.split() + ["</s>"] for s in sentences], "tgt": [], "refs": []}
     vocab = Vocab.from_tokens(w for s in doc["src"] for w in s)
-    ex = encode_example(doc, vocab, chunks=0, chunk_len=4, max_tgt_len=10)
+    ex = encode_document(doc, vocab, DataConfig(chunks=0, chunk_len=4, max_tgt_len=10))
     d = compose(ex, [0, 1, 2, 3, 4], vocab, (ex.n_chunks(4), 4))
     assert d.words == "it works in vitro . so it does work .".split() and d.sentences == [1, 4]
     att = d.hypothesis.attn.flatten(1)
@@ -194,7 +194,7 @@ def test_a_rewrite_with_a_number_its_sentence_does_not_hold_gives_way_to_the_cop
     sentence = "we used ## old mice here ."
     doc = {"id": "n", "src": [sentence.split() + ["</s>"]], "tgt": [], "refs": []}
     vocab = Vocab.from_tokens(sentence.split())
-    ex = encode_example(doc, vocab, chunks=0, chunk_len=8, max_tgt_len=10)
+    ex = encode_document(doc, vocab, DataConfig(chunks=0, chunk_len=8, max_tgt_len=10))
     shape = (ex.n_chunks(8), 8)
     kept = compose(ex, [0], vocab, shape, [_rewrite(ex, "we used ## old mice .", 8)])
     assert kept.words == "we used ## old mice .".split()  # its number is the sentence's
@@ -209,7 +209,7 @@ def test_a_rewrite_is_cut_after_its_sentence_and_one_with_unk_gives_way_to_the_c
     doc = {"id": "u", "src": [sentence.split() + ["</s>"], "so it does work . it does .".split() + ["</s>"]]}
     doc |= {"tgt": [], "refs": []}
     vocab = Vocab.from_tokens(w for s in doc["src"] for w in s)
-    ex = encode_example(doc, vocab, chunks=0, chunk_len=8, max_tgt_len=10)
+    ex = encode_document(doc, vocab, DataConfig(chunks=0, chunk_len=8, max_tgt_len=10))
     shape = (ex.n_chunks(8), 8)
     on = compose(ex, [0], vocab, shape, [_rewrite(ex, "eyes were obtained from slaughterhouses . <unk> . coli .", 9)])
     assert on.words == "eyes were obtained from slaughterhouses .".split()
@@ -227,7 +227,7 @@ def test_a_rewrite_that_says_a_phrase_more_often_than_its_sentence_gives_way_to_
     twice = "the tool worked and the tool was very cheap ."
     doc = {"id": "r", "src": [sentence.split() + ["</s>"], twice.split() + ["</s>"]], "tgt": [], "refs": []}
     vocab = Vocab.from_tokens(w for s in doc["src"] for w in s)
-    ex = encode_example(doc, vocab, chunks=0, chunk_len=8, max_tgt_len=10)
+    ex = encode_document(doc, vocab, DataConfig(chunks=0, chunk_len=8, max_tgt_len=10))
     shape = (ex.n_chunks(8), 8)
     n0, n1 = (len(c) for c in sentence_cells(ex.words))
     kept = compose(ex, [0], vocab, shape, [_rewrite(ex, "scn field populations are genetically variable .", n0)])

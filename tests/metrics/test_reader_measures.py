@@ -44,6 +44,7 @@ def test_back_to_back_repeats():
         ("it grows !", True),
         ("he said `` it grows . ''", True),
         ("it grows ( fast . )", True),
+        ("it grows . `", False),  # PTB's opening single quote: no closer
         ("see fig. ", True),
         ("it grows", False),
         ("it grows ,", False),

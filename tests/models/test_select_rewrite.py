@@ -6,7 +6,8 @@ import math
 import pytest
 import torch
 
-from c2fsum.data.batching import collate, encode_example
+from c2fsum.config import DataConfig
+from c2fsum.data.batching import collate, encode_document
 from c2fsum.data.vocab import Vocab
 from c2fsum.models.select_rewrite import (
     STOP,
@@ -94,7 +95,9 @@ def test_the_sentence_grid_holds_the_sentences_the_labels_count(chunking):
     """Two paths that must agree: the sentences the model cuts from the grid's ids, and those the
     labels are aligned on, cut from the example's words."""
     vocab = _vocab(DOCS)
-    exs = [encode_example(d, vocab, chunks=0, chunk_len=6, max_tgt_len=50, chunking=chunking) for d in DOCS]
+    exs = [
+        encode_document(d, vocab, DataConfig(chunks=0, chunk_len=6, max_tgt_len=50, chunking=chunking)) for d in DOCS
+    ]
     batch = collate(exs, chunks=0, chunk_len=6)
     sents = sentence_grid(batch.src, batch.src_mask, eos_id=vocab.eos_id, bos_id=vocab.bos_id)
     assert sents.ids.shape[:2] == (4, 5)  # 4 papers, 5 sentences at most
@@ -109,7 +112,7 @@ def test_the_sentence_grid_holds_the_sentences_the_labels_count(chunking):
 # -- the pointer decoder -----------------------------------------------------------------------
 def _batch():
     vocab = _vocab(DOCS)
-    exs = [encode_example(d, vocab, chunks=0, chunk_len=8, max_tgt_len=50) for d in DOCS]
+    exs = [encode_document(d, vocab, DataConfig(chunks=0, chunk_len=8, max_tgt_len=50)) for d in DOCS]
     return vocab, exs, collate(exs, chunks=0, chunk_len=8)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from c2fsum.cli.options import Command, add_decode_options, add_device
+from c2fsum.cli.options import Command, add_decode_options, add_device, add_split
 from c2fsum.config import PAPER_MAX_WORDS  # no torch: parsing arguments stays light
 from c2fsum.errors import InputError
 
@@ -93,7 +93,7 @@ def _arguments(s: argparse.ArgumentParser) -> None:
         "--set", nargs="+", action="extend", metavar="KEY=VALUE", help="config overrides applied to every preset"
     )
     s.add_argument("--threads", type=int, default=1, help="torch threads per run (1)")
-    s.add_argument("--split", default="test", help="evaluation split (test)")
+    add_split(s)
     s.add_argument("--eval-limit", type=int, metavar="N", help="evaluate the first N documents only")
     add_decode_options(s, flags=("beam",))
     add_device(s)

@@ -38,7 +38,7 @@ c2fsum export     --model RUN_DIR --out DIR [--name NAME] [--dtype float16] [--e
                   [--notes FILE] [--which best|last] [--decode KEY=VALUE ...] [--max-mb MB]
                   [--made-by COMMAND]
 c2fsum vectors    --data DATA_DIR --out FILE.safetensors [--dim 128] [--epochs 5] [--min-count N]
-                  [--window N] [--workers N] [--skip-gram] [--no-summaries]
+                  [--window N] [--workers N] [--skip-gram] [--[no-]summaries] [--seed N]
 
 Each command is its own file, ``c2fsum/cli/NAME.py``: its function, its arguments and, at its
 end, ``COMMAND``, the declaration (name, help, arguments, function) from which :func:`build_parser`

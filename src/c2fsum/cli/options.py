@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from c2fsum.config import bounds_error, decode_fields
+from c2fsum.config import DecodeConfig, bounds_error, decode_fields, option_fields
 from c2fsum.errors import UserError
 from c2fsum.pretrained.registry import SHIPPED
 
@@ -84,7 +84,7 @@ def data_folder(a: argparse.Namespace) -> str:
 
 
 def add_split(s: argparse.ArgumentParser) -> None:
-    """``--split SPLIT``: which split of ``--data`` (evaluate, baseline, plot attention)."""
+    """``--split SPLIT``: which split of ``--data`` (evaluate, baseline, plot attention, experiment)."""
     s.add_argument("--split", default="test", help="train, val or test (test)")
 
 
@@ -92,7 +92,7 @@ def add_scoring(s: argparse.ArgumentParser) -> None:
     """``--limit N``, ``--official``, ``--rouge-clean``: how much of the split is scored, and how
     (evaluate, baseline); :func:`scoring` reads them back."""
     s.add_argument("--limit", type=int, help="first N documents only")
-    s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
+    add_official(s)
     add_rouge_clean(s)
 
 
@@ -138,12 +138,38 @@ def add_decode_options(s: argparse.ArgumentParser, *, flags: tuple[str, ...] = D
             s.add_argument(flag, type=_bounded(name, kind), metavar=f.metadata["metavar"], help=help)
 
 
-def _bounded(name: str, kind: type) -> Callable[[str], Any]:
-    """The argparse ``type`` of a decoding option: ``kind`` (int or float) within its declared bounds."""
+def add_settings(s: argparse.ArgumentParser, settings: type) -> None:
+    """A flag for each option of the dataclass ``settings`` (fields made by
+    :func:`c2fsum.config.option`: :class:`c2fsum.config.Word2VecSettings`, ...), made from its
+    declaration: ``--min-count N`` with the option's help, default, bounds and metavar; a bool
+    option is ``--name`` / ``--no-name``, a text option takes one of its ``choices``.
+    :func:`given_settings` reads them back."""
+    for name, (kind, f) in option_fields(settings).items():
+        flag = "--" + name.replace("_", "-")
+        if kind is bool:
+            help = f"{f.metadata['help']} ({'on' if f.default else 'off'})"
+            s.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, help=help)
+            continue
+        help = f"{f.metadata['help']} ({f.default})"
+        if f.metadata["choices"] is not None:
+            s.add_argument(flag, choices=f.metadata["choices"], default=f.default, help=help)
+        else:
+            parse = _bounded(name, kind, settings)
+            s.add_argument(flag, type=parse, default=f.default, metavar=f.metadata["metavar"], help=help)
+
+
+def given_settings(a: argparse.Namespace, settings: type) -> Any:
+    """The ``settings`` dataclass of the flags :func:`add_settings` made, as given (defaults where left out)."""
+    return settings(**{name: getattr(a, name) for name in option_fields(settings)})
+
+
+def _bounded(name: str, kind: type, settings: type = DecodeConfig) -> Callable[[str], Any]:
+    """The argparse ``type`` of the option ``name`` of ``settings`` (by default a decoding option):
+    ``kind`` (int or float) within its declared bounds."""
 
     def parse(text: str) -> Any:
         value = kind(text)
-        expected = bounds_error(name, value)
+        expected = bounds_error(name, value, settings)
         if expected:
             raise argparse.ArgumentTypeError(f"{expected}, got {text}")
         return value
@@ -155,6 +181,11 @@ def _bounded(name: str, kind: type) -> Callable[[str], Any]:
 def decode_overrides(a: argparse.Namespace) -> dict:
     """The decoding options given on the command line, by name (those left out are None)."""
     return {name: getattr(a, name, None) for name in DECODE_FLAGS}
+
+
+def add_official(s: argparse.ArgumentParser) -> None:
+    """``--official``: ROUGE from the Perl script instead of c2fsum's own (evaluate, baseline, rouge)."""
+    s.add_argument("--official", action="store_true", help="score with the ROUGE-1.5.5 Perl script")
 
 
 def add_rouge_clean(s: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from c2fsum.cli.options import CLIError, Command, add_rouge_clean
+from c2fsum.cli.options import CLIError, Command, add_official, add_rouge_clean
 
 
 def cmd_rouge(a: argparse.Namespace) -> int:
@@ -23,7 +23,7 @@ def cmd_rouge(a: argparse.Namespace) -> int:
 def _arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("--candidates", required=True, metavar="C.jsonl", help='lines {"id", "candidate"}')
     s.add_argument("--references", required=True, metavar="R.jsonl", help='lines {"id", "references": [..]}')
-    s.add_argument("--official", action="store_true", help="run the ROUGE-1.5.5 Perl script")
+    add_official(s)
     add_rouge_clean(s)
 
 

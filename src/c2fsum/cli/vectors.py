@@ -1,7 +1,9 @@
 """``c2fsum vectors``: word2vec on a prepared corpus, for ``model.pretrained_emb``.
 
     c2fsum vectors --data DATA_DIR --out FILE.safetensors|FILE.txt [--dim 128] [--epochs 5]
-                   [--min-count 5] [--window 5] [--workers 2] [--skip-gram] [--no-summaries]
+                   [--min-count 5] [--window 5] [--workers 2] [--skip-gram] [--no-summaries] [--seed 1]
+
+Its flags are made from :class:`c2fsum.config.Word2VecSettings` (help, default, bounds).
 
 Then ``c2fsum train ... --set model.pretrained_emb=FILE --set model.emb_dim=DIM``
 (:mod:`c2fsum.data.vectors` says what is trained on and how the files are laid out).
@@ -12,7 +14,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from c2fsum.cli.options import Command, add_data, data_folder, positive_int
+from c2fsum.cli.options import Command, add_data, add_settings, data_folder, given_settings
+from c2fsum.config import Word2VecSettings
 
 
 def cmd_vectors(a: argparse.Namespace) -> int:
@@ -22,17 +25,7 @@ def cmd_vectors(a: argparse.Namespace) -> int:
     out = Path(a.out)
     if not (out.name.endswith(".safetensors") or out.suffix in (".txt", ".vec")):
         raise ValueError(f"--out {a.out}: expected a name ending in .safetensors, .txt or .vec")
-    vectors, record = train_vectors(
-        data,
-        dim=a.dim,
-        epochs=a.epochs,
-        min_count=a.min_count,
-        window=a.window,
-        workers=a.workers,
-        skip_gram=a.skip_gram,
-        summaries=not a.no_summaries,
-        progress=not a.quiet,
-    )
+    vectors, record = train_vectors(data, given_settings(a, Word2VecSettings), progress=not a.quiet)
     files = save_vectors(vectors, out, record=record)
     print(
         f"{record['words']:,} word vectors of {record['dim']} dimensions ({record['algorithm']}, "
@@ -52,13 +45,7 @@ def _arguments(s: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="FILE.safetensors (with FILE.words.txt beside it) or FILE.txt / FILE.vec (word2vec text)",
     )
-    s.add_argument("--dim", type=positive_int, default=128, help="vector size; must equal model.emb_dim (128)")
-    s.add_argument("--epochs", type=positive_int, default=5, help="passes over the corpus (5)")
-    s.add_argument("--min-count", type=positive_int, default=5, help="drop words seen fewer times (5)")
-    s.add_argument("--window", type=positive_int, default=5, help="context words on each side (5)")
-    s.add_argument("--workers", type=positive_int, default=2, help="training threads (2)")
-    s.add_argument("--skip-gram", action="store_true", help="skip-gram instead of CBOW (slower, better for rare words)")
-    s.add_argument("--no-summaries", action="store_true", help="train on the articles only, not their highlights")
+    add_settings(s, Word2VecSettings)
 
 
 COMMAND = Command(

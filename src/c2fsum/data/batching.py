@@ -57,24 +57,16 @@ class Example:
         return max(1, -(-len(self.src) // chunk_len))
 
 
-def encode_example(
-    doc: dict,
-    vocab: Vocab,
-    *,
-    chunks: int,
-    chunk_len: int,
-    max_tgt_len: int,
-    chunking: str = "fixed",
-    max_words: int = 0,
-    target_cut: str = "tokens",
-) -> Example:
-    """Encode a prepared document ``{"id", "src", "tgt", "refs"}`` with ``vocab``.
+def encode_document(doc: dict, vocab: Vocab, data: DataConfig) -> Example:
+    """Encode a prepared document ``{"id", "src", "tgt", "refs"}`` with ``vocab`` on the grid that
+    ``data`` describes: the one place the grid's config fields meet a document.
 
-    ``chunks=0`` keeps the whole document (as many chunks as it needs); ``chunking`` and
-    ``max_words`` are those of :func:`c2fsum.data.grid.make_grid`; ``target_cut`` that of
-    :func:`cut_target`.
+    The source becomes the grid of :func:`c2fsum.data.grid.make_grid` (``data.chunks`` M rows of
+    ``data.chunk_len`` N words, ``data.chunking``, ``data.max_words``; ``chunks=0`` keeps the whole
+    document, as many chunks as it needs); the target is cut to ``data.max_tgt_len`` tokens as
+    ``data.target_cut`` says (:func:`cut_target`).
     """
-    grid = make_grid(doc["src"], chunks, chunk_len, chunking=chunking, max_words=max_words)
+    grid = make_grid(doc["src"], data.chunks, data.chunk_len, chunking=data.chunking, max_words=data.max_words)
     src = vocab.encode(grid.words)
     oovs: list[str] = []
     oov_index: dict[str, int] = {}
@@ -87,7 +79,7 @@ def encode_example(
             src_ext.append(len(vocab) + oov_index[w])
         else:
             src_ext.append(i)
-    tgt_words = cut_target(list(doc.get("tgt") or []), max_tgt_len, target_cut)
+    tgt_words = cut_target(list(doc.get("tgt") or []), data.max_tgt_len, data.target_cut)
     tgt = vocab.encode(tgt_words)
     tgt_ext = [
         len(vocab) + oov_index[w] if i == vocab.unk_id and w in oov_index else i
@@ -97,7 +89,12 @@ def encode_example(
     if doc.get("surface") is not None:
         spelled = parse_surface(doc["surface"], f"document {doc['id']}: surface")
         surface = surface_cells(
-            doc["src"], spelled, chunks=chunks, chunk_len=chunk_len, chunking=chunking, max_words=max_words
+            doc["src"],
+            spelled,
+            chunks=data.chunks,
+            chunk_len=data.chunk_len,
+            chunking=data.chunking,
+            max_words=data.max_words,
         )
     return Example(
         id=str(doc["id"]),
@@ -135,21 +132,6 @@ def cut_target(words: list[str], max_len: int, how: str = "tokens") -> list[str]
         if ends:
             return words[: ends[-1] + 1]
     return words[:max_len]
-
-
-def encode_document(doc: dict, vocab: Vocab, data: DataConfig) -> Example:
-    """:func:`encode_example` on the grid that ``data`` describes (M, N, target length, chunking,
-    word limit): the one place the grid's config fields meet a document."""
-    return encode_example(
-        doc,
-        vocab,
-        chunks=data.chunks,
-        chunk_len=data.chunk_len,
-        max_tgt_len=data.max_tgt_len,
-        chunking=data.chunking,
-        max_words=data.max_words,
-        target_cut=data.target_cut,
-    )
 
 
 @dataclass

@@ -33,11 +33,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from c2fsum.config import PretextSettings
 from c2fsum.data.prepare import read_prepared
 from c2fsum.data.vocab import EOS
-from c2fsum.errors import InputError
-
-PRETEXT_TASKS = ("lead", "rest", "mixed")
 
 
 def _words(sentence: list[str]) -> int:
@@ -46,24 +44,21 @@ def _words(sentence: list[str]) -> int:
 
 def pretext_examples(
     docs: Iterable[dict[str, Any]],
+    settings: PretextSettings,
     *,
-    task: str = "mixed",
-    stride: int = 2,
     max_start: int = 30,
     min_words: int = 8,
     max_words: int = 50,
-    skip_short: bool = False,
 ) -> Iterator[dict[str, Any]]:
-    """Pretext examples (prepared-document dicts: ``id``, ``src``, ``tgt``, ``refs``) of ``docs``.
+    """Pretext examples (prepared-document dicts: ``id``, ``src``, ``tgt``, ``refs``) of ``docs``,
+    by ``settings.task``, a window every ``settings.stride`` sentences.
 
-    ``id`` is ``{doc id}#{k}{l|r}``: the window's first sentence and its task. ``skip_short``
-    (``lead`` only): a window whose first sentences are shorter than ``min_words`` (a byline,
-    a dateline) keeps them in its source and takes the first long enough sentence as its target.
+    ``id`` is ``{doc id}#{k}{l|r}``: the window's first sentence and its task.
+    ``settings.skip_short`` (``lead`` only): a window whose first sentences are shorter than
+    ``min_words`` (a byline, a dateline) keeps them in its source and takes the first long enough
+    sentence as its target.
     """
-    if task not in PRETEXT_TASKS:
-        raise InputError(f"pretext task {task!r}: expected one of {', '.join(PRETEXT_TASKS)}")
-    if stride < 1:
-        raise InputError(f"pretext stride {stride}: expected >= 1")
+    task, stride, skip_short = settings.task, settings.stride, settings.skip_short
     window = 0
     for doc in docs:
         sents: list[list[str]] = doc["src"]
@@ -98,16 +93,12 @@ def _write(path: Path, examples: Iterable[dict[str, Any]]) -> int:
 def write_pretext(
     data_dir: str | Path,
     out_dir: str | Path,
+    settings: PretextSettings | None = None,
     *,
-    task: str = "mixed",
-    stride: int = 2,
-    val_holdout: int = 100,
     extra_train: Iterable[str | Path] = (),
-    with_summaries: int = 0,
-    skip_short: bool = False,
-    validate_on: str = "pretext",
 ) -> dict[str, int]:
-    """Write a pretext data folder from the prepared folder ``data_dir``; returns example counts.
+    """Write a pretext data folder from the prepared folder ``data_dir`` as ``settings`` say
+    (:class:`c2fsum.config.PretextSettings`; None: its defaults); returns example counts.
 
     Training windows come from ``train.jsonl``, the validation documents but the last
     ``val_holdout`` (0: none of them), and each prepared split file in ``extra_train`` (for
@@ -125,8 +116,8 @@ def write_pretext(
     their human summaries, so that checkpoints are chosen by how well they summarize; train on
     the folder with ``data.val_holdout: 0``.
     """
-    if validate_on not in ("pretext", "summaries"):
-        raise InputError(f"validate_on {validate_on!r}: expected 'pretext' or 'summaries'")
+    settings = settings or PretextSettings()
+    val_holdout, with_summaries = settings.val_holdout, settings.with_summaries
     data_dir, out_dir = Path(data_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     val_docs = list(read_prepared(data_dir / "val.jsonl"))
@@ -139,11 +130,10 @@ def write_pretext(
         for path in extra_train:
             yield from read_prepared(path)
 
-    kw = {"task": task, "stride": stride, "skip_short": skip_short}
     if with_summaries > 0:
 
         def multi_task() -> Iterator[dict[str, Any]]:
-            yield from pretext_examples(train_docs(), **kw)  # type: ignore[arg-type]
+            yield from pretext_examples(train_docs(), settings)
             for _ in range(with_summaries):
                 yield from read_prepared(data_dir / "train.jsonl")
 
@@ -152,21 +142,21 @@ def write_pretext(
         counts["val"] = len(val_docs)
     else:
         counts = {
-            "train": _write(out_dir / "train.jsonl", pretext_examples(train_docs(), **kw)),  # type: ignore[arg-type]
+            "train": _write(out_dir / "train.jsonl", pretext_examples(train_docs(), settings)),
             "val": _write(
                 out_dir / "val.jsonl",
-                held if validate_on == "summaries" else pretext_examples(held, **kw),  # type: ignore[arg-type]
+                held if settings.validate_on == "summaries" else pretext_examples(held, settings),
             ),
         }
     shutil.copyfile(data_dir / "vocab.txt", out_dir / "vocab.txt")
     (out_dir / "stats.json").write_text(
         json.dumps(
             {
-                "pretext": task,
-                "stride": stride,
+                "pretext": settings.task,
+                "stride": settings.stride,
                 "with_summaries": with_summaries,
-                "skip_short": skip_short,
-                "validate_on": validate_on,
+                "skip_short": settings.skip_short,
+                "validate_on": settings.validate_on,
                 "source": str(data_dir),
                 "examples": counts,
             },

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from c2fsum.config import Word2VecSettings
 from c2fsum.data.prepare import read_prepared, split_path
 from c2fsum.data.vocab import SPECIALS, Vocab
 
@@ -106,45 +107,22 @@ class _EpochBar:
         pass
 
 
-def _check_positive(name: str, value: int, minimum: int = 1) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name}: expected an int >= {minimum}, got {value!r}")
-
-
 def train_vectors(
-    data_dir: str | Path,
-    *,
-    dim: int = 128,
-    epochs: int = 5,
-    min_count: int = 5,
-    window: int = 5,
-    workers: int = 2,
-    skip_gram: bool = False,
-    summaries: bool = True,
-    seed: int = 1,
-    progress: bool = True,
+    data_dir: str | Path, settings: Word2VecSettings | None = None, *, progress: bool = True
 ) -> tuple[WordVectors, dict]:
-    """word2vec on the train split of the prepared folder ``data_dir``.
+    """word2vec on the train split of the prepared folder ``data_dir``, as ``settings`` say
+    (:class:`c2fsum.config.Word2VecSettings`; None: its defaults).
 
-    CBOW (``skip_gram=False``, faster) or skip-gram, negative sampling (5 noise words),
-    sub-sampling of frequent words (1e-3), gensim's defaults otherwise. ``workers`` threads
-    train in parallel (gensim's inner loop runs without the GIL). Returns the vectors (words in
-    decreasing count order) and a record of the settings, counts and seconds.
+    Returns the vectors (words in decreasing count order) and a record of the settings, counts and
+    seconds.
 
     Raises FileNotFoundError (no train split or vocab.txt), DataError (a bad line, named by file
-    and line) or ValueError (a setting out of range, or no word left to train).
+    and line) or ValueError (no word left to train).
     """
     from gensim.models import Word2Vec  # heavy import, only when asked for
     from gensim.utils import RULE_DEFAULT, RULE_DISCARD
 
-    for name, value, minimum in (
-        ("dim", dim, 1),
-        ("epochs", epochs, 1),
-        ("min_count", min_count, 1),
-        ("window", window, 1),
-        ("workers", workers, 1),
-    ):
-        _check_positive(name, value, minimum)
+    settings = settings or Word2VecSettings()
     data_dir = Path(data_dir)
     train = split_path(data_dir, "train")
     vocab_file = data_dir / "vocab.txt"
@@ -156,15 +134,15 @@ def train_vectors(
         return RULE_DEFAULT if word in known else RULE_DISCARD
 
     started = time.perf_counter()
-    sentences = _Sentences(train, summaries=summaries)
+    sentences = _Sentences(train, summaries=settings.summaries)
     model = Word2Vec(
-        vector_size=dim,
-        window=window,
-        min_count=min_count,
-        workers=workers,
-        sg=int(skip_gram),
-        epochs=epochs,
-        seed=seed,
+        vector_size=settings.dim,
+        window=settings.window,
+        min_count=settings.min_count,
+        workers=settings.workers,
+        sg=int(settings.skip_gram),
+        epochs=settings.epochs,
+        seed=settings.seed,
     )
     gensim_log = logging.getLogger("gensim")
     level = gensim_log.level
@@ -176,15 +154,19 @@ def train_vectors(
         n_docs = sentences.documents
         words = list(model.wv.index_to_key)
         if not words:
-            raise ValueError(f"{train}: no word of {vocab_file} occurs {min_count} times or more (lower --min-count)")
+            raise ValueError(
+                f"{train}: no word of {vocab_file} occurs {settings.min_count} times or more (lower --min-count)"
+            )
         counted = time.perf_counter()
-        with tqdm(total=epochs * n_docs, desc="vectors", unit="doc", file=sys.stderr, disable=not progress) as bar:
+        with tqdm(
+            total=settings.epochs * n_docs, desc="vectors", unit="doc", file=sys.stderr, disable=not progress
+        ) as bar:
             sentences.bar = bar
             model.train(
                 sentences,
                 total_examples=model.corpus_count,
-                epochs=epochs,
-                callbacks=[_EpochBar(bar, epochs)],
+                epochs=settings.epochs,
+                callbacks=[_EpochBar(bar, settings.epochs)],
             )
     finally:
         gensim_log.setLevel(level)
@@ -196,24 +178,24 @@ def train_vectors(
         "sentences": int(model.corpus_count),
         "tokens": int(model.corpus_total_words),
         "words": len(words),
-        "dim": dim,
-        "epochs": epochs,
-        "min_count": min_count,
-        "window": window,
-        "workers": workers,
-        "algorithm": "skip-gram" if skip_gram else "cbow",
-        "summaries": summaries,
-        "seed": seed,
+        "dim": settings.dim,
+        "epochs": settings.epochs,
+        "min_count": settings.min_count,
+        "window": settings.window,
+        "workers": settings.workers,
+        "algorithm": "skip-gram" if settings.skip_gram else "cbow",
+        "summaries": settings.summaries,
+        "seed": settings.seed,
         "seconds_counting": round(counted - started, 1),
         "seconds": round(seconds, 1),
     }
     log.info(
         "word2vec: %d words x %d dimensions from %d documents (%d tokens), %d epochs in %.0f s",
         len(words),
-        dim,
+        settings.dim,
         n_docs,
         record["tokens"],
-        epochs,
+        settings.epochs,
         seconds,
     )
     return vectors, record

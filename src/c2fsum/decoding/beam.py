@@ -60,6 +60,30 @@ class _Finished:
     eos: bool
 
 
+@dataclass
+class _Results:
+    """What the search has found so far, shrunk with the active batch (:meth:`keep`)."""
+
+    finished: list[list[_Finished]]
+    """Per document (all B of the search), its finished hypotheses."""
+    docs: list[int]
+    """The document of each active batch entry."""
+    best: Tensor
+    """``(B, n_best)`` per active entry, the best normalized scores of its document's finished
+    hypotheses (-inf while there are fewer)."""
+
+    @classmethod
+    def none_yet(cls, n_docs: int, n_best: int, device: torch.device) -> _Results:
+        """The results before the first step: no finished hypothesis, every document active."""
+        best = torch.full((n_docs, n_best), float("-inf"), device=device)
+        return cls(finished=[[] for _ in range(n_docs)], docs=list(range(n_docs)), best=best)
+
+    def keep(self, keep_docs: Tensor) -> None:
+        """Only the active entries ``keep_docs`` ``(B',)`` go on (the others' search is over)."""
+        self.docs = [self.docs[b] for b in keep_docs.tolist()]
+        self.best = self.best[keep_docs]
+
+
 def _length_bound(best_live: Tensor, *, next_len: int, max_len: int, alpha: float) -> Tensor:
     """Best normalized score a live beam of score ``best_live`` ``(B,)`` (<= 0) can still reach."""
     if not alpha:
@@ -72,27 +96,24 @@ def _next_beams(
     top_score: Tensor,
     top_tok: Tensor,
     top_row: Tensor,
+    results: _Results,
     *,
     t: int,
     k: int,
     max_len: int,
     length_norm: float,
     eos_id: int,
-    fin_best: Tensor,
-    finished: list[list[_Finished]],
-    docs: list[int],
-) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """Step ``t``'s best 2K candidates of each document -> the hypotheses that end here and the next beams.
 
     Args:
         top_score, top_tok, top_row: ``(B, 2K)`` score, token and row (of this step's batch) of
             the best candidates, best first.
-        fin_best: ``(B, n_best)`` the best normalized scores of finished hypotheses so far.
-        finished: per document, its finished hypotheses (appended to here); docs: the document
-            of each of the B active entries.
+        results: the B active entries' results so far; the hypotheses that end here are added
+            to them (``finished`` and ``best``).
     Returns:
-        ``live_score, live_tok, live_row`` ``(B, K)`` (the next beams, score -inf where none),
-        the updated ``fin_best`` and ``done`` ``(B,)``: True where the search of a document is over.
+        ``live_score, live_tok, live_row`` ``(B, K)`` (the next beams, score -inf where none) and
+        ``done`` ``(B,)``: True where the search of a document is over.
     """
     top_eos = top_tok == eos_id
 
@@ -115,9 +136,9 @@ def _next_beams(
     alpha_len = (t + 1) ** length_norm
     fin_norm = (fin_score / alpha_len).masked_fill(~is_fin, float("-inf"))
 
-    fin_best = torch.cat([fin_best, fin_norm], dim=1).topk(fin_best.size(1), dim=1).values
+    results.best = torch.cat([results.best, fin_norm], dim=1).topk(results.best.size(1), dim=1).values
     bound = _length_bound(live_score[:, 0], next_len=t + 2, max_len=max_len, alpha=length_norm)
-    done = fin_best[:, -1] >= bound  # (B,); also when no beam is live (bound -inf)
+    done = results.best[:, -1] >= bound  # (B,); also when no beam is live (bound -inf)
 
     # host syncs of the step: finished candidates, finished documents, history
     fin_at = is_fin.nonzero().tolist()
@@ -131,10 +152,10 @@ def _next_beams(
             strict=True,
         )
         for (b, _), norm, score, row, tok in values:
-            finished[docs[b]].append(
+            results.finished[results.docs[b]].append(
                 _Finished(norm_score=norm, score=score, step=t, row=row, token=tok, eos=tok == eos_id)
             )
-    return live_score, live_tok, live_row, fin_best, done
+    return live_score, live_tok, live_row, done
 
 
 @torch.no_grad()
@@ -190,12 +211,10 @@ def beam_search(
     # (memory_per_document) attend B * K queries against B memory rows, never copying it K times.
     per_doc = k > 1 and model.capabilities.memory_per_document
     state = model.init_state(memory)
-    docs = list(range(n_docs))  # document of each active batch entry
+    results = _Results.none_yet(n_docs, n_best, device)
     prev = torch.full((n_docs,), model.bos_id, dtype=torch.long, device=device)
     scores = torch.full((n_docs, k), float("-inf"), device=device)
     scores[:, 0] = 0.0  # at the start only beam 0 is live, so the K beams do not repeat it
-    fin_best = torch.full((n_docs, n_best), float("-inf"), device=device)  # n_best finished norm scores
-    finished: list[list[_Finished]] = [[] for _ in range(n_docs)]
     # history for reading hypotheses back: per step, the rows' parent and token (CPU), attention
     hist_parent: list[list[int]] = []
     hist_token: list[list[int]] = []
@@ -204,7 +223,7 @@ def beam_search(
     row_offset = torch.arange(n_docs, device=device).unsqueeze(1) * k  # (B, 1)
 
     for t in range(max_len):
-        n_act = len(docs)
+        n_act = len(results.docs)
         out = model.step(memory, state, prev)
         logprobs = constrain(out.logprobs, step=t, blocker=blocker)  # (B*K, V')
         n_vocab = logprobs.size(1)
@@ -223,18 +242,8 @@ def beam_search(
         # row of this step's batch
         top_row = row_offset[:n_act] // k if t == 0 else top_beam + row_offset[:n_act]
         top_row = top_row.expand_as(top_beam)
-        live_score, live_tok, live_row, fin_best, done = _next_beams(
-            top_score,
-            top_tok,
-            top_row,
-            t=t,
-            k=k,
-            max_len=max_len,
-            length_norm=length_norm,
-            eos_id=eos_id,
-            fin_best=fin_best,
-            finished=finished,
-            docs=docs,
+        live_score, live_tok, live_row, done = _next_beams(
+            top_score, top_tok, top_row, results, t=t, k=k, max_len=max_len, length_norm=length_norm, eos_id=eos_id
         )
         if t == max_len - 1:
             break
@@ -247,9 +256,8 @@ def beam_search(
             keep_rows = (keep_docs.unsqueeze(1) * k + torch.arange(k, device=device)).view(-1)
             memory = memory.select(keep_docs if per_doc else keep_rows)
         if keep_docs.numel() < n_act:
-            docs = [docs[b] for b in keep_docs.tolist()]
+            results.keep(keep_docs)
             live_score, live_tok, live_row = live_score[keep_docs], live_tok[keep_docs], live_row[keep_docs]
-            fin_best = fin_best[keep_docs]
         parents = live_row.view(-1)
         shrunk = keep_docs.numel() < n_act
         state = out.state if k == 1 and not shrunk else out.state.select(parents)  # t = 0: B -> B*K rows
@@ -260,7 +268,7 @@ def beam_search(
         if blocker is not None:
             blocker.advance(hist_parent[-1], hist_token[-1])
 
-    return _read_back(finished, n_best, hist_parent, hist_token, hist_attn, hist_coarse)
+    return _read_back(results.finished, n_best, hist_parent, hist_token, hist_attn, hist_coarse)
 
 
 def _read_back(

@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from c2fsum.utils.tokens import SENTENCE_ENDS
+from c2fsum.utils.tokens import CLOSERS, SENTENCE_ENDS
 
 if TYPE_CHECKING:
     from torch import Tensor
-
-CLOSING = frozenset({"''", "'", "-rrb-", "-rsb-", "-rcb-"})
-"""Closing quotes and brackets: they stay with the sentence they close."""
 
 
 def ids_to_words(
@@ -64,7 +61,7 @@ def last_sentence_end(tokens: Sequence[str]) -> int:
     for k in range(len(tokens)):
         if ends_sentence_at(tokens, k):
             last = k
-            while last + 1 < len(tokens) and tokens[last + 1] in CLOSING:
+            while last + 1 < len(tokens) and tokens[last + 1] in CLOSERS:
                 last += 1
     return last
 

@@ -38,7 +38,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from c2fsum.decoding.postprocess import CLOSING, ends_sentence_at, last_sentence_end
+from c2fsum.decoding.postprocess import ends_sentence_at, last_sentence_end
+from c2fsum.utils.tokens import CLOSERS
 
 if TYPE_CHECKING:  # torch only where attention is read: extraction renders without it
     from torch import Tensor
@@ -392,7 +393,7 @@ def _with_end(pairs: list[tuple[str, str | None]]) -> list[tuple[str, str | None
     if not pairs:
         return pairs
     k = len(pairs)
-    while k > 0 and pairs[k - 1][0] in CLOSING:
+    while k > 0 and pairs[k - 1][0] in CLOSERS:
         k -= 1
     if k > 0 and ends_sentence_at([t for t, _ in pairs[:k]], k - 1):
         return pairs

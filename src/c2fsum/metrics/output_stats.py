@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from c2fsum.metrics.porter import porter_stem
-from c2fsum.utils.tokens import SENTENCE_ENDS
+from c2fsum.utils.tokens import CLOSERS, SENTENCE_ENDS
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been
@@ -86,8 +86,6 @@ class OutputStats:
 SENTENCE_MARKS = frozenset({"<s>", "</s>"})
 """The markers around a sentence in prepared text (the vocabulary's BOS and EOS); never words of a
 summary (the one definition: reader measures, ILP, LEAD/ORACLE and BERKELEY import it)."""
-CLOSERS = frozenset({"''", '"', "'", "`", ")", "]", "}", "-rrb-", "-rsb-", "-rcb-"})
-"""Tokens that may follow a sentence's final mark (a closing quote or bracket)."""
 PTB_BRACKETS = frozenset({"-lrb-", "-rrb-", "-lsb-", "-rsb-", "-lcb-", "-rcb-"})
 OPENING_WORDS = 4
 SPECIFIC_SHARE = 0.1

@@ -44,12 +44,9 @@ _STEP2_LIST = {
     "ator": "ate", "alism": "al", "iveness": "ive", "fulness": "ful", "ousness": "ous", "aliti": "al",
     "iviti": "ive", "biliti": "ble", "logi": "log",
 }  # fmt: skip
-_STEP2 = re.compile(
-    r"(ational|tional|enci|anci|izer|bli|alli|entli|eli|ousli|ization|ation|ator|alism|iveness"
-    r"|fulness|ousness|aliti|iviti|biliti|logi)$"
-)
+_STEP2 = re.compile(f"({'|'.join(_STEP2_LIST)})$")  # the Perl pattern: the suffixes in this order
 _STEP3_LIST = {"icate": "ic", "ative": "", "alize": "al", "iciti": "ic", "ical": "ic", "ful": "", "ness": ""}
-_STEP3 = re.compile(r"(icate|ative|alize|iciti|ical|ful|ness)$")
+_STEP3 = re.compile(f"({'|'.join(_STEP3_LIST)})$")
 # CYL 02/14/2004: "-ment" and "-ent" left out of the first list, tried separately below.
 _STEP4 = re.compile(r"(al|ance|ence|er|ic|able|ible|ant|ement|ou|ism|ate|iti|ous|ive|ize)$")
 _STEP4_MENT = re.compile(r"ment$")
