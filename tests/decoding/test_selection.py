@@ -155,12 +155,12 @@ def test_the_budget_holds_the_rewritten_words_and_the_room_is_filled_again():
     assert len(copied.words) == 27 and len(copied.sentences) == 3
     rewriter = _HalvingRewriter(ex)
     rewritten = decode_selected(model, vocab, [ex], cfg, options, rewriter=rewriter)[0]
-    # the 3 picks rewritten: 3 x 5 tokens ("a0 b0 c0 d0 ."), room 12; filled from the next picks of at
-    # most 12 / 0.5 = 24 tokens (2 sentences of 9), rewritten: 25 tokens, room 2, under MIN_ROOM (4)
-    assert rewriter.calls == [3, 2]
-    assert len(rewritten.words) == 25 and len(rewritten.sentences) == 5
+    # the 3 picks rewritten: 3 x 5 tokens ("a0 b0 c0 d0 ."), room 12; filled from the next picks that
+    # fit it (1 sentence of 9), rewritten: 20 tokens, room 7; no next pick of 9 fits 7: done
+    assert rewriter.calls == [3, 1]
+    assert len(rewritten.words) == 20 and len(rewritten.sentences) == 4
     assert rewritten.sentences[:3] == copied.sentences  # the first picks come first, then the refill
-    assert rewritten.fine_fraction == 45 / 90  # 5 sentences of 9 tokens read at the word level, of 90
+    assert rewritten.fine_fraction == 36 / 90  # 4 sentences of 9 tokens read at the word level, of 90
 
 
 def test_trigrams_without_a_content_word_are_no_repeat():

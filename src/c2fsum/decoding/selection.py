@@ -274,9 +274,6 @@ def compose(
 REFILL_ROUNDS = 2
 """With a rewriter and a budget: how many times the room the rewrites leave is filled again."""
 
-REFILL_SHARE = 0.5
-"""A refill rewrites the selector's next picks while their words are at most the room over this
-share (or over ``rewrite_min_share`` where larger): what the room could hold once rewritten."""
 
 
 def decode_selected(
@@ -330,15 +327,15 @@ def decode_selected(
         room = [budget - len(d.words) for d in out]
         if max(room) < MIN_ROOM:
             break
-        # the next picks not tried yet, in pick order, while their words are at most what the room
-        # could hold after rewriting (room / min_share)
+        # the next picks not tried yet, in pick order, while their words fit the room: rewrites
+        # keep about 3/4 of their sentence, so the next round fills what they leave (a cap of twice
+        # the room rewrote 19% more sentences for the same ROUGE on 100 validation papers)
         wanted: list[list[int]] = []
         for i, (m, p) in enumerate(zip(more, picks, strict=True)):
             fresh, held = [], 0
-            cap = room[i] / max(share, REFILL_SHARE)
             for j in m if room[i] >= MIN_ROOM else []:
                 n = len(words_of(i, j))
-                if j not in p and held + n <= cap:
+                if j not in p and held + n <= room[i]:
                     fresh.append(j)
                     held += n
             wanted.append(fresh)
