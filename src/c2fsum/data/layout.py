@@ -111,7 +111,7 @@ _PUBLICATION = re.compile(
 # francisco, ca, usa. <dig> - <dig> january 2016" (validation paper sumpubmed-29779), raw or tokenized: "from", the
 # meeting's name within 15 words (no comma), then its place ("city, country"), the dates maybe, and no word of
 # running text ("from the meeting's data we ...", "from the conference, it was clear ...")
-_MEETINGS = ("conference", "workshop", "symposium", "meeting", "congress", "colloquium")
+_MEETINGS = ("conference", "workshop", "symposium", "meeting", "congress", "colloquium")  # (_maybe_publication's)
 _RUNNING = (
     r"(?!(?:we|i|our|us|was|were|is|are|has|have|had|be|been|being|it|its|they|their|this|these|those|which|that"
     r"|there|who|whom|whose|at|during|after|before|data|used|using|obtained|collected|extracted|presented|reported"
@@ -162,7 +162,9 @@ def _maybe_thanks(low: str) -> bool:
 def _maybe_publication(low: str) -> bool:
     return (
         "published as" in low or "of the supplement" in low
-        or ("from" in low and any(meeting in low for meeting in _MEETINGS))
+        or ("from" in low and (
+            "conference" in low or "workshop" in low or "symposium" in low or "meeting" in low or "congress" in low
+            or "colloquium" in low))
         or (("publication" in low or "open access" in low)
             and ("this article" in low or "this paper" in low or "this publication" in low))
     )  # fmt: skip
