@@ -46,7 +46,14 @@ per word), the splitter's view is built from memoized pieces, new words go to th
 one call without marks between them, a word whose tokens are each their own fixed point needs no
 second pass (each new token judged once), and the splitter's patterns start at their rare
 character (:mod:`c2fsum.data.sbd`). The same tokens (the golden test); about 1.5x (CNN/DM) to 2.2x
-(a 100,000-word line) the words/s of before, measured in ``docs/speed.md``.
+(a 100,000-word line) the words/s of before, measured in ``docs/speed.md``. Then (issue 36, fourth
+pass; each the same tokens, and each fast path tested against the plain one): NLTK's rules compiled by
+Python's ``re`` instead of the third-party engine NLTK 3.9+ wraps them in (:func:`_stdlib`; those that
+start with a word boundary or a common character written to start with their rare character), a
+text's first word and the usual paragraph ends (``said."``) answered from the cache or without NLTK,
+a long non-ASCII text normalized in 1 KB pieces (:func:`_normalized_blocks`), the final token forms
+mapped once per document (:func:`_assemble`): about 1.3x on news and on the long line, measured in
+``docs/speed.md``.
 """
 
 from __future__ import annotations
