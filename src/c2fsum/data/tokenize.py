@@ -271,8 +271,8 @@ def _word_tokens(normalized: str | list[str]) -> list[str]:
         k -= 1
     tokens: list[str] = []
     if k > 0:
-        first = words[0]  # (at the text's start only a word with '"' tokenizes differently: NLTK's ^" rule)
-        tokens += _FIXED[first] if '"' not in first and first in _FIXED else _word_fixed(first, True)
+        head = words[0]  # (at the text's start only a word with '"' tokenizes differently: NLTK's ^" rule)
+        tokens += _FIXED[head] if '"' not in head and head in _FIXED else _word_fixed(head, True)
         fixed = _FIXED
         if len(fixed) > _CACHE_WORDS:
             fixed.clear()
