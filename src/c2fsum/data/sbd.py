@@ -232,7 +232,9 @@ def sentence_starts(view: str, *, science: bool = True) -> list[int]:
     a window, so that a sentence pysbd rewrote cannot send the search to the end of the text
     for each of many sentences); one that is not found is skipped.
     """
-    text = _PLACEHOLDERS.sub("\x01", view)
+    text = view
+    if not view.isascii() or "\r" in view or "\n" in view or "\x00" in view:  # (the others are not ASCII)
+        text = _PLACEHOLDERS.sub("\x01", view)
     cuts: list[int] = []
     pos = 0
     first = True
