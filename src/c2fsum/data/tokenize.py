@@ -52,8 +52,8 @@ Python's ``re`` instead of the third-party engine NLTK 3.9+ wraps them in (:func
 start with a word boundary or a common character written to start with their rare character), a
 text's first word and the usual paragraph ends (``said."``) answered from the cache or without NLTK,
 a long non-ASCII text normalized in 1 KB pieces (:func:`_normalized_blocks`), the final token forms
-mapped once per document (:func:`_assemble`): about 1.3x on news and on the long line, measured in
-``docs/speed.md``.
+mapped once per document (:func:`_assemble`): about 1.3x on news and on the long line in one process
+(runs alternating from empty caches; in fresh processes on a busy machine not settled: ``docs/speed.md``).
 """
 
 from __future__ import annotations
