@@ -16,7 +16,7 @@ import pytest
 from c2fsum.data.layout import NON_RUNNING, Block, blocks, heading_kind, is_non_running, sentence_kind, statement_kind
 from c2fsum.data.tokenize import preprocess_article, preprocess_document, split_sentences
 from c2fsum.data.vocab import EOS
-from shared_data import DATA
+from shared_data import DATA, need_real
 
 PAPER = (
     "BACKGROUND\n"
@@ -355,3 +355,66 @@ def test_back_matter_is_left_out_and_counted():
     # acknowledgement: the funding line, and "issue=s <dig>" (the splitter cuts the URL at its "?"), which
     # is nothing of its own kind and so of its heading's
     assert doc.dropped == {"competing_interests": 1, "contributions": 3, "acknowledgement": 2, "publication": 2}
+
+
+# A supplement's note of the meeting it comes from (issue 36: validation paper sumpubmed-29779 kept it as a
+# running sentence, and its dates as another). Real notes of SumPubMed papers (validation and train), then
+# running text that starts alike.
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("from the fourteenth asia pacific bioinformatics conference san francisco, ca, usa.", "publication"),
+        ("from the fourteenth asia pacific bioinformatics conference san francisco, ca, usa.  <dig> -  <dig> january "
+         "2016", "publication"),  # (the whole line: what a heading line is judged on)
+        ("from 11th international meeting on computational intelligence methods for bioinformatics and "
+         "biostatistics cambridge, uk.", "publication"),
+        ("from ieee international conference on bioinformatics and biomedicine  <dig> washington, dc, usa. 9– <dig> "
+         "november 2015", "publication"),
+        ("from the 27th international conference on genome informatics shanghai, china.", "publication"),
+        ("data from the conference were analysed in the same way, as in usa.", None),
+        ("from the conference proceedings we extracted all abstracts on malaria, tb.", None),
+        ("from the meeting minutes, conclusions followed.", None),
+        ("from the symposium, the committee concluded.", None),
+        ("from the workshop participants, usa.", None),
+        ("from summer  <dig> to early  <dig> experts were informed at the ewda  <dig> conference, written "
+         "documents.", None),
+        ("from a total of <dig> patients, seven attended the meeting in boston, usa.", None),
+        ("from a total of <dig> patients who attended the meeting in boston, usa.", None),
+    ],
+)  # fmt: skip
+def test_meeting_notes_are_publication_statements(sentence, kind):
+    """Judged on the raw sentence and on its tokens, alike."""
+    assert statement_kind(sentence.lower()) == kind
+    tokens = [t for s in split_sentences(sentence) for t in s]
+    assert sentence_kind(tokens) == kind
+
+
+def test_a_meeting_note_and_its_dates_are_left_out():
+    """The note's dates are cut from it as a sentence of their own (``< dig > - < dig > january ####``):
+    after a publication statement, a date alone is left out with it; a date in running text stays."""
+    text = (
+        "results\nthe kinase binds dna in vitro and in vivo in all of the tested cell lines.\n\n"
+        "from the fourteenth asia pacific bioinformatics conference san francisco, ca, usa.  <dig> -  <dig> "
+        "january 2016\n\n"
+        "the kinase binds rna. 12 january 2016. it is a target.\n"
+    )
+    doc = preprocess_document(text)
+    assert [" ".join(s[:-1]) for s in doc.sentences] == [
+        "the kinase binds dna in vitro and in vivo in all of the tested cell lines .",
+        "the kinase binds rna .",
+        "## january #### .",
+        "it is a target .",
+    ]
+    assert doc.dropped == {"publication": 2}
+
+
+@pytest.mark.real_data(DATA / "pubmed")
+def test_the_meeting_note_of_a_real_paper_is_left_out():
+    """sumpubmed-29779 (validation): its note and dates are no sentences, and counted."""
+    with gzip.open(need_real(DATA / "pubmed" / "val.jsonl.gz"), "rt", encoding="utf-8") as f:
+        article = next(d for d in map(json.loads, f) if d["id"] == "sumpubmed-29779")["article"]
+    doc = preprocess_document(article)
+    text = " ".join(" ".join(s) for s in doc.sentences)
+    assert "asia pacific" not in text and "january" not in text
+    assert "our work provides a complementary and useful approach" in text  # (the paragraph before it)
+    assert doc.dropped["publication"] == 5  # (3 before: the supplement's and the publication fee's statements)

@@ -179,3 +179,83 @@ def test_ptb_tokenized_test_documents_are_a_fixed_point():
         assert preprocess_article(flat(first)) == first, doc["id"]
         assert all(s[-1] == EOS and EOS not in s[:-1] for s in first)
         assert not any(t in ("(", ")", "[", "]") for s in first for t in s)
+
+
+# ------------------------------------------------------------ the fast paths against the plain ones (issue 36)
+def _real_texts(news: int, papers: int) -> list[str]:
+    from shared_data import DATA, need_real
+
+    with gzip.open(need_real(CNNDM / "train.jsonl.gz"), "rt", encoding="utf-8") as f:
+        texts = [json.loads(line)["article"] for line in itertools.islice(f, news)]
+    with gzip.open(need_real(DATA / "pubmed" / "val.jsonl.gz"), "rt", encoding="utf-8") as f:
+        return texts + [json.loads(line)["article"] for line in itertools.islice(f, papers)]
+
+
+@needs_cnndm
+@pytest.mark.real_data(CNNDM.parent / "pubmed" / "val.jsonl.gz")
+def test_rules_compiled_by_re_tokenize_as_nltks_own():
+    """The tokenizer's NLTK rules compiled by Python's ``re`` (``tokenize._stdlib``) against NLTK's own
+    compiled rules: the words of 300 news articles and 40 papers in batches, as the tokenizer reads them,
+    and whole raw articles (their capitals, line breaks and text ends)."""
+    import re
+
+    from nltk.tokenize import NLTKWordTokenizer
+
+    import c2fsum.data.tokenize as tok
+
+    class Own(NLTKWordTokenizer):  # NLTK's rules as NLTK compiles them; its ''-rule as ours, as first written
+        STARTING_QUOTES = [
+            (re.compile(r"([«“‘„]|[`]+)"), r" \1 "),
+            (re.compile(r'^"'), r"``"),
+            (re.compile(r"(``)"), r" \1 "),
+            (re.compile(r'([ \(\[{<])"'), r"\1 `` "),
+            (re.compile(r"(?i)(?<!\w)(')(?!(?:re|ve|ll|m|t|s|d|n)\b)(?=\w)"), r"\1 "),
+        ]
+
+    own = Own()
+    assert not isinstance(own.PUNCTUATION[0][0], type(tok._WORD_TOKENIZER.PUNCTUATION[0][0]))  # two engines
+    texts = _real_texts(300, 40)
+    words = sorted({w for t in texts for w in normalize_text(t).split()})
+    batches = [" ".join(words[k : k + 500]) for k in range(0, len(words), 500)]
+    tricky = [
+        "'tis cannot wanna ''x'' \"a\" (b) [c] u.s.a. 12.5% a--b ... it's. x:",
+        " don't can't CANNOT d'ye wan na IT'S 'S x'' a' b's ''s x'll y'LL N'T boys' 'hello' (\"y\" [\"z\" <\"w ",
+        " ''s x'sx 'd'd a's'm x'  'm  I'M sCanNot wAnNa gimme GONNA got ta lemme more'n 'twas x'' 's ",
+    ]
+    for text in batches + texts[::10] + tricky:
+        assert tok._WORD_TOKENIZER.tokenize(text) == own.tokenize(text), text
+
+
+def test_citation_test_agrees_with_its_regex():
+    """``_cites`` (``<cit>`` first, ASCII lowercased) against the pattern it stands for."""
+    import re
+
+    from c2fsum.data.tokenize import _cites
+
+    pattern = re.compile(r"\bet\.?\s*al\b|<cit>", re.IGNORECASE)
+    texts = [
+        "Smith et al. found", "SMITH ET AL found", "smith et.al", "smith etal.", "et  al", "<CIT> a", "x <cit>",
+        "beet al", "et alia", "meet all", "et al_", "café et al.", "ÉT AL", "caféet al", "Smith Et\tAl.", "", "et",
+    ]  # fmt: skip
+    for text in texts + _real_texts(300, 20):
+        assert _cites(text) == bool(pattern.search(text)), text
+
+
+_UNICODE = (
+    "Σ ΟΔΟΣ ΣΑ e\u0301 a\u0308 \u00a0 µ ﬁ ½ ² ١٢٣ ＜/s＞ </s> ' '' .. ... -LRB- -rrb- “ ” ‘ ’ — \u200b \u00ad İ "
+    "x y 1.5 #3 (a) it's don't said. K ǅ \u0345 \u1e9b\u0323"
+).split(" ")
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from(_UNICODE), st.sampled_from([" ", "", " ", "\n", "  "])), max_size=60))
+def test_long_text_normalized_in_pieces_as_whole(pieces):
+    """A long non-ASCII text is normalized in pieces cut after spaces (``_normalized_blocks``): the same
+    words as normalizing it whole, with pieces cut at every place of generated text."""
+    import c2fsum.data.tokenize as tok
+
+    unit = "".join(a + b for a, b in pieces)
+    text = "w " * tok._PIECE + "é" + unit * (3 * tok._PIECE // max(1, len(unit)) + 1)
+    want = [block.split() for block in normalize_text(text).split(EOS)]
+    for shift in range(0, 40, 7):  # (the cuts fall elsewhere in the generated text)
+        assert tok._normalized_blocks(" " * shift + text) == want

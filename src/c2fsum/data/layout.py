@@ -107,6 +107,30 @@ _PUBLICATION = re.compile(
     r"|^(?:the\s+)?(?:publication|open\s+access)\s+(?:costs?|charges?|fees?)\s+(?:for|of)\s+this\s+"
     r"(?:article|paper|publication)|^publication\s+of\s+this\s+(?:article|paper)\s+(?:was|has\s+been|is)\b"
 )
+# a supplement's note of the meeting it comes from: "from the fourteenth asia pacific bioinformatics conference san
+# francisco, ca, usa. <dig> - <dig> january 2016" (validation paper sumpubmed-29779), raw or tokenized: "from", the
+# meeting's name within 15 words (no comma), then its place ("city, country"), the dates maybe, and no word of
+# running text ("from the meeting's data we ...", "from the conference, it was clear ...")
+_MEETINGS = ("conference", "workshop", "symposium", "meeting", "congress", "colloquium")  # (_maybe_publication's)
+_RUNNING = (
+    r"(?!(?:we|i|our|us|was|were|is|are|has|have|had|be|been|being|it|its|they|their|this|these|those|which|that"
+    r"|there|who|whom|whose|at|during|after|before|data|used|using|obtained|collected|extracted|presented|reported"
+    r"|showed|shown|found|emerged|attended|attending|held)\b)"
+)
+_OF_MEETING = (  # what running text takes from a meeting ("from the meeting minutes, ...")
+    r"(?!(?:minutes|reports?|data|abstracts?|proceedings|participants|attendees|organi[sz]ers|discussions?|results?"
+    r"|notes|papers|presentations?|records?|materials?|talks?|sessions?|recordings?|transcripts?|survey)\b)"
+)
+_DATE = (
+    r"(?:(?:[#\d]+|<\s*dig\s*>)\s*(?:-|--|–|—)?\s*)*"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s*(?:[#\d]+|<\s*dig\s*>)?\s*\.?"
+)
+_PROCEEDINGS = re.compile(
+    rf"^from\s+(?:{_RUNNING}[^\s,]+\s+){{0,14}}?(?:{'|'.join(_MEETINGS)})\b\s+{_OF_MEETING}{_RUNNING}[^\s,]+(?:\s+{_RUNNING}[^\s,]+)*"
+    rf"(?:\s*,\s*{_RUNNING}[^\s,.]+(?:\s+{_RUNNING}[^\s,.]+)?)+\s*\.?(?:\s*{_DATE})?\s*$"
+)
+_DATE_ONLY = re.compile(rf"{_DATE}\s*$")
+"""A sentence that is a date alone (``## -- < dig > october ####``): after a publication note, its dates."""
 _COMPETING = re.compile(r"\b(?:(?:competing|conflicting)\s+(?:financial\s+)?interests?|conflicts?\s+of\s+interests?)\b")
 _COMPETING_DECLARED = re.compile(r"\bauthors?\b|\bdeclar|\bdisclos|\bno\b|\bnone\b")
 _CONTRIBUTIONS = re.compile(
@@ -138,6 +162,9 @@ def _maybe_thanks(low: str) -> bool:
 def _maybe_publication(low: str) -> bool:
     return (
         "published as" in low or "of the supplement" in low
+        or ("from" in low and (
+            "conference" in low or "workshop" in low or "symposium" in low or "meeting" in low or "congress" in low
+            or "colloquium" in low))
         or (("publication" in low or "open access" in low)
             and ("this article" in low or "this paper" in low or "this publication" in low))
     )  # fmt: skip
@@ -185,7 +212,7 @@ def statement_kind(low: str) -> str | None:
     """
     if _maybe_thanks(low) and _THANKS.search(low) and not _QUOTES.search(low):
         return "acknowledgement"
-    if _maybe_publication(low) and _PUBLICATION.search(low):
+    if _maybe_publication(low) and (_PUBLICATION.search(low) or _PROCEEDINGS.match(low)):
         return "publication"
     if _maybe_funding(low) and (_FUNDED.search(low) and _FUNDER.search(low) or _FUNDING.search(low)):
         return "acknowledgement"
@@ -271,7 +298,11 @@ def sentence_kinds(text: str, sentences: list[list[str]], statements: bool = Tru
         if not _TOKEN_FOOTNOTE_ANY.search(" ".join([s[0] for s in sentences])):
             return [None] * len(sentences)
         return [None if not _TOKEN_FOOTNOTE.match(s[0]) else sentence_kind(s, statements) for s in sentences]
-    return [sentence_kind(s, statements) for s in sentences]
+    kinds = [sentence_kind(s, statements) for s in sentences]
+    for k in range(1, len(kinds)):  # a publication note's dates, cut from it ("... usa ." "## -- < dig > october ####")
+        if kinds[k - 1] == "publication" and kinds[k] is None and _DATE_ONLY.match(" ".join(sentences[k])):
+            kinds[k] = "publication"
+    return kinds
 
 
 def _short(line: str) -> bool:

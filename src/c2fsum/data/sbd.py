@@ -232,7 +232,9 @@ def sentence_starts(view: str, *, science: bool = True) -> list[int]:
     a window, so that a sentence pysbd rewrote cannot send the search to the end of the text
     for each of many sentences); one that is not found is skipped.
     """
-    text = _PLACEHOLDERS.sub("\x01", view)
+    text = view
+    if not view.isascii() or "\r" in view or "\n" in view or "\x00" in view:  # (the others are not ASCII)
+        text = _PLACEHOLDERS.sub("\x01", view)
     cuts: list[int] = []
     pos = 0
     first = True
@@ -268,7 +270,9 @@ def sentences(view: str, *, science: bool = True) -> list[str]:
     stay list items: the breaks they make keep pysbd's bracket rule from pairing brackets of
     different sentences, which it does across a whole segment.)
     """
-    return _sentences(_PLACEHOLDERS.sub("\x01", view), science)
+    if not view.isascii() or "\r" in view or "\n" in view or "\x00" in view:  # (the others are not ASCII)
+        view = _PLACEHOLDERS.sub("\x01", view)
+    return _sentences(view, science)
 
 
 def _sentences(text: str, science: bool) -> list[str]:
@@ -517,12 +521,14 @@ def _process_segment(txt: str) -> list[str]:
     if "!" in txt or "ǃ" in txt:
         txt = _EXCLAMATION_WORDS.sub(_replace_punctuation, txt)
     txt = _between_punctuation(txt)
-    if not _DOUBLE_PUNCT.match(txt):
-        for rule, repl in _DOUBLE_PUNCT_RULES:
+    if "?" in txt or "!" in txt:  # (each of these rules matches a "?" or a "!")
+        if not _DOUBLE_PUNCT.match(txt):
+            for rule, repl in _DOUBLE_PUNCT_RULES:
+                txt = rule.sub(repl, txt)
+        for rule, repl in _QE_RULES:
             txt = rule.sub(repl, txt)
-    for rule, repl in _QE_RULES:
-        txt = rule.sub(repl, txt)
-    txt = _FINAL_EXCLAMATION.sub("!", txt)
+    if txt.endswith(("&ᓴ&", "&ᓴ&\n")):  # (where _FINAL_EXCLAMATION's $ matches)
+        txt = _FINAL_EXCLAMATION.sub("!", txt)
     return _SENTENCE.findall(txt)
 
 

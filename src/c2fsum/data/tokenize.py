@@ -46,7 +46,14 @@ per word), the splitter's view is built from memoized pieces, new words go to th
 one call without marks between them, a word whose tokens are each their own fixed point needs no
 second pass (each new token judged once), and the splitter's patterns start at their rare
 character (:mod:`c2fsum.data.sbd`). The same tokens (the golden test); about 1.5x (CNN/DM) to 2.2x
-(a 100,000-word line) the words/s of before, measured in ``docs/speed.md``.
+(a 100,000-word line) the words/s of before, measured in ``docs/speed.md``. Then (issue 36, fourth
+pass; each the same tokens, and each fast path tested against the plain one): NLTK's rules compiled by
+Python's ``re`` instead of the third-party engine NLTK 3.9+ wraps them in (:func:`_stdlib`; those that
+start with a word boundary or a common character written to start with their rare character), a
+text's first word and the usual paragraph ends (``said."``) answered from the cache or without NLTK,
+a long non-ASCII text normalized in 1 KB pieces (:func:`_normalized_blocks`), the final token forms
+mapped once per document (:func:`_assemble`): about 1.3x on news and on the long line in one process
+(runs alternating from empty caches; in fresh processes on a busy machine not settled: ``docs/speed.md``).
 """
 
 from __future__ import annotations
@@ -109,6 +116,30 @@ _GLUE_RIGHT = frozenset({"(", "[", "{", "$"})
 _CLOSERS = frozenset({"''", ")", "]", "}"})
 
 
+def _stdlib(rules: Sequence[tuple]) -> list[tuple[re.Pattern, str]]:
+    """NLTK's ``(pattern, replacement)`` rules with each pattern compiled by Python's ``re`` (its ``pattern``
+    string: an ``re`` pattern's, or that of NLTK's wrapper around a ``regex`` one), those of
+    :data:`_FASTER` written to start with a rare character, and a contraction's ``(?i)\\b(can)...`` as
+    ``(?i)(can)(?<=\\bcan)...`` (the same matches; the regex engine jumps to the next ``c`` instead of
+    trying the word boundary at every position)."""
+    out = []
+    for rule, repl in rules:
+        pattern, repl = _FASTER.get((rule.pattern, repl), (rule.pattern, repl))
+        pattern = _LEADING_WORD.sub(lambda m: f"(?i)({m[1]})(?<=\\b{m[1]})", pattern)
+        out.append((re.compile(pattern), repl))
+    return out
+
+
+_LEADING_WORD = re.compile(r"^\(\?i\)\\b\(([a-z]+)\)")  # a contraction's (?i)\b(can), (?i)\b(d)...
+_FASTER = {
+    # "x's " -> "x 's ": the quote (and s, m or d) after a character that is no quote or space, matched from the
+    # quote (that character, never a space, is never the end of the match before)
+    (r"([^' ])('[sS]|'[mM]|'[dD]|') ", r"\1 \2 "): (r"('(?<=[^' ]')[sSmMdD]?) ", r" \1 "),
+}
+"""NLTK 3.10's rules that are written here to start with their rare character: ``(pattern, replacement)``
+-> the same for a pattern with the same matches but where the character before the match was."""
+
+
 class _PTBWordTokenizer(NLTKWordTokenizer):
     """NLTK's improved Treebank tokenizer, except that ``''`` is always a closing quote.
 
@@ -120,9 +151,20 @@ class _PTBWordTokenizer(NLTKWordTokenizer):
         (re.compile(r"([«“‘„]|[`]+)", re.UNICODE), r" \1 "),
         (re.compile(r'^"'), r"``"),
         (re.compile(r"(``)"), r" \1 "),
-        (re.compile(r'([ \(\[{<])"'), r"\1 `` "),
-        (re.compile(r"(?i)(?<!\w)(')(?!(?:re|ve|ll|m|t|s|d|n)\b)(?=\w)", re.UNICODE), r"\1 "),
+        # ([ \(\[{<])" -> \1 `` and (?i)(?<!\w)(')(?!...)(?=\w) -> \1 , written to start with the quote (the
+        # regex engine jumps from quote to quote; the same text out)
+        (re.compile(r'"(?<=[ \(\[{<]")'), r" `` "),
+        (re.compile(r"(?i)(')(?<!\w')(?!(?:re|ve|ll|m|t|s|d|n)\b)(?=\w)", re.UNICODE), r"\1 "),
     ]
+    # NLTK's own rules, compiled by Python's re (NLTK 3.9+ runs them on the third-party regex engine under a
+    # time limit: 1.8x the time for the same tokens on normalized words, whose patterns here are linear and
+    # whose calls are bounded, _BATCH words; tests/data/test_tokenize.py checks the two agree)
+    ENDING_QUOTES = _stdlib(NLTKWordTokenizer.ENDING_QUOTES)
+    PUNCTUATION = _stdlib(NLTKWordTokenizer.PUNCTUATION)
+    PARENS_BRACKETS = _stdlib([NLTKWordTokenizer.PARENS_BRACKETS])[0]
+    DOUBLE_DASHES = _stdlib([NLTKWordTokenizer.DOUBLE_DASHES])[0]
+    CONTRACTIONS2 = [rule for rule, _ in _stdlib([(r, "") for r in NLTKWordTokenizer.CONTRACTIONS2])]
+    CONTRACTIONS3 = [rule for rule, _ in _stdlib([(r, "") for r in NLTKWordTokenizer.CONTRACTIONS3])]
 
 
 _WORD_TOKENIZER = _PTBWordTokenizer()
@@ -140,11 +182,42 @@ def normalize_text(text: str) -> str:
 
 def _normalized_blocks(text: str) -> list[list[str]]:
     """The words of each piece of ``normalize_text(text)`` between literal ``</s>`` marks (as
-    ``[b.split() for b in normalize_text(text).split("</s>")]``, without joining the words first)."""
-    text = _normalized(text)
-    if EOS in text:
-        return [block.split() for block in _EOS_MARK.split(" ".join(text.split()))]
-    return [text.split()]
+    ``[b.split() for b in normalize_text(text).split("</s>")]``, without joining the words first).
+
+    A long text that is not all ASCII is normalized in pieces of about :data:`_PIECE` characters, each cut
+    after a space (:func:`_pieces`): most of them are ASCII, which needs no Unicode normalization and
+    takes ``str.translate``'s fast path for the digits (a 100,000-word paper with a Greek letter every
+    thousand characters: 4x less time). No step of the normalization reads across a space (NFKC composes
+    nothing with a space, lowercasing's final sigma stops at one, and no pattern holds one), so the pieces
+    normalized one by one give the same text."""
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected str, got {type(text).__name__}")
+    if text.isascii() or len(text) <= 2 * _PIECE:
+        normal = [_normalized(text)]
+    else:
+        normal = list(map(_normalized, _pieces(text)))
+    if any(EOS in piece for piece in normal):  # (a piece is cut at a space: none cuts a </s>)
+        return [block.split() for block in _EOS_MARK.split(" ".join("".join(normal).split()))]
+    if len(normal) == 1:
+        return [normal[0].split()]
+    return [list(itertools.chain.from_iterable(map(str.split, normal)))]
+
+
+_PIECE = 1024
+"""Characters of a piece of a long non-ASCII text normalized on its own (:func:`_normalized_blocks`)."""
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` cut after the first space at or after every :data:`_PIECE` characters (joined: ``text``)."""
+    out = []
+    start = 0
+    while True:
+        cut = text.find(" ", start + _PIECE)
+        if cut < 0:
+            out.append(text[start:])
+            return out
+        out.append(text[start : cut + 1])
+        start = cut + 1
 
 
 def _normalized(text: str) -> str:
@@ -198,7 +271,8 @@ def _word_tokens(normalized: str | list[str]) -> list[str]:
         k -= 1
     tokens: list[str] = []
     if k > 0:
-        tokens += _word_fixed(words[0], True)
+        head = words[0]  # (at the text's start only a word with '"' tokenizes differently: NLTK's ^" rule)
+        tokens += _FIXED[head] if '"' not in head and head in _FIXED else _word_fixed(head, True)
         fixed = _FIXED
         if len(fixed) > _CACHE_WORDS:
             fixed.clear()
@@ -240,8 +314,17 @@ def _fill(words: list[str]) -> None:
     stays stable, so a word needs as many passes alone as within its text. A word whose tokens
     after the first pass are each their own fixed point (``cells,`` -> ``cells ,``: :data:`_SELF`)
     is at its fixed point: the next pass gives the same tokens (each new token is judged once,
-    :func:`_judge`, instead of every word that holds it being passed again).
+    :func:`_judge`, instead of every word that holds it being passed again). A word of ASCII letters and
+    digits alone (half of the new words of a news article) is its own token: all are cached at once
+    (:func:`_plain_words`), without a Python loop.
     """
+    plain = _plain_words(words)
+    if plain:
+        own = dict(zip(plain, zip(plain, strict=True), strict=True))  # word -> (word,)
+        _ONCE.update(own)
+        _FIXED.update(own)
+        _SELF.update(plain)
+        words = list(itertools.filterfalse(plain.__contains__, words))
     _fill_once(words)
     firsts = list(map(_ONCE.__getitem__, words))
     _judge(set(itertools.chain.from_iterable(firsts)).difference(_SELF, _NOT_SELF))
@@ -266,6 +349,16 @@ def _fill(words: list[str]) -> None:
                 unstable[w] = again
         current = unstable
     _FIXED.update(current)
+
+
+def _plain_words(words: list[str]) -> set[str]:
+    """Those of ``words`` that are ASCII letters and digits alone, but those NLTK splits (``cannot``)."""
+    plain = set(filter(str.isalnum, words))
+    if not "".join(plain).isascii():
+        plain = set(filter(str.isascii, plain))
+    if not plain.isdisjoint(_CONTRACTED):
+        plain -= _CONTRACTED
+    return plain
 
 
 def _judge(tokens: set[str]) -> None:
@@ -362,21 +455,25 @@ def _tokenize_marked(words: list[str]) -> None:
         _ONCE[w] = tuple(tokens[a + 1 : b])
 
 
-_PLAIN_END = re.compile(r"([a-z0-9]+)(\.?)")
+_PLAIN_END = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)([.?!]?)([\"']?)")
+_END_QUOTE = {'"': "''", "'": "'"}
 
 
 def _text_tokens(text: str, start: bool) -> tuple[str, ...]:
     """The fixed point of the tokenizer on the end of a (normalized) text, end-of-text rules
     included; ``start``: ``text`` is the whole text, else it follows other words.
 
-    The usual end of a paragraph, a word of ASCII letters and digits with or without a period
-    (``cells.``), is answered without the tokenizer: the final period splits off and no other rule
-    touches such a word (as in :func:`_fill_once`); tests/data/test_tokenize.py checks it against
-    the tokenizer on every paragraph end of real papers.
+    The usual end of a paragraph, a word of ASCII letters and digits (maybe hyphenated) with or without
+    a period, question or exclamation mark and a closing quote after it (``cells.``, ``said."``,
+    ``you?'``), is answered without the tokenizer: the mark splits off, ``"`` becomes ``''``, and no
+    other rule touches such a word (as in :func:`_fill_once`); tests/data/test_tokenize_golden.py checks
+    it against the tokenizer on every word of real papers and news articles with these ends.
     """
     plain = _PLAIN_END.fullmatch(text)
-    if plain is not None and plain.group(1) not in _CONTRACTED:
-        return (plain.group(1), ".") if plain.group(2) else (plain.group(1),)
+    if plain is not None and _CONTRACTED.isdisjoint(plain.group(1).split("-")):
+        stem, mark, quote = plain.groups()
+        ends = (stem, mark) if mark else (stem,)
+        return (*ends, _END_QUOTE[quote]) if quote else ends
     if len(text) <= 64:  # the usual end of a text ("said .", "cnn ."): cached
         return _short_text_tokens(text, start)
     return _text_tokens_uncached(text, start)
@@ -511,7 +608,8 @@ def _positions(tokens: Sequence[str], token: str) -> list[int]:
 
 
 def _assemble(tokens: Sequence[str], breaks: Sequence[int], starts: list[int] | None = None) -> list[list[str]]:
-    """Cut ``tokens`` into sentences after the indices in ``breaks`` (ascending).
+    """Cut ``tokens`` into sentences after the indices in ``breaks`` (ascending), sentences of the tokens'
+    final forms (:func:`_final_form`, mapped over all the tokens at once, not sentence by sentence).
 
     Closing quotes and brackets right after a break stay with the sentence they close. A
     single ``'`` is ambiguous (it opens DailyMail quotes and closes them); it closes the
@@ -525,6 +623,7 @@ def _assemble(tokens: Sequence[str], breaks: Sequence[int], starts: list[int] | 
     the others (one call of the tokenizer for all the new ones).
     """
     singles = sorted(_positions(tokens, "'") + _positions(tokens, "`"))
+    final = list(map(_FINAL_FORMS.__getitem__, tokens))  # what the sentences are cut from
     sentences: list[list[str]] = []
     final_periods: list[tuple[list[str], int, str]] = []  # sentence, index of its last word, the word
     single_open = False
@@ -543,23 +642,23 @@ def _assemble(tokens: Sequence[str], breaks: Sequence[int], starts: list[int] | 
                 single_open = False
                 q += 1
             i += 1
-        sentence = list(tokens[start:i])
+        sentence = final[start:i]
         sentences.append(sentence)
         if starts is not None:
             starts.append(start)
-        start = i
-        j = len(sentence) - 1  # its last word
-        while j > 0 and (sentence[j] in _CLOSERS or sentence[j] == "'"):
+        j = i - 1  # its last word
+        while j > start and (tokens[j] in _CLOSERS or tokens[j] == "'"):
             j -= 1
-        word = sentence[j]
+        word = tokens[j]
         if len(word) > 1 and word[-1] == "." and word[-2] != ".":
-            final_periods.append((sentence, j, word[:-1]))
+            final_periods.append((sentence, j - start, word[:-1]))
+        start = i
     fixed = _FIXED
     _fill(list({stem for _, _, stem in final_periods}.difference(fixed)))
     for sentence, j, stem in final_periods:
-        sentence[j : j + 1] = fixed[stem] + (".",)
+        sentence[j : j + 1] = [*map(_FINAL_FORMS.__getitem__, fixed[stem]), "."]
     if start < n:
-        sentences.append(list(tokens[start:]))
+        sentences.append(final[start:])
         if starts is not None:
             starts.append(start)
     return sentences
@@ -628,14 +727,13 @@ def split_blocks(texts: Sequence[str]) -> list[list[list[str]]]:
         return out
     # pysbd reads the whole text even across </s>, so that its cuts match those of a first pass
     breaks = sorted(set(_break_after(tokens)).union(forced))
-    final = _FINAL_FORMS.__getitem__
     starts: list[int] = []
     sentences = _assemble(tokens, breaks, starts)
     if len(texts) == 1:
-        out[0] = [list(map(final, sentence)) for sentence in sentences]
+        out[0] = sentences
         return out
     for sentence, start in zip(sentences, starts, strict=True):
-        out[bisect.bisect_right(ends, start)].append(list(map(final, sentence)))
+        out[bisect.bisect_right(ends, start)].append(sentence)
     return out
 
 
@@ -671,7 +769,20 @@ class Document:
         return out
 
 
-_CITES = re.compile(r"\bet\.?\s*al\b|<cit>", re.IGNORECASE)
+_CITES = re.compile(r"[eE](?<=\b[eE])[tT]\.?\s*[aA][lL]\b|<[cC][iI][tT]>")
+"""``et al.`` or ``<cit>``, any case (each written to start with a character the regex engine jumps to)."""
+_ET_AL = re.compile(r"et(?<=\bet)\.?\s*al\b")  # on lowercase ASCII text: the same matches, 6x faster
+
+
+def _cites(text: str) -> bool:
+    """``text`` holds a citation (``_CITES``): SumPubMed's ``<cit>`` found first, an ASCII text lowercased
+    (a news article without either is read once by ``lower`` and once by ``_ET_AL``, not by ``_CITES``)."""
+    if "<cit>" in text:
+        return True
+    if text.isascii():
+        low = text.lower()
+        return "<cit>" in low or bool(_ET_AL.search(low))
+    return bool(_CITES.search(text))
 
 
 def preprocess_document(text: str) -> Document:
@@ -689,7 +800,7 @@ def preprocess_document(text: str) -> Document:
     under: str | None = None  # the kind of statements the last heading names (acknowledgements): all its text
     # a paper (headings, or citations: "et al.", SumPubMed's <cit>), whose statements are the back matter's; a
     # news article's "we thank ..." is a quote
-    paper = any(block.kind == "heading" for block in parts) or bool(_CITES.search(text))
+    paper = any(block.kind == "heading" for block in parts) or _cites(text)
     for block in parts:
         if block.kind == "heading":
             said = statement_kind(block.text.lower())  # a statement without its period ("this work is supported by")
@@ -716,7 +827,8 @@ def preprocess_document(text: str) -> Document:
                     if kind:
                         doc.dropped[kind] += 1
                     else:
-                        doc.sentences.append(sentence + [EOS])
+                        sentence.append(EOS)
+                        doc.sentences.append(sentence)
             if len(doc.sentences) > first:
                 doc.spans.append((block.text, first))
     return doc
