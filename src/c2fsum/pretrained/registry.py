@@ -60,7 +60,7 @@ SHIPPED: dict[str, ShippedModel] = {
             "pubmed-rewrite",
             "sentence-level coarse-to-fine for biomedical papers: a selector picks whole sentences of the paper, "
             "a pointer-generator rewrites each one; trained on SumPubMed (configs/pubmed-rewrite.stages)",
-            "make model NAME=pubmed-rewrite MODEL_MINUTES=200 PARALLEL=1",
+            "make model NAME=pubmed-rewrite MODEL_MINUTES=300 PARALLEL=1",
         ),
     )
 }
