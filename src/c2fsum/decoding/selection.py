@@ -275,7 +275,6 @@ REFILL_ROUNDS = 2
 """With a rewriter and a budget: how many times the room the rewrites leave is filled again."""
 
 
-
 def decode_selected(
     model: SentenceSelector,
     vocab: Vocab,
