@@ -236,6 +236,30 @@ def test_table_titles_of_real_papers_are_no_sentences(paper, title):
     assert doc.dropped["table"] >= 1
 
 
+# A supplement's note of the meeting it comes from (issue 36: validation paper sumpubmed-29779 kept it as a
+# running sentence, and its dates as another). Real notes of SumPubMed papers (validation and train), then
+# running text that starts alike.
+MEETING_NOTES = [
+    ("from the fourteenth asia pacific bioinformatics conference san francisco, ca, usa.", "publication"),
+    ("from the fourteenth asia pacific bioinformatics conference san francisco, ca, usa.  <dig> -  <dig> january "
+     "2016", "publication"),  # (the whole line: what a heading line is judged on)
+    ("from 11th international meeting on computational intelligence methods for bioinformatics and "
+     "biostatistics cambridge, uk.", "publication"),
+    ("from ieee international conference on bioinformatics and biomedicine  <dig> washington, dc, usa. 9– <dig> "
+     "november 2015", "publication"),
+    ("from the 27th international conference on genome informatics shanghai, china.", "publication"),
+    ("data from the conference were analysed in the same way, as in usa.", None),
+    ("from the conference proceedings we extracted all abstracts on malaria, tb.", None),
+    ("from the meeting minutes, conclusions followed.", None),
+    ("from the symposium, the committee concluded.", None),
+    ("from the workshop participants, usa.", None),
+    ("from summer  <dig> to early  <dig> experts were informed at the ewda  <dig> conference, written "
+     "documents.", None),
+    ("from a total of <dig> patients, seven attended the meeting in boston, usa.", None),
+    ("from a total of <dig> patients who attended the meeting in boston, usa.", None),
+]  # fmt: skip
+
+
 # The back matter's statements (issue 36: pubmed-rewrite's summaries picked "this work was supported by
 # university of padova grants ..." and "<dig> this article has been published as part of bmc bioinformatics
 # volume <dig> supplement <dig> 2016: selected articles from ..."). Real sentences of SumPubMed papers
@@ -290,7 +314,8 @@ def test_table_titles_of_real_papers_are_no_sentences(paper, title):
         ("both factors contributed equally to the variance of growth.", None),
         ("the hash may be used to validate the files were published as part of this manuscript's dataset.", None),
         ("permission to collect material from the client-owned dogs was granted by the owners.", None),
-    ],
+    ]
+    + MEETING_NOTES,
 )  # fmt: skip
 def test_back_matter_statements(sentence, kind):
     """Judged on the raw sentence and on its tokens (what ``preprocess_document`` asks), alike."""
@@ -355,38 +380,6 @@ def test_back_matter_is_left_out_and_counted():
     # acknowledgement: the funding line, and "issue=s <dig>" (the splitter cuts the URL at its "?"), which
     # is nothing of its own kind and so of its heading's
     assert doc.dropped == {"competing_interests": 1, "contributions": 3, "acknowledgement": 2, "publication": 2}
-
-
-# A supplement's note of the meeting it comes from (issue 36: validation paper sumpubmed-29779 kept it as a
-# running sentence, and its dates as another). Real notes of SumPubMed papers (validation and train), then
-# running text that starts alike.
-@pytest.mark.parametrize(
-    ("sentence", "kind"),
-    [
-        ("from the fourteenth asia pacific bioinformatics conference san francisco, ca, usa.", "publication"),
-        ("from the fourteenth asia pacific bioinformatics conference san francisco, ca, usa.  <dig> -  <dig> january "
-         "2016", "publication"),  # (the whole line: what a heading line is judged on)
-        ("from 11th international meeting on computational intelligence methods for bioinformatics and "
-         "biostatistics cambridge, uk.", "publication"),
-        ("from ieee international conference on bioinformatics and biomedicine  <dig> washington, dc, usa. 9– <dig> "
-         "november 2015", "publication"),
-        ("from the 27th international conference on genome informatics shanghai, china.", "publication"),
-        ("data from the conference were analysed in the same way, as in usa.", None),
-        ("from the conference proceedings we extracted all abstracts on malaria, tb.", None),
-        ("from the meeting minutes, conclusions followed.", None),
-        ("from the symposium, the committee concluded.", None),
-        ("from the workshop participants, usa.", None),
-        ("from summer  <dig> to early  <dig> experts were informed at the ewda  <dig> conference, written "
-         "documents.", None),
-        ("from a total of <dig> patients, seven attended the meeting in boston, usa.", None),
-        ("from a total of <dig> patients who attended the meeting in boston, usa.", None),
-    ],
-)  # fmt: skip
-def test_meeting_notes_are_publication_statements(sentence, kind):
-    """Judged on the raw sentence and on its tokens, alike."""
-    assert statement_kind(sentence.lower()) == kind
-    tokens = [t for s in split_sentences(sentence) for t in s]
-    assert sentence_kind(tokens) == kind
 
 
 def test_a_meeting_note_and_its_dates_are_left_out():
