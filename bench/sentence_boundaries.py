@@ -93,7 +93,7 @@ def _token_starts(text: str, sentences: list[list[str]]) -> list[int]:
 
 def c2fsum_splitter() -> Splitter:
     """Units as c2fsum reads them: since issue 36 the blocks of :func:`c2fsum.data.layout.blocks`
-    (a heading, each line of a table or caption, the sentences of a paragraph); before it, the
+    (a heading, each line of a table or caption, the sentences of a paragraph or legend); before it, the
     sentences of the whole text."""
     from c2fsum.data.tokenize import split_sentences, tokenize_words
 
@@ -111,7 +111,7 @@ def c2fsum_splitter() -> Splitter:
     def split(text: str) -> list[int]:
         units: list[list[str]] = []
         for block in blocks(text):
-            if block.kind == "text":
+            if block.kind in ("text", "legend"):  # a legend is prose too: its sentences are its units
                 units += split_sentences(block.text)
             else:
                 units += [tokenize_words(line) for line in block.text.split("\n")]

@@ -123,6 +123,10 @@ def test_surface_forms_survive_left_out_blocks():
         ("additional file 2: table s2 primers used in this study.", "file_caption"),
         ("† indicates that hsp67bb was not amplified.", "footnote"),
         ("3number of unique reads in a sample.", "footnote"),
+        ("5in contrast to rast and prodigal rebase predicts a second candidate for this orf", "footnote"),
+        ("4according to rebase orf # <dig> encodes a type ii rm-system", "footnote"),
+        ("5th and 6th instars were larger.", None),  # an ordinal, a unit: no footnote mark
+        ("3d structures of the 2nd domain were aligned.", None),
         ("this article is distributed under the terms of the creative commons attribution license.", "licence"),
         ("copyright © 2009 the authors", "licence"),
         ("doi: 10.1186/1471-2164-9-1", "url"),
@@ -234,6 +238,61 @@ def test_table_titles_of_real_papers_are_no_sentences(paper, title):
     doc = preprocess_document(article)
     assert not [s for s in doc.sentences if title in " ".join(s)]
     assert doc.dropped["table"] >= 1
+
+
+def test_legends_glued_or_at_a_paragraphs_head_run_to_its_end():
+    """A figure's or table's caption glued to the sentence before it, or at the head of a paragraph, is a
+    ``legend`` to the paragraph's end (SumPubMed puts the legend where the paper placed the figure: issue 36,
+    all 247 glued figure captions and 154 glued table titles of the validation papers read so); running text
+    that names a figure stays text."""
+    text = (
+        "wounds healed faster with insulin.fig.  <dig> the histology of turtle skin. sections were taken from "
+        "the margins.\n\n"
+        "the genotype was not seen in any affected animal.table  <dig> comparison of genotypes. a total of  <dig> "
+        "cases were assessed\n\n"
+        "fig.  <dig> survival of dogs based on the organ system\n\n"
+        "figure  <dig> shows the results of the simulations. they agree.\n\n"
+        "results\nfig.  <dig> \nz-scores in the pathway. pair-wise scatterplots of z-scores.\n\n"
+        "table  <dig> lists the strains we used, all of them from soil.\n"
+    )
+    assert [(b.kind, b.text) for b in blocks(text)] == [
+        ("text", "wounds healed faster with insulin."),
+        ("legend", "fig. <dig> the histology of turtle skin. sections were taken from the margins."),
+        ("text", "the genotype was not seen in any affected animal."),
+        ("legend", "table <dig> comparison of genotypes. a total of <dig> cases were assessed"),
+        ("legend", "fig. <dig> survival of dogs based on the organ system"),
+        ("text", "figure <dig> shows the results of the simulations. they agree."),
+        ("heading", "results"),
+        ("legend", "fig. <dig>"),
+        ("legend", "z-scores in the pathway. pair-wise scatterplots of z-scores."),
+        ("text", "table <dig> lists the strains we used, all of them from soil."),
+    ]
+    doc = preprocess_document(text)
+    assert doc.dropped == {"legend": 5}
+    assert [" ".join(s[:-1]) for s in doc.sentences] == [
+        "wounds healed faster with insulin .",
+        "the genotype was not seen in any affected animal .",
+        "figure < dig > shows the results of the simulations .",
+        "they agree .",
+        "table < dig > lists the strains we used , all of them from soil .",
+    ]
+
+
+def test_a_text_of_legends_alone_is_read_as_text():
+    """Nothing a user gives is read as empty: captions without running text are its prose."""
+    text = "a_baumannii\n\na_macleodii\n\nb_cereus\n\nfig.  <dig> genomic gc content. the box plot shows it.\n"
+    assert [b.kind for b in blocks(text)] == ["heading", "heading", "heading", "text"]
+    assert [b.kind for b in blocks(text + "\nwe measured it. it grew.\n")][-2:] == ["legend", "text"]
+    assert len(preprocess_document(text).sentences) == 2
+
+
+def test_a_line_that_breaks_off_before_a_figures_number_is_no_heading():
+    """``figure`` at the end of a line, its number on the next (sumpubmed-7221: a heading ``figure`` and a
+    sentence ``<dig> shows the results ...``)."""
+    text = "figure\n <dig> shows the results from the growth rate simulations, which agree with the data.\n"
+    assert [(b.kind, b.text) for b in blocks(text)] == [
+        ("text", "figure <dig> shows the results from the growth rate simulations, which agree with the data.")
+    ]
 
 
 # A supplement's note of the meeting it comes from (issue 36: validation paper sumpubmed-29779 kept it as a

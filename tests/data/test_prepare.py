@@ -296,7 +296,7 @@ def test_paper_headings_and_non_running_text_are_counted(tmp_path):
     src.mkdir()
     article = (
         "BACKGROUND\nlon protease in e. coli cells reduces growth  <cit> .\n\n"
-        "RESULTS\ncell culture\na range of cell lines was tested.\n\n"
+        "RESULTS\ncell culture\na range of cell lines was tested.fig.  <dig> growth of the lines. bars: sd\n\n"
         "* includes forward and reverse reads\n\n"
         "additional file 1\nprimers used in this study.\n\nclick here for file\n\n"
         "acknowledgements\nwe thank the staff of the animal facility for their help.\n"
@@ -313,7 +313,7 @@ def test_paper_headings_and_non_running_text_are_counted(tmp_path):
     val = stats["splits"]["val"]
     assert val["sections"] == 3
     assert val["non_running"] == {
-        "file_caption": 2, "footnote": 1, "licence": 0, "url": 0, "table": 0,
+        "file_caption": 2, "footnote": 1, "licence": 0, "url": 0, "table": 0, "legend": 1,
         "acknowledgement": 1, "publication": 0, "competing_interests": 0, "contributions": 0,
     }  # fmt: skip
     assert "val articles: 3 headings kept as sections; left out of the sentences: file_caption=2, footnote=1" in (

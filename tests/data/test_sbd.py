@@ -6,6 +6,7 @@ then the second path: pysbd itself on random views built from tricky tokens must
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 
@@ -106,6 +107,11 @@ def test_hand_worked_views(view, expected):
             "for the others, i. e. the other receptors were. we used e. g. the cells.",
             ["for the others, i. e. the other receptors were.", "we used e. g. the cells."],
         ),
+        # the word after the period is read whole: "a00-a" is no sentence start "a" (sumpubmed-9433)
+        (
+            "shown in additional file 0: eqs. a00-a 0 where we consider it. the a. the next.",
+            ["shown in additional file 0: eqs. a00-a 0 where we consider it.", "the a.", "the next."],
+        ),
         # letters in brackets are still list items (pysbd's rule)
         ("we measured (i) the content and (ii) the mass.", ["we measured", "(i) the content and", "(ii) the mass."]),
         (
@@ -126,6 +132,46 @@ def test_sentence_starts_are_offsets_in_the_view():
     assert [view[c:].split()[0] for c in sbd.sentence_starts(view)] == ["fig.", "end"]
     # pysbd's own placeholder characters in the text do not move the offsets
     assert sbd.sentence_starts("a∯b is one. two.") == [12]
+
+
+@pytest.mark.parametrize(
+    ("view", "expected"),
+    [
+        # pysbd keeps every sentence end between two "--" (its rule for text between dashes); news and papers use
+        # "--" as a dash, not as brackets: 663 CNN/DM articles held sentences glued across one (issue 36)
+        (
+            "canberra (cnn) -- at first glance, it does not look like much. hidden behind a door -- in an office -- "
+            "it sits.",
+            [
+                "canberra (cnn) -- at first glance, it does not look like much. ",
+                "hidden behind a door -- in an office -- it sits.",
+            ],
+        ),
+        # a list item's number goes with its item; the last part of a version number with its sentence
+        (
+            "it has served corn dogs ever since. 0. the pizzeria -- lombardi's, new york. 0. fat darrell.",
+            ["it has served corn dogs ever since. ", "0. the pizzeria -- lombardi's, new york. ", "0. fat darrell."],
+        ),
+        (
+            "data were analyzed by light-cycler < dig > software version < dig >. < dig >. pcr products were run.",
+            [
+                "data were analyzed by light-cycler < dig > software version < dig >. < dig >. ",
+                "pcr products were run.",
+            ],
+        ),
+        ("a. the first item. b. the second.", ["a. the first item. ", "b. the second."]),
+    ],
+)
+def test_dashes_and_list_marks_in_science_views(view, expected):
+    """``sentence_starts`` with science (hand-worked); pysbd's rule is kept without it."""
+    cuts = [0, *sbd.sentence_starts(view), len(view)]
+    assert [view[a:b] for a, b in itertools.pairwise(cuts)] == expected
+
+
+def test_pysbds_rule_for_text_between_dashes_is_kept_without_science():
+    view = "canberra (cnn) -- at first glance, it is small. hidden behind a door -- in an office -- it sits."
+    assert sbd.sentence_starts(view, science=False) == []
+    assert sbd.sentence_starts(view) == [view.index("hidden")]
 
 
 def test_unclosed_brackets_are_scanned_once():
@@ -166,6 +212,8 @@ def test_agrees_with_pysbd_on_random_views():
         ("sumpubmed-23464", "and cryptosporidium spp. in the youngest cats"),
         # "... for the others, i. e." / "The other receptors were expressed as a ratio ..."
         ("sumpubmed-28733", "for the others , i. e. the other receptors were expressed"),
+        # "This is shown in additional file 1: eqs." / "A36–a <dig> where we explicitly consider ..." (papers 100-199)
+        ("sumpubmed-9433", "additional file # : eqs. a## -- a < dig > where we explicitly consider"),
     ],
 )
 def test_sentences_that_were_cut_in_real_papers(paper, whole):

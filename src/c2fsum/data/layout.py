@@ -8,7 +8,7 @@ row becomes a "sentence". :func:`blocks` reads the lines of a raw text (before a
 and says what each is:
 
 * ``text``: running text, a paragraph (its lines joined by a space); a paragraph ends a sentence,
-  and so does a figure caption glued to the sentence before it (``pathogenicity.fig.  <dig> the``);
+  and so does a figure's or table's caption glued to the sentence before it (``pathogenicity.fig.  <dig> the``);
 * ``heading``: a short line (at most :data:`HEADING_WORDS` words) with no sentence end, at the
   head of a paragraph and clearly shorter than its running text (SumPubMed: ``RESULTS`` then
   ``cell culture and transfection`` then the paragraph), or a paragraph of one or two such lines
@@ -19,12 +19,16 @@ and says what each is:
   unique reads``), ``licence`` (copyright and licence lines), ``url`` (a line that is a URL or DOI
   with at most :data:`URL_WORDS` other words), ``table`` (three or more short lines in a row: table
   cells, lists of abbreviations; and a table's title on the last lines of the paragraph before
-  them, after a sentence end: :func:`_title_lines_at_end`).
+  them, after a sentence end: :func:`_title_lines_at_end`), ``legend`` (a figure's or table's
+  caption: SumPubMed glues it to the sentence before it, ``... death.fig.  <dig> the histology of
+  ...``, or starts a paragraph with it; from its number, unless running text goes on there, ``figure
+  <dig> shows ...``, to the paragraph's end: :data:`_LEGEND`).
 
 A text without line breaks (every CNN/DailyMail article) is one ``text`` block, as before. A text
 with no running text at all (a list of short lines) is one ``text`` block too, so that nothing a
-user gives is read as empty. :func:`is_non_running` judges one sentence the same way (a licence
-sentence or a URL inside a paragraph).
+user gives is read as empty; one whose only prose is legends keeps them as ``text``.
+:func:`is_non_running` judges one sentence the same way (a licence sentence or a URL inside a
+paragraph).
 """
 
 from __future__ import annotations
@@ -42,19 +46,34 @@ STATEMENTS = ("acknowledgement", "publication", "competing_interests", "contribu
 """Kinds of the back matter's statements (:func:`statement_kind`): thanks and funding, a note that the
 article is part of a journal's supplement (or who paid for its publication), a competing-interests
 declaration, what each author did."""
-NON_RUNNING = ("file_caption", "footnote", "licence", "url", "table", *STATEMENTS)
+NON_RUNNING = ("file_caption", "footnote", "licence", "url", "table", "legend", *STATEMENTS)
 """Kinds of non-running text, in the order ``prepare`` reports them."""
 
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 _LETTERS = re.compile(r"[^\W\d_]{2}")
 _CONTINUES = re.compile(r"<cit>|[,.;:)\]%]")  # a line that goes on with the one before it
-# SumPubMed glues a figure's caption to the sentence before it: "... pathogenicity.fig.  <dig> the numbers";
-# the period before the caption (the text is cut after it: see _split_glued_captions)
-_GLUED_CAPTION = re.compile(r"\.(?<=\S\.)(?=(?:fig\.|figure)\s+(?:<dig>|\d))", re.I)
+# SumPubMed glues a figure's or table's caption to the sentence before it: "... pathogenicity.fig.  <dig> the
+# numbers", "... for this orf.table  <dig> putative ..."; the period before the caption (the text is cut after
+# it: see _split_glued_captions)
+_GLUED_CAPTION = re.compile(r"\.(?<=\S\.)(?=(?:fig\.|figure|table)\s*(?:<dig>|\d))", re.I)
+# a legend's start: "fig. <dig> the histology of ...", "table <dig> summary of samples", but not running text
+# that names a figure ("figure <dig> shows the results ...", "table <dig> , which lists ...")
+_LEGEND = re.compile(
+    r"(?:fig\.|figure|table)\s*(?:<dig>|\d+)(?:\s*[a-z](?![\w-]))?(?!\s*(?:[,;:)]|(?:shows?|showed|illustrates?"
+    r"|depicts?|presents?|summari[sz]es?|displays?|gives?|compares?|demonstrates?|reveals?|indicates?|contains?"
+    r"|lists?|plots?|represents?|highlights?|provides?|describes?|outlines?|suggests?|confirms?|reports?|clearly"
+    r"|was|were|is|are|also|and|or|to|in|of|for|with|as|from|we|it|(?:[a-h]\s+(?:shows?|and|or|,)))\b))",
+    re.I,
+)
+# a line that breaks off before a figure's or table's number ("... is shown in figure" / "<dig> shows ...")
+_DANGLING = re.compile(r"\b(?:fig|figs|figure|figures|table|tables|eq|eqs|equation)\.?$", re.I)
 _CAPITALS = re.compile(r"[A-Z][A-Z ,&/-]{2,}")  # BACKGROUND, RESULTS AND DISCUSSION
 _MARKUP = re.compile(r"<(?:dig|cit)>")
 _FILE_CAPTION = re.compile(r"^additional[ _-]?file\b|click here for (?:file|additional)")  # on lowercase
-_FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|\d+[^\W\d_]{3,})")
+# a footnote's mark glued to its first word: "3number of unique reads", "5in contrast to rast ..." (a word of two
+# letters, sumpubmed-10691, only if it is a word that starts text: "5th", "2nd", "3d", "6h" are no footnotes)
+_FOOTNOTE_WORD = r"(?:[^\W\d_]{3,}|(?:in|on|at|to|of|by|as|or|if|we|it|is|an|no)(?![^\W_]))"
+_FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|\d+" + _FOOTNOTE_WORD + ")")
 _LICENCE = re.compile(
     r"creative commons|open access article|distributed under the terms|\u00a9|\(c\) (?:19|20)\d\d|copyright|"
     r"all rights reserved|licensee \w+|this article is (?:published|distributed) under|terms of the \w+ licen[cs]e"
@@ -366,6 +385,25 @@ def _split_glued_captions(text: str) -> list[str]:
     return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
+def _heading_kind(line: str) -> str:
+    """``legend`` for a figure's or table's title on a line of its own (``fig. <dig> kaplan-meier survival
+    curves ...``), else ``heading``."""
+    return "legend" if _LEGEND.match(line) else "heading"
+
+
+def _text_blocks(text: str, legend: bool | None, out: list[Block]) -> bool:
+    """Append the running text of a paragraph, ``text``, to ``out``: cut after each glued caption
+    (:func:`_split_glued_captions`), the pieces from a legend's start on (at the head of the paragraph,
+    ``legend`` None, or glued) of kind ``legend``, the rest ``text``. ``legend``: the paragraph is a legend
+    already; None: nothing of the paragraph was text before. Returns whether a legend runs on."""
+    for k, piece in enumerate(_split_glued_captions(text)):
+        if not legend and (k > 0 or legend is None) and _LEGEND.match(piece):
+            legend = True
+        out.append(Block("legend" if legend else "text", piece))
+        legend = bool(legend)
+    return bool(legend)
+
+
 def blocks(text: str) -> list[Block]:
     """The blocks of ``text`` in order (see the module docstring); running text is never lost:
     a text with no ``text`` block gives its whole text as one."""
@@ -415,8 +453,8 @@ def blocks(text: str) -> list[Block]:
             if cells:
                 out.append(Block("table", "\n".join(cells)))
         else:
-            out.extend(Block("heading" if _titled(x) else "table", x) for x in rest)
-        out.extend(Block("heading", h) for h in heads)
+            out.extend(Block(_heading_kind(x) if _titled(x) else "table", x) for x in rest)
+        out.extend(Block(_heading_kind(h), h) for h in heads)
 
     classified = [_classified(para) for para in paragraphs]
     short_only = [_short_only(lines) for lines in classified]
@@ -445,6 +483,7 @@ def blocks(text: str) -> list[Block]:
             and _titled(lines[lead][1])
             and len(lines[lead][1]) <= HEADING_SHARE * longest
             and not _CONTINUES.match(lines[lead + 1][1])
+            and not _DANGLING.search(lines[lead][1])
         ):
             lead += 1
         if lead > 3:  # a table whose last rows touch the text: no headings
@@ -455,28 +494,33 @@ def blocks(text: str) -> list[Block]:
         # a table's or figure's title on the last lines of a paragraph, before the table's cells:
         # "... invasion <cit> ." / "s. pneumoniae" / "gene expression in the presence of ..."
         end = _title_lines_at_end(lines, lead) if i + 1 < len(classified) and short_only[i + 1] else len(lines)
+        # a legend (under a figure's or table's number among the headings, at the paragraph's head or glued to
+        # a sentence) runs to the paragraph's end
+        legend: bool | None = any(_LEGEND.match(x) for _, x in lines[:lead]) or None  # None: no text yet
         body: list[str] = []
         for kind, x in lines[lead:end]:
             if kind == "line":
                 body.append(x)
                 continue
             if body:
-                out.extend(Block("text", x) for x in _split_glued_captions(" ".join(body)))
+                legend = _text_blocks(" ".join(body), legend, out)
                 body = []
             out.append(Block("file_caption" if kind == "caption" else kind, x))
         if body:
-            out.extend(Block("text", x) for x in _split_glued_captions(" ".join(body)))
+            _text_blocks(" ".join(body), legend, out)
         if end < len(lines):  # with the short lines after it: a table, or headings (flush decides)
             pending.append([x for _, x in lines[end:]])
     flush(None)
     if not any(b.kind == "text" for b in out):
+        if any(b.kind == "legend" for b in out):  # captions alone (a passage of a paper): they are the prose
+            return [Block("text", b.text) if b.kind == "legend" else b for b in out]
         return [Block("text", text)]
     return out
 
 
 _URL_TOKEN = re.compile(r"^(?:https?|ftp|//\S+|www\.\S+|doi:\S+|[#\d]{2}\.[#\d]{4,}/\S*)$")
-_TOKEN_FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|[#\d]+[^\W\d_]{3,})")
-_TOKEN_FOOTNOTE_ANY = re.compile(r"(?<!\S)(?:[*†‡§¶]|[#\d]+[^\W\d_]{3,})")  # at the start of any token of a text
+_TOKEN_FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|[#\d]+" + _FOOTNOTE_WORD + ")")
+_TOKEN_FOOTNOTE_ANY = re.compile(r"(?<!\S)(?:[*†‡§¶]|[#\d]+" + _FOOTNOTE_WORD + ")")  # at the start of any token
 
 
 def sentence_kind(tokens: list[str], statements: bool = True) -> str | None:

@@ -123,7 +123,8 @@ _PREPOSITIONS = frozenset("in on at for from with by as after before during to".
 # "i.e." and "e.g." written with a space ("for the others, i. e. the other receptors"): the
 # second letter's period ends no sentence either (sumpubmed-28733)
 _SPACED_ABBR = frozenset({"i. e", "e. g"})
-_NEXT_WORD = re.compile(r"\s*([a-z']+)")
+# the word after an abbreviation's period, whole: "eqs. a00-a 0" is no sentence start "a" (sumpubmed-9433)
+_NEXT_WORD = re.compile(r"\s*([a-z']+)(?![\w-])")
 # a single letter with a period before a lowercase word that is no sentence starter ("e. coli",
 # "henry e. hudson") is never a list item; "a.m." and "troop b. he" still are, as in pysbd
 _NAMED = r"(?!\s(?!(?:" + "|".join(sorted(_STARTERS, key=len, reverse=True)) + r")\b)[a-z])"
@@ -223,10 +224,18 @@ _PARENS_BETWEEN_DOUBLE_QUOTES = re.compile(r'["\”]\s\(.*\)\s["\“]')
 _SPACE_BEFORE_PAREN = re.compile(r"\s(?=\()")
 _SPACE_AFTER_PAREN = re.compile(r"(?<=\))\s")
 _FIND_WINDOW = 4096
+# a number or letter alone ("0." of "... ever since. 0. the pizzeria -- lombardi 's", "< dig >." of "version
+# < dig >. < dig >."): with science, no sentence of its own (see sentence_starts)
+_LIST_MARKER = re.compile(r"\s*(?:(0+|< dig >)|[a-z]|[ivx]+)[.)]\s*")  # group 1: a number
+_NUMBER_END = re.compile(r"(?:\b0+|< dig >)\.\s*$")  # a sentence that ends in a number
 
 
 def sentence_starts(view: str, *, science: bool = True) -> list[int]:
-    """Offsets in ``view`` where a sentence other than the first starts (:func:`sentences`).
+    """Offsets in ``view`` where a sentence other than the first starts (:func:`sentences`); with
+    ``science``, a number or letter alone (:data:`_LIST_MARKER`) is no sentence: the end of a
+    version or decimal number after a sentence that ends in a number (``software version < dig >.
+    < dig >.``, SumPubMed's ``1.5.2``) goes with that sentence, a list item's mark (``... ever
+    since. 0. the pizzeria``) with the next.
 
     Each sentence of :func:`sentences` is located in the view after the previous one (within
     a window, so that a sentence pysbd rewrote cannot send the search to the end of the text
@@ -235,9 +244,8 @@ def sentence_starts(view: str, *, science: bool = True) -> list[int]:
     text = view
     if not view.isascii() or "\r" in view or "\n" in view or "\x00" in view:  # (the others are not ASCII)
         text = _PLACEHOLDERS.sub("\x01", view)
-    cuts: list[int] = []
+    starts: list[int] = []
     pos = 0
-    first = True
     n = len(text)
     for sentence in _sentences(text, science):
         start = pos
@@ -249,11 +257,28 @@ def sentence_starts(view: str, *, science: bool = True) -> list[int]:
             found = text.find(sentence, pos, pos + len(sentence) + _FIND_WINDOW)
             if found < 0:
                 continue
-        if not first:
-            cuts.append(found)
-        first = False
+        starts.append(found)
         pos = found + len(sentence)
-    return cuts
+    if science and len(starts) > 1:
+        starts = _without_markers(text, starts)
+    return starts[1:]
+
+
+def _without_markers(text: str, starts: list[int]) -> list[int]:
+    """``starts`` (of sentences of ``text``) less those that a :data:`_LIST_MARKER` sentence makes:
+    its own when it is a number after a sentence that ends in a number (it ends that number), else
+    the start of the sentence after it (it marks that sentence)."""
+    ends = [*starts[1:], len(text)]
+    drop: set[int] = set()
+    for k, (a, b) in enumerate(zip(starts, ends, strict=True)):
+        marker = _LIST_MARKER.fullmatch(text, a, b)
+        if marker is None:
+            continue
+        if k > 0 and marker.group(1) and _NUMBER_END.search(text, starts[k - 1], a):
+            drop.add(a)
+        elif k + 1 < len(starts):
+            drop.add(starts[k + 1])
+    return [c for c in starts if c not in drop] if drop else starts
 
 
 def sentences(view: str, *, science: bool = True) -> list[str]:
@@ -300,7 +325,7 @@ def _sentences(text: str, science: bool) -> list[str]:
             if needle in segment:
                 segment = rule.sub(repl, segment)
         if any(p in segment for p in _PUNCTUATIONS):
-            parts += _process_segment(segment)
+            parts += _process_segment(segment, science)
         else:
             parts.append(segment)
     # pysbd's post-processing of each sentence replaces strings that never span two sentences:
@@ -514,13 +539,13 @@ def _abbreviations_in_line(line: str, science: bool = False) -> str:
 
 
 # ------------------------------------------------------------------ one segment
-def _process_segment(txt: str) -> list[str]:
+def _process_segment(txt: str, science: bool = False) -> list[str]:
     """pysbd's Processor.process_text on one line that holds sentence punctuation."""
     if txt[-1] not in _PUNCTUATIONS:
         txt += "ȸ"
     if "!" in txt or "ǃ" in txt:
         txt = _EXCLAMATION_WORDS.sub(_replace_punctuation, txt)
-    txt = _between_punctuation(txt)
+    txt = _between_punctuation(txt, science)
     if "?" in txt or "!" in txt:  # (each of these rules matches a "?" or a "!")
         if not _DOUBLE_PUNCT.match(txt):
             for rule, repl in _DOUBLE_PUNCT_RULES:
@@ -537,9 +562,9 @@ def _replace_punctuation(match: re.Match, single: bool = False) -> str:
     return text if single else text.replace("'", "&⎋&")
 
 
-def _between_punctuation(txt: str) -> str:
+def _between_punctuation(txt: str, science: bool = False) -> str:
     for needle, regex, single in _BETWEEN:
-        if needle not in txt:
+        if needle not in txt or (science and needle == "--"):
             continue
         if needle == "[":
             txt = _between_square_brackets(txt)
