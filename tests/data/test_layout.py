@@ -253,7 +253,11 @@ def test_legends_glued_or_at_a_paragraphs_head_run_to_its_end():
         "fig.  <dig> survival of dogs based on the organ system\n\n"
         "figure  <dig> shows the results of the simulations. they agree.\n\n"
         "results\nfig.  <dig> \nz-scores in the pathway. pair-wise scatterplots of z-scores.\n\n"
-        "table  <dig> lists the strains we used, all of them from soil.\n"
+        "table  <dig> lists the strains we used, all of them from soil.\n\n"
+        "the four coefficients of the linear relationships are plotted, and fitting this curve with a quadratic "
+        "yields \n  <dig> α−1=. \nfig.  <dig> relation between 1/α and t\n\n"
+        "the average size of coding sequences seems to be least, whilst the intergenic distance is similar.table  "
+        "<dig> \nin vitro antifungal susceptibility of candida isolates\n"
     )
     assert [(b.kind, b.text) for b in blocks(text)] == [
         ("text", "wounds healed faster with insulin."),
@@ -266,15 +270,27 @@ def test_legends_glued_or_at_a_paragraphs_head_run_to_its_end():
         ("legend", "fig. <dig>"),
         ("legend", "z-scores in the pathway. pair-wise scatterplots of z-scores."),
         ("text", "table <dig> lists the strains we used, all of them from soil."),
+        # a legend on a line of its own after a sentence (sumpubmed-10068); "in vitro" starts a title
+        (
+            "text",
+            "the four coefficients of the linear relationships are plotted, and fitting this curve with a quadratic "
+            "yields <dig> α−1=.",
+        ),
+        ("legend", "fig. <dig> relation between 1/α and t"),
+        ("text", "the average size of coding sequences seems to be least, whilst the intergenic distance is similar."),
+        ("legend", "table <dig> in vitro antifungal susceptibility of candida isolates"),
     ]
     doc = preprocess_document(text)
-    assert doc.dropped == {"legend": 5}
+    assert doc.dropped == {"legend": 7}
     assert [" ".join(s[:-1]) for s in doc.sentences] == [
         "wounds healed faster with insulin .",
         "the genotype was not seen in any affected animal .",
         "figure < dig > shows the results of the simulations .",
         "they agree .",
         "table < dig > lists the strains we used , all of them from soil .",
+        "the four coefficients of the linear relationships are plotted , and fitting this curve with a quadratic "
+        "yields < dig > α−#= .",
+        "the average size of coding sequences seems to be least , whilst the intergenic distance is similar .",
     ]
 
 

@@ -214,6 +214,8 @@ def test_agrees_with_pysbd_on_random_views():
         ("sumpubmed-28733", "for the others , i. e. the other receptors were expressed"),
         # "This is shown in additional file 1: eqs." / "A36–a <dig> where we explicitly consider ..." (papers 100-199)
         ("sumpubmed-9433", "additional file # : eqs. a## -- a < dig > where we explicitly consider"),
+        # "As derived in additional file 1: eq." / "A <dig> if s marked cells are drawn ..."
+        ("sumpubmed-9433", "as derived in additional file # : eq. a < dig > if s marked cells are drawn"),
     ],
 )
 def test_sentences_that_were_cut_in_real_papers(paper, whole):

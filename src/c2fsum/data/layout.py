@@ -62,7 +62,8 @@ _LEGEND = re.compile(
     r"(?:fig\.|figure|table)\s*(?:<dig>|\d+)(?:\s*[a-z](?![\w-]))?(?!\s*(?:[,;:)]|(?:shows?|showed|illustrates?"
     r"|depicts?|presents?|summari[sz]es?|displays?|gives?|compares?|demonstrates?|reveals?|indicates?|contains?"
     r"|lists?|plots?|represents?|highlights?|provides?|describes?|outlines?|suggests?|confirms?|reports?|clearly"
-    r"|was|were|is|are|also|and|or|to|in|of|for|with|as|from|we|it|(?:[a-h]\s+(?:shows?|and|or|,)))\b))",
+    r"|was|were|is|are|also|and|or|to|in(?!\s+(?:vitro|vivo|silico|situ|planta)\b)|of|for|with|as|from|we|it"
+    r"|(?:[a-h]\s+(?:shows?|and|or|,)))\b))",
     re.I,
 )
 # a line that breaks off before a figure's or table's number ("... is shown in figure" / "<dig> shows ...")
@@ -494,12 +495,16 @@ def blocks(text: str) -> list[Block]:
         # a table's or figure's title on the last lines of a paragraph, before the table's cells:
         # "... invasion <cit> ." / "s. pneumoniae" / "gene expression in the presence of ..."
         end = _title_lines_at_end(lines, lead) if i + 1 < len(classified) and short_only[i + 1] else len(lines)
-        # a legend (under a figure's or table's number among the headings, at the paragraph's head or glued to
-        # a sentence) runs to the paragraph's end
+        # a legend (under a figure's or table's number among the headings, at the paragraph's head, on a line
+        # of its own after a sentence, or glued to one) runs to the paragraph's end
         legend: bool | None = any(_LEGEND.match(x) for _, x in lines[:lead]) or None  # None: no text yet
         body: list[str] = []
         for kind, x in lines[lead:end]:
             if kind == "line":
+                if body and not legend and _SENTENCE_END.search(body[-1]) and _LEGEND.match(x):
+                    # a legend on a line of its own after a sentence ("... yields <dig> α=. " / "fig. <dig> ...")
+                    _text_blocks(" ".join(body), legend, out)
+                    body, legend = [], True
                 body.append(x)
                 continue
             if body:

@@ -123,6 +123,10 @@ _PREPOSITIONS = frozenset("in on at for from with by as after before during to".
 # "i.e." and "e.g." written with a space ("for the others, i. e. the other receptors"): the
 # second letter's period ends no sentence either (sumpubmed-28733)
 _SPACED_ABBR = frozenset({"i. e", "e. g"})
+# an equation's or figure's label after its abbreviation, a letter and a number ("additional file 0: eq. a 0 if
+# s marked cells ...", sumpubmed-9433), is no sentence start "a"
+_LABEL_ABBR = frozenset({"eq", "eqs", "figs", "refs"})
+_LABEL = re.compile(r"\s*[a-z]\s*(?:\d|<)")
 # the word after an abbreviation's period, whole: "eqs. a00-a 0" is no sentence start "a" (sumpubmed-9433)
 _NEXT_WORD = re.compile(r"\s*([a-z']+)(?![\w-])")
 # a single letter with a period before a lowercase word that is no sentence starter ("e. coli",
@@ -528,7 +532,9 @@ def _abbreviations_in_line(line: str, science: bool = False) -> str:
                 if science and key not in _PLAIN_ABBR and line[max(0, start - 3) : pos] not in _SPACED_ABBR:
                     nxt = _NEXT_WORD.match(line, pos + 1)
                     if nxt and nxt.group(1) in _STARTERS:
-                        if not (key in _SPECIES_ABBR and nxt.group(1) in _PREPOSITIONS):
+                        if not (key in _SPECIES_ABBR and nxt.group(1) in _PREPOSITIONS) and not (
+                            key in _LABEL_ABBR and _LABEL.match(line, pos + 1)
+                        ):
                             break  # "hepatitis a. the ...": a sentence end after all
                 ends.append(pos)
                 break
