@@ -160,6 +160,15 @@ def test_sentence_starts_are_offsets_in_the_view():
             ],
         ),
         ("a. the first item. b. the second.", ["a. the first item. ", "b. the second."]),
+        # SumPubMed's "1.5.2" is "< dig > . < dig >": no sentence end, but after a quantity
+        (
+            "we used hmmer < dig >. < dig > with its defaults. of at least < dig >. < dig > genes were found.",
+            [
+                "we used hmmer < dig >. < dig > with its defaults. ",
+                "of at least < dig >. ",
+                "< dig > genes were found.",
+            ],
+        ),
     ],
 )
 def test_dashes_and_list_marks_in_science_views(view, expected):
