@@ -15,6 +15,7 @@ heuristics that do not share code with the splitter they judge:
                    "*", a dagger
     licence        a licence or copyright line ("creative commons", "©", "open access article")
     url            holds a URL or a DOI
+    legend         a figure's or table's title ("Fig. N the histology of ...", not "Figure N shows ...")
     back_matter    an acknowledgement, funding, publication, competing-interests or authors'-contributions
                    statement ("we thank ...", "this work was supported by ... grant", "this article has been
                    published as part of ...", "the authors declare ...", "all authors read and approved ...")
@@ -61,6 +62,13 @@ _LICENCE = re.compile(
     re.I,
 )
 _URL = re.compile(r"https?://|www\.|\bdoi\s*:|\b10\.\d{4,}/|ftp://", re.I)
+# a figure's or table's title ("Fig. N the histology of ...", "Table N summary of samples"), not running text that
+# names one ("Figure N shows ...", "Table N lists ...")
+_LEGEND_TITLE = re.compile(
+    r"(?:fig\.|figure|table)\s*(?:n|\d+)\s*[a-z]?\s+(?!(?:shows?|showed|lists?|summari[sz]es?|presents?|illustrates?"
+    r"|compares?|depicts?|gives?|displays?|contains?|reports?|provides?|describes?|indicates?|reveals?|demonstrates?"
+    r"|represents?|highlights?|plots?|is|are|was|were|also|and|in|of|,)\b)"
+)
 _WORD = re.compile(r"\w")
 _BACK_MATTER = re.compile(  # broad on purpose: what it flags is read, not trusted
     r"\b(?:we|i|authors?)\b.{0,40}\b(?:thank|grateful|indebted)|gratefully acknowledg|\backnowledges?\s+(?:the\s+)?"
@@ -122,6 +130,8 @@ def kinds(sentence: str, previous: str | None, headings: list[str]) -> list[str]
         found.append("licence")
     if _URL.search(sentence):
         found.append("url")
+    if _LEGEND_TITLE.match(low):
+        found.append("legend")
     if _BACK_MATTER.search(sentence):
         found.append("back_matter")
     if words(sentence) < 4:
