@@ -150,6 +150,8 @@ def _dig_point(match: re.Match) -> str:
     text = match.string
     before = text[max(0, match.start() - 27) : match.start() - 7].split()  # (7: "< dig >")
     return "." if before and before[-1] in _QUANTITY_WORDS else "∯"
+
+
 _NOT_SCIENCE_ABBR = frozenset("min hr mm sec ms".split())  # units: "for 5 min." ends a sentence in papers
 _AFTER_SCIENCE_ABBR = re.compile(r"(\.|\:|-|\?|,)|(\s([a-z]|I\s|I'm|I'll|\d|\(|<))")  # and "et al. <cit>"
 # pysbd's \b[a-z](?:\.[a-z])+[.] written to start with the first period (the letter before it in a
