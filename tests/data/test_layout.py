@@ -294,6 +294,29 @@ def test_legends_glued_or_at_a_paragraphs_head_run_to_its_end():
     ]
 
 
+def test_wrapped_prose_after_a_heading_is_no_table():
+    """SumPubMed breaks lines where the paper had italics: four short lines or more at a paragraph's head are a
+    table's last rows only when none is running text (sumpubmed-8880: the first sentence was lost as a table and
+    the next began "found infected in nature.")."""
+    text = (
+        "ant infections leading towards species-specific behavioral\nmanipulation\n"
+        "in this study, we addressed if our o. unilateralis\n"
+        "s.l. species could control the behavior of ants that are not normally\n"
+        "found infected in nature. we chose c.\npennsylvanicus and f. dolosa, which we never found infected at our "
+        "site despite them occurring sympatrically.\n"
+    )
+    got = [(b.kind, b.text) for b in blocks(text)]
+    assert got[:2] == [
+        ("heading", "ant infections leading towards species-specific behavioral"),
+        ("heading", "manipulation"),
+    ]
+    assert got[2][0] == "text" and got[2][1].startswith(
+        "in this study, we addressed if our o. unilateralis s.l. species"
+    )
+    rows = "gene name\nvirulence traits\nfunction\nreference\nprs <dig> is remarkably similar to plasmids of e. coli.\n"
+    assert [b.kind for b in blocks(rows)] == ["table", "text"]  # a table's rows touching the text stay a table
+
+
 def test_a_text_of_legends_alone_is_read_as_text():
     """Nothing a user gives is read as empty: captions without running text are its prose."""
     text = "a_baumannii\n\na_macleodii\n\nb_cereus\n\nfig.  <dig> genomic gc content. the box plot shows it.\n"

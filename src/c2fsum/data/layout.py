@@ -66,6 +66,13 @@ _LEGEND = re.compile(
     r"|(?:[a-h]\s+(?:shows?|and|or|,)))\b))",
     re.I,
 )
+PROSE_WORDS = 5
+"""Fewest words of a line of wrapped prose among short lines (:func:`_wrapped_prose`)."""
+_PROSE_WORDS = frozenset(
+    "we our us they their it its this these those is are was were be been being has have had could can may might "
+    "would should will which who whose".split()
+)
+_CONTINUING_WORDS = frozenset("of the and in to a an with for by from at as or on that not than into between".split())
 # a line that breaks off before a figure's or table's number ("... is shown in figure" / "<dig> shows ...")
 _DANGLING = re.compile(r"\b(?:fig|figs|figure|figures|table|tables|eq|eqs|equation)\.?$", re.I)
 _CAPITALS = re.compile(r"[A-Z][A-Z ,&/-]{2,}")  # BACKGROUND, RESULTS AND DISCUSSION
@@ -386,6 +393,17 @@ def _split_glued_captions(text: str) -> list[str]:
     return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
+def _wrapped_prose(line: str) -> bool:
+    """A short line that is running text: SumPubMed breaks a paragraph's lines where the paper had italics
+    (``in this study, we addressed if our o. unilateralis`` / ``s.l. species could control the behavior of
+    ants that are not normally`` / ``found infected in nature. ...``, sumpubmed-8880), so its text may start
+    with four short lines or more, which would be read as a table's last rows. At least
+    :data:`PROSE_WORDS` words, with a pronoun or a finite verb (``we``, ``our``, ``could``, ``are`` ...)
+    or ending on a word that cannot end a title or a cell (``of``, ``the``, ``and`` ...)."""
+    words = line.split()
+    return len(words) >= PROSE_WORDS and (not _PROSE_WORDS.isdisjoint(words) or words[-1] in _CONTINUING_WORDS)
+
+
 def _heading_kind(line: str) -> str:
     """``legend`` for a figure's or table's title on a line of its own (``fig. <dig> kaplan-meier survival
     curves ...``), else ``heading``."""
@@ -487,6 +505,9 @@ def blocks(text: str) -> list[Block]:
             and not _DANGLING.search(lines[lead][1])
         ):
             lead += 1
+        if lead > 3:  # wrapped prose at the end of the short lines is the paragraph's text (_wrapped_prose)
+            while lead > 0 and _wrapped_prose(lines[lead - 1][1]):
+                lead -= 1
         if lead > 3:  # a table whose last rows touch the text: no headings
             pending.append([x for _, x in lines[:lead]])
             flush([])
