@@ -25,7 +25,7 @@ pysbd quirks kept on purpose, because the tokens of the prepared data depend on 
 dotted abbreviations ``i.e``, ``e.g``, ``u.s``, ``ph.d``, ``d.phil``, ``dr.phil``,
 ``dr.philos`` are regular expressions in which ``.`` matches any character, so once ``i.e``
 occurs in a text, ``ice.`` or ``ide.`` before a lowercase word does not end a sentence either;
-text between two ``--`` dashes, or inside brackets, never holds a sentence end; single
+text inside brackets (and, without ``science``, between two ``--`` dashes) never holds a sentence end; single
 letters in alphabetical order followed by ``.`` or ``)`` (``a. ... b.``) are list items and
 start sentences.
 
@@ -311,14 +311,17 @@ def sentences(view: str, *, science: bool = True) -> list[str]:
 
     ``science=False``: exactly those pysbd finds (pysbd leaves a sentence of three or more ASCII
     letters unstripped; it has no spaces to strip). ``science=True`` (what c2fsum reads with,
-    issue 36) differs in three rules only: a period after a single letter or after one of the
+    issue 36) differs in these rules only: a period after a single letter or after one of the
     abbreviations of papers (``sp.``, ``spp.``, ``cf.``, ``ca.``, ``approx.``, ``et.``, ``figs.``...)
     ends no sentence before a lowercase word, a digit, ``(`` or ``<`` (``et al. <cit>``), unless
     that word is one that starts sentences (``hepatitis a. the``, :data:`_STARTERS`), and
     ``min.``, ``hr.``, ``mm.`` do end sentences; a letter with a period before such a name
-    (``c. elegans ... d. melanogaster``) is no list item. (Letters in brackets, ``(a) ... (b)``,
-    stay list items: the breaks they make keep pysbd's bracket rule from pairing brackets of
-    different sentences, which it does across a whole segment.)
+    (``c. elegans ... d. melanogaster``) is no list item; text between two ``--`` may hold sentence
+    ends (pysbd's rule for it glued whole paragraphs of news); SumPubMed's ``< dig >. < dig >`` is
+    one number unless a quantity word comes before it (:data:`_DIG_POINT`). (Letters in brackets,
+    ``(a) ... (b)``, stay list items: the breaks they make keep pysbd's bracket rule from pairing
+    brackets of different sentences, which it does across a whole segment.) :func:`sentence_starts`
+    also joins a number or letter alone to a neighbour.
     """
     if not view.isascii() or "\r" in view or "\n" in view or "\x00" in view:  # (the others are not ASCII)
         view = _PLACEHOLDERS.sub("\x01", view)
