@@ -53,9 +53,9 @@ _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 _LETTERS = re.compile(r"[^\W\d_]{2}")
 _CONTINUES = re.compile(r"<cit>|[,.;:)\]%]")  # a line that goes on with the one before it
 # SumPubMed glues a figure's or table's caption to the sentence before it: "... pathogenicity.fig.  <dig> the
-# numbers", "... for this orf.table  <dig> putative ..."; the period before the caption (the text is cut after
-# it: see _split_glued_captions)
-_GLUED_CAPTION = re.compile(r"\.(?<=\S\.)(?=(?:fig\.|figure|table)\s*(?:<dig>|\d))", re.I)
+# numbers", "... for this orf.table  <dig> putative ...", "... probes .figure  <dig> ..."; the period before the
+# caption (the text is cut after it: see _split_glued_captions)
+_GLUED_CAPTION = re.compile(r"\.(?:(?<=\S\.)|(?<=\S \.))(?=(?:fig\.|figure|table)\s*(?:<dig>|\d))", re.I)
 # a legend's start: "fig. <dig> the histology of ...", "table <dig> summary of samples", but not running text
 # that names a figure ("figure <dig> shows the results ...", "table <dig> , which lists ...")
 _LEGEND = re.compile(
@@ -81,7 +81,7 @@ _FILE_CAPTION = re.compile(r"^additional[ _-]?file\b|click here for (?:file|addi
 # a footnote's mark glued to its first word: "3number of unique reads", "5in contrast to rast ..." (a word of two
 # letters, sumpubmed-10691, only if it is a word that starts text: "5th", "2nd", "3d", "6h" are no footnotes)
 _FOOTNOTE_WORD = r"(?:[^\W\d_]{3,}|(?:in|on|at|to|of|by|as|or|if|we|it|is|an|no)(?![^\W_]))"
-_FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|\d+" + _FOOTNOTE_WORD + ")")
+_FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|#(?=[^\W\d_]{3})|\d+" + _FOOTNOTE_WORD + ")")  # "#misidentification only ..."
 _LICENCE = re.compile(
     r"creative commons|open access article|distributed under the terms|\u00a9|\(c\) (?:19|20)\d\d|copyright|"
     r"all rights reserved|licensee \w+|this article is (?:published|distributed) under|terms of the \w+ licen[cs]e"
