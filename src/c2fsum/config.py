@@ -135,6 +135,11 @@ class ModelConfig:
     rewriter: str = ""
     """``select-rewrite``: a pointer-generator run (or checkpoint) directory that rewrites each picked
     sentence at decoding time; empty: the picked sentences are the summary (learned extraction)."""
+    selector_features: str = ""
+    """``select-rewrite``: what the pointer sees beyond the sentences' states, comma-separated
+    (issue 47): ``sections`` (each sentence's section kind, its place in the paper and in its
+    section), ``history`` (the share of each sentence's content words the picks already hold, and
+    the picked words for STOP: MemSum's extraction history made explicit). Empty: issue 37's selector."""
 
 
 @dataclass
@@ -323,8 +328,11 @@ def bounds_error(name: str, value: Any, settings: type = DecodeConfig) -> str | 
     if value is None or (ge is None or value >= ge) and (gt is None or value > gt) and (le is None or value <= le):
         return None
     noun = "an integer" if kind is int else "a number"
-    if gt is not None and le is not None:
-        return f"expected {noun} in ({gt}, {le}]"
+    low = f"[{ge}" if ge is not None else f"({gt}" if gt is not None else None
+    if low is not None and le is not None:
+        return f"expected {noun} in {low}, {le}]"
+    if le is not None:
+        return f"expected {noun} <= {le}"
     return f"expected {noun} >= {ge}" if ge is not None else f"expected {noun} > {gt}"
 
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +63,23 @@ def leading_words(text: str, n: int) -> str:
     return text[: len(text) - len(rest)].rstrip()
 
 
+_TERMINAL_CODES = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~]?)|\x9b[0-?]*[ -/]*[@-~]?"
+    r"|[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]"
+)
+"""What a terminal obeys instead of printing: ANSI escape sequences (``ESC[31m``, ``ESC]0;title BEL``,
+their 8-bit ``CSI`` form) whole, and every other control character that is no white space (NUL,
+BEL, backspace, DEL, C1). Tab, newline, carriage return, form feed and the separators
+``\x1c``-``\x1f`` and U+0085 are white space: they separate words and lines as before."""
+
+
+def printable(text: str) -> str:
+    """``text`` without what a terminal would obey rather than print (:data:`_TERMINAL_CODES`): the
+    text every summary and extract is made from, so that no input's control characters reach the
+    terminal, the page or a JSON reader's screen through a summary's spelling (issue 49)."""
+    return _TERMINAL_CODES.sub("", text) if _TERMINAL_CODES.search(text) else text
+
+
 def words_to_read(max_words: int = 0) -> int:
     """The words of a raw text that :meth:`Pipeline.encode_texts` tokenizes: all of them up to
     :data:`MAX_INPUT_WORDS`, or a prefix far longer than ``max_words`` when that is given."""
@@ -71,7 +89,9 @@ def words_to_read(max_words: int = 0) -> int:
 def has_words(text: str, *, max_words: int = 0) -> bool:
     """True when :meth:`Pipeline.summarize` finds words in ``text`` (else it refuses it as an
     empty article): false for empty, blank or invisible-only text (zero-width spaces, BOMs,
-    control characters). Tokenizes the first 50 words, and the rest only when those hold none."""
+    control characters, :func:`printable`). Tokenizes the first 50 words, and the rest only when
+    those hold none."""
+    text = printable(text)
     head = leading_words(text, 50)
     if preprocess_article(head):
         return True
@@ -103,6 +123,9 @@ class Summary:
     """The chunks (rows of ``attention``) that went through the word-level encoder; None: all."""
     sentences: list[int] | None = None
     """The document's sentences a sentence selector picked (``select-rewrite``), in pick order; else None."""
+    refusal: str = ""
+    """Why :attr:`text` is empty (:func:`why_no_summary`: "its 1 word holds no sentence end ..."), or
+    "" when there is a summary. ``c2fsum summarize`` and the server refuse such a text with this reason."""
 
     def to_json(self) -> dict:
         return {
@@ -118,6 +141,36 @@ class Summary:
 
 MAX_INPUT_WORDS = 100_000
 """Words of one input read by :meth:`Pipeline.summarize` when ``max_words`` is 0 (whole texts)."""
+
+
+def why_no_summary(sentences: Sequence[Sequence[str]], budget: int = 0) -> str:
+    """Why a text gives no summary made of its own whole sentences (a sentence selector's, ILP's or
+    LEAD's), from its sentences (token lists; ``</s>`` and ``<pad>`` may be in them) and the
+    summary's ``budget`` in words (0: none), as a phrase that follows "no summary: ".
+
+    The rules are the summarizers' own: a summary sentence ends as one (``.``, ``!``, ``?``:
+    :func:`c2fsum.metrics.output_stats.ends_sentence`), holds at least
+    :data:`~c2fsum.baselines.ilp.MIN_SENTENCE_WORDS` words, and fits the budget. "" when some
+    sentence keeps all three (the summarizer left them out for reasons of its own)."""
+    from c2fsum.baselines.ilp import MIN_SENTENCE_WORDS, words_in
+    from c2fsum.metrics.output_stats import ends_sentence
+
+    body = [[t for t in s if t not in ("</s>", "<s>", "<pad>")] for s in sentences]
+    body = [b for b in body if b]
+    total = sum(map(words_in, body))
+    words = "1 word holds" if total == 1 else f"{total:,} words hold"
+    ended = [b for b in body if ends_sentence(b)]
+    if not ended:
+        return (
+            f"its {words} no sentence end ('.', '!' or '?'): headings, a list or unpunctuated text, "
+            "with no sentence to summarize"
+        )
+    whole = [n for n in map(words_in, ended) if n >= MIN_SENTENCE_WORDS]
+    if not whole:
+        return f"no sentence of {MIN_SENTENCE_WORDS} words or more (its {len(ended)} sentences are fragments)"
+    if budget > 0 and min(whole) > budget:
+        return f"no sentence fits in {budget} words (the shortest whole sentence has {min(whole):,}); allow more words"
+    return ""
 
 
 class Pipeline:
@@ -166,6 +219,7 @@ class Pipeline:
         for i, text in enumerate(tqdm(texts, desc="read", unit="doc", disable=not progress, dynamic_ncols=True)):
             if not isinstance(text, str):
                 raise InputError(f"text {i}: expected a str, got {type(text).__name__}")
+            text = printable(text)
             head = leading_words(text, read_words)
             if len(head) < len(text) and not max_words:
                 log.warning("text %d: longer than %d words; only the first %d are read", i, read_words, read_words)
@@ -231,7 +285,12 @@ class Pipeline:
         o = self.options(max_len=words or None)
         examples = self.encode_texts(texts, progress=progress)
         decoded = decode_selected(self.model, self.vocab, examples, self.reading(), o, device=self.device)  # type: ignore[arg-type]
-        return [Extract(text=d.readable, tokens=d.words, sentences=d.sentences or []) for d in decoded]
+        out = []
+        for d in decoded:
+            text = d.readable
+            refusal = "" if text else self._refusal(d.example.words, o)
+            out.append(Extract(text=text, tokens=d.words, sentences=d.sentences or [], refusal=refusal))
+        return out
 
     def summarize(
         self,
@@ -256,21 +315,46 @@ class Pipeline:
             texts = [texts]
         o = self.options(options, **overrides)
         examples = self.encode_texts(texts, max_words=o.max_words, progress=progress)
-        return [
-            Summary(
-                text=d.readable,
-                tokens=d.words,
-                score=d.hypothesis.score,
-                attention=d.hypothesis.attn,
-                source=d.example.words,
-                coarse=d.hypothesis.coarse,
-                eos=d.hypothesis.eos,
-                fine_fraction=d.fine_fraction,
-                fine_chunks=d.fine_chunks,
-                sentences=d.sentences,
+        out = []
+        for d in self.decode(examples, o, progress=progress):
+            text = d.readable
+            out.append(
+                Summary(
+                    text=text,
+                    tokens=d.words,
+                    score=d.hypothesis.score,
+                    attention=d.hypothesis.attn,
+                    source=d.example.words,
+                    coarse=d.hypothesis.coarse,
+                    eos=d.hypothesis.eos,
+                    fine_fraction=d.fine_fraction,
+                    fine_chunks=d.fine_chunks,
+                    sentences=d.sentences,
+                    refusal="" if text else self._refusal(d.example.words, o),
+                )
             )
-            for d in self.decode(examples, o, progress=progress)
-        ]
+        return out
+
+    def _refusal(self, words: Sequence[str], o: DecodeOptions) -> str:
+        """Why the model wrote nothing for a document (its grid's ``words``): a sentence selector
+        takes whole sentences (:func:`why_no_summary`, within ``o.max_len`` words); a model that
+        writes words ended before its first whole sentence."""
+        if not self.model.capabilities.selects:
+            return "the model ended its summary before its first whole sentence"
+        sentences = _sentences_of(words)
+        return why_no_summary(sentences, o.max_len) or "the model's sentence selector picked no sentence"
+
+
+def _sentences_of(words: Sequence[str]) -> list[list[str]]:
+    """A grid's cells (``Example.words``) cut after each ``</s>``, ``<pad>`` left out."""
+    out: list[list[str]] = [[]]
+    for w in words:
+        if w == "<pad>":
+            continue
+        out[-1].append(w)
+        if w == "</s>":
+            out.append([])
+    return [s for s in out if s]
 
 
 def chunk_attention(decoded: Decoded, chunk_len: int, model: str = "") -> dict:
@@ -316,6 +400,9 @@ class Extract:
     """Their tokens as c2fsum reads them (lowercase, PTB tokens, digits as ``#``): what ROUGE scores."""
     sentences: list[int]
     """Indices of the chosen sentences among the document's (``preprocess_article``'s split)."""
+    refusal: str = ""
+    """Why :attr:`text` is empty (:func:`why_no_summary`: no sentence end, no sentence of
+    enough words, none within the budget), or "" when sentences were chosen."""
 
 
 def extract(
@@ -327,13 +414,16 @@ def extract(
     (Gillick & Favre 2009; :mod:`c2fsum.baselines.ilp`; on a long text the solver chooses among
     the sentences of most weight per word, :func:`c2fsum.baselines.ilp.candidates`); ``lead``:
     the first sentences that fit (:func:`c2fsum.baselines.extractive.lead_sentences`). A text
-    whose first sentence alone is longer than ``words`` gets that sentence. ``progress``: a bar
-    on stderr over the texts and the stages of each (read, concepts, solve, write). InputError
-    for an unknown method, a budget below 1 word or a text without words.
+    with no sentence to give (no sentence end at all, only fragments, or no sentence within
+    ``words``) gets an empty :class:`Extract` whose ``refusal`` says why (:func:`why_no_summary`),
+    never a sentence over the budget or words that are no sentence. ``progress``: a bar on stderr
+    over the texts and the stages of each (read, concepts, solve, write). InputError for an unknown
+    method, a budget below 1 word or a text without words.
     """
-    from c2fsum.baselines.extractive import lead_sentences
+    from c2fsum.baselines.extractive import lead_sentences, sentence_words
     from c2fsum.baselines.ilp import MIN_SENTENCE_WORDS, SENTENCE_MARKS, build_problem, solve
     from c2fsum.decoding.render import render_sentences
+    from c2fsum.metrics.output_stats import ends_sentence
 
     if method not in EXTRACT_METHODS:
         raise InputError(f"method: got {method!r}, expected one of {', '.join(EXTRACT_METHODS)}")
@@ -347,6 +437,7 @@ def extract(
         if not isinstance(text, str):
             raise InputError(f"text {i}: expected a str, got {type(text).__name__}")
         bar.set_description(stages[0])
+        text = printable(text)
         head = leading_words(text, MAX_INPUT_WORDS)
         if len(head) < len(text):
             log.warning(
@@ -356,7 +447,10 @@ def extract(
         sents = doc.sentences
         if not sents:
             raise InputError(f"text {i}: empty article, nothing to summarize")
-        spelled = doc.surface()
+        if not any(ends_sentence(s[:-1]) for s in sents):  # headings, a list, a text without punctuation
+            out.append(Extract(text="", tokens=[], sentences=[], refusal=why_no_summary(sents, words)))
+            bar.update(len(stages))
+            continue
         bar.update()
         if method == "ilp":
             bar.set_description(stages[1])
@@ -368,11 +462,27 @@ def extract(
         else:
             chosen = lead_sentences(sents, words)
         bar.set_description(stages[-1])
-        chosen = chosen or [0]
-        source = [t for s in sents for t in s]  # the document's cells, as Example.words and surface count them
-        surface = [spelled.get(k, t) for k, t in enumerate(source)]
+        if not chosen:
+            first = next((len(w) for w in map(sentence_words, sents) if w), 0)
+            why = (
+                why_no_summary(sents, words) or f"ILP chose no sentence within {words} words"
+                if method == "ilp"
+                else f"LEAD takes the first sentences that fit, and the first has {first:,} words, more than "
+                f"{words}; allow more words"
+            )
+            out.append(Extract(text="", tokens=[], sentences=[], refusal=why))
+            bar.update()
+            continue
         picked = [[t for t in sents[j] if t not in SENTENCE_MARKS] for j in chosen]
-        lines = render_sentences(picked, source=source, surface=surface)  # headings' capitals, <dig>, brackets
+        written = doc.written(chosen)  # each sentence as the text writes it, where it reads back the same
+        if len(written) < len(chosen):  # the others spelled from their tokens: headings' capitals, <dig>, brackets
+            spelled = doc.surface()
+            source = [t for s in sents for t in s]  # the document's cells, as Example.words and surface count them
+            surface = [spelled.get(k, t) for k, t in enumerate(source)]
+            rendered = render_sentences(picked, source=source, surface=surface)
+            lines = [written.get(j, r) for j, r in zip(chosen, rendered, strict=True)]
+        else:
+            lines = [written[j] for j in chosen]
         tokens = [t for sentence in picked for t in sentence]
         out.append(Extract(text="\n".join(lines), tokens=tokens, sentences=chosen))
         bar.update()

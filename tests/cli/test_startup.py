@@ -60,6 +60,7 @@ def test_refusals_come_before_any_heavy_import(tmp_path):
     (tmp_path / "latin1.txt").write_bytes("Caf\u00e9 na\u00efve.".encode("latin-1"))
     (tmp_path / "good.txt").write_text("The bridge will close. It reopens in May.", encoding="utf-8")
     (tmp_path / "folder").mkdir()
+    (tmp_path / "empty.pt").write_bytes(b"")
     cases = {
         "empty.txt": (["summarize", "--model", "pubmed-model3"], "empty input, no words to summarize"),
         "blank.txt": (["extract"], "empty input, no words to summarize"),
@@ -67,12 +68,17 @@ def test_refusals_come_before_any_heavy_import(tmp_path):
         "latin1.txt": (["summarize", "--model", "cnndm-small"], "not UTF-8 text"),
         "missing.txt": (["summarize", "--lines", "--model", "cnndm-small"], "no such file"),
         "good.txt": (["summarize", "--model", "pubmed-model9"], "pubmed-model9: no such model: not a shipped model"),
+        # issue 49: extract's --model was loaded (1.33 s) before it was found to name nothing, and a
+        # 0-byte file as --model was loaded as a folder ("expected FILE/best or FILE/last")
+        "good.txt ": (["extract", "--model", "nosuch"], "nosuch: no such model: not a shipped model"),
+        "good.txt  ": (["summarize", "--model", str(tmp_path / "empty.pt")], "empty.pt: an empty file; a model is"),
+        "good.txt   ": (["extract", "--model", str(tmp_path / "empty.pt")], "empty.pt: an empty file; a model is"),
     }
     for name, (args, why) in cases.items():
         code = (
             "import sys\n"
             "from c2fsum.cli.main import main\n"
-            f"status = main({[*args, str(tmp_path / name)]!r})\n"
+            f"status = main({[*args, str(tmp_path / name.strip())]!r})\n"
             "print(status, ' '.join(sorted(m for m in sys.modules if '.' not in m)))\n"
         )
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

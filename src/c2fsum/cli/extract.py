@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from c2fsum.cli.files import add_files, each_file, long_work, read_articles
+from c2fsum.cli.files import add_files, each_file, long_work, read_articles, refuse
 from c2fsum.cli.options import Command, add_lines, positive_int
+
+if TYPE_CHECKING:
+    from c2fsum.pipeline import Extract
 
 
 def _extract_file(a: argparse.Namespace, path: str, several: bool) -> Iterator[str]:
@@ -22,16 +26,28 @@ def _extract_file(a: argparse.Namespace, path: str, several: bool) -> Iterator[s
         written = iter(load(a.model).extract(docs, words=a.words) if docs else [])
     else:
         written = iter(extract(docs, method=a.method, words=a.words, progress=progress) if docs else [])
-    for r in read:
+    by = a.model or a.method.upper()
+    out = []  # (the lines are made before any is printed: a refused text prints nothing of its file)
+    for n, r in enumerate(read, 1):
         e = next(written) if r else None
+        if e is not None and e.refusal:
+            refuse(path, n if a.lines else None, by, e.refusal)
         if a.json:
-            row = None if e is None else {"text": e.text, "tokens": e.tokens, "sentences": e.sentences}
-            yield json.dumps(row if not several else {"file": path, **(row or {"text": None})})
+            row = None if e is None else _row(e)
+            out.append(json.dumps(row if not several else {"file": path, **(row or {"text": None})}))
         elif a.lines:
-            yield "" if e is None else e.text.replace("\n", " ")
+            out.append("" if e is None else e.text.replace("\n", " "))
         else:
             assert e is not None
-            yield " ".join(e.tokens) if a.tokens else e.text
+            out.append(" ".join(e.tokens) if a.tokens else e.text)
+    yield from out
+
+
+def _row(e: Extract) -> dict:
+    """``--json``: one extract (text None and the refusal when it gives none)."""
+    if e.refusal:
+        return {"text": None, "tokens": [], "sentences": [], "refusal": e.refusal}
+    return {"text": e.text, "tokens": e.tokens, "sentences": e.sentences}
 
 
 def cmd_extract(a: argparse.Namespace) -> int:

@@ -10,11 +10,14 @@ a blank line separates them, or, with ``--json``, each JSON line carries ``"file
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Callable, Iterable
 
 from c2fsum.cli.inputs import EMPTY
 from c2fsum.cli.options import CLIError, read_input, read_lines
+
+log = logging.getLogger(__name__)
 
 LONG_INPUT_CHARS = 100_000
 """Progress bars on stderr for an input longer than this (or for several articles in one file)."""
@@ -39,6 +42,16 @@ def read_articles(path: str, *, lines: bool, max_words: int = 0) -> tuple[list[b
     if not has_words(text, max_words=max_words):
         raise CLIError(f"{path}: {EMPTY}")
     return [True], [text]
+
+
+def refuse(path: str, line: int | None, by: str, reason: str) -> None:
+    """A text that gives no summary (its ``refusal``: :func:`c2fsum.pipeline.why_no_summary`) is
+    never an empty line said by nothing: one text (``line`` None) is refused with :class:`CLIError`
+    naming ``path``; with ``--lines`` the line's output stays empty and a warning names
+    ``FILE:LINE`` (the other lines go on). ``by``: the model or method that gave nothing."""
+    if line is None:
+        raise CLIError(f"{path}: no summary from {by}: {reason}")
+    log.warning("%s:%d: no summary from %s: %s; its output line is empty", path, line, by, reason)
 
 
 def long_work(docs: list[str]) -> bool:

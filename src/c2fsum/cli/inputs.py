@@ -46,10 +46,22 @@ def check_model(spec: str) -> None:
     same resolution, and the same message, as loading it: :func:`c2fsum.pretrained.registry.resolve_model`)."""
     from pathlib import Path
 
+    from c2fsum.errors import CheckpointError
     from c2fsum.pretrained.registry import parse_hub_id, resolve_model  # torch-free
 
     if parse_hub_id(spec) is None or Path(spec).expanduser().exists():  # a hub repository is fetched once, by the load
-        resolve_model(spec)
+        where = resolve_model(spec)
+        if not where.is_dir():
+            raise CheckpointError(f"{spec}: {not_a_model(where)}")
+
+
+def not_a_model(path) -> str:
+    """Why a path that is no directory names no model (a file, empty or not, a device, ...)."""
+    what = "an empty file" if path.is_file() and path.stat().st_size == 0 else "a file, not a directory"
+    return (
+        f"{what}; a model is a shipped name, a run or checkpoint directory (holding model.safetensors, "
+        "or best/ or last/), or a hub repository id owner/name"
+    )
 
 
 def check_before_loading(a: argparse.Namespace) -> None:
@@ -60,5 +72,5 @@ def check_before_loading(a: argparse.Namespace) -> None:
         # several files: the command names each bad one and still summarizes the others
         check_input(files[0], lines=bool(getattr(a, "lines", False)))
     model = getattr(a, "model", None)
-    if isinstance(model, str) and a.command in ("summarize", "evaluate", "serve", "plot"):
+    if isinstance(model, str) and a.command in ("summarize", "extract", "evaluate", "serve", "plot"):
         check_model(model)

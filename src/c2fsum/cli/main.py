@@ -8,7 +8,8 @@ c2fsum pretext    --data DATA_DIR --out DIR [--task lead|rest|mixed] [--stride S
 c2fsum pairs      --data DATA_DIR --out PAIRS_DIR [--min-recall R] [--workers N]
 c2fsum train      --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                   [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
-c2fsum summarize  --model MODEL [DECODING] [--attention-out FILE] [--lines] [--tokens] [--device cpu|cuda] [FILE ...|-]
+c2fsum summarize  --model MODEL [DECODING] [--attention-out FILE] [--lines] [--tokens] [--json] [--device cpu|cuda]
+                  [FILE ...|-]
 c2fsum extract    [--method ilp|lead | --model SELECTOR] [--words N] [--lines] [--tokens] [--json] [FILE ...|-]
 c2fsum models     [RUN_DIR ...]            (the shipped models: what for, test scores, size, defaults)
 c2fsum evaluate   --model MODEL --data DATA_DIR --split SPLIT --out DIR [DECODING] [--limit N] [--official]
@@ -57,7 +58,7 @@ import sys
 import traceback
 from collections.abc import Iterable
 
-from c2fsum.cli.options import CLIError, Command
+from c2fsum.cli.options import CLIError, Command, Parser
 
 __all__ = ["CLIError", "add_commands", "build_parser", "main"]
 
@@ -89,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
         vectors,
     )
 
-    p = argparse.ArgumentParser(prog="c2fsum", description="Coarse-to-fine attention summarization toolkit.")
+    p = Parser(prog="c2fsum", description="Coarse-to-fine attention summarization toolkit.")
     p.add_argument("--version", action="version", version=f"c2fsum {__version__}")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars, warnings only")
     add_commands(

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from c2fsum.config import DecodeConfig, bounds_error, decode_fields, option_fields
 from c2fsum.errors import UserError
@@ -20,6 +20,15 @@ log = logging.getLogger(__name__)
 
 class CLIError(UserError):
     """A one-line reason to stop; printed as ``c2fsum COMMAND: error: ...`` with exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose error is the one line that matters: ``c2fsum summarize: error:
+    argument --beam: ...`` and where the options are listed, not the usage block (ten lines for
+    ``summarize``) above it. Subcommands' parsers are of the class of their parent's."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n{self.prog} --help lists the options\n")
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from c2fsum.cli.files import add_files, each_file, long_work, read_articles
+from c2fsum.cli.files import add_files, each_file, long_work, read_articles, refuse
 from c2fsum.cli.options import (
     CLIError,
     Command,
@@ -18,6 +19,9 @@ from c2fsum.cli.options import (
     add_model,
     decode_overrides,
 )
+
+if TYPE_CHECKING:
+    from c2fsum.pipeline import Summary
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +38,7 @@ def cmd_summarize(a: argparse.Namespace) -> int:
         "summarize",
         a.file,
         lambda path, several: _summarize_file(a, path, several, overrides, loaded, attention),
+        json_lines=a.json,
     )
     if a.attention_out:
         from c2fsum.utils.io import atomic_write_text
@@ -62,14 +67,38 @@ def _summarize_file(
         )
     attention.extend({"file": path, **s.to_json()} if several else s.to_json() for s in summaries)
     written = iter(summaries)
-    for r in read:
+    out = []  # (the lines are made before any is printed: a refused text prints nothing of its file)
+    for n, r in enumerate(read, 1):
         s = next(written) if r else None
-        if s is None:
-            yield ""
+        if s is not None and s.refusal:
+            refuse(path, n if a.lines else None, a.model, s.refusal)
+        if a.json:
+            row = None if s is None else summary_row(s, a.model)
+            out.append(json.dumps(row if not several else {"file": path, **(row or {"text": None})}))
+        elif s is None or s.refusal:
+            out.append("")
         elif a.tokens:
-            yield " ".join(s.tokens)
+            out.append(" ".join(s.tokens))
         else:
-            yield s.text.replace("\n", " ") if a.lines else s.text
+            out.append(s.text.replace("\n", " ") if a.lines else s.text)
+    yield from out
+
+
+def summary_row(s: Summary, model: str) -> dict:
+    """``--json``: one summary as a JSON object: its ``text`` (None when refused, with the
+    ``refusal``), the model's ``tokens``, the ``sentences`` a sentence selector picked in pick
+    order (None for a model that writes words), the ``model`` as named, its ``score``, whether
+    it ended with ``</s>`` (``eos``), and the ``fine_fraction`` of the words read at the word level."""
+    return {
+        "text": s.text if not s.refusal else None,
+        "tokens": s.tokens,
+        "sentences": s.sentences,
+        "model": model,
+        "score": round(float(s.score), 5),
+        "eos": s.eos,
+        "fine_fraction": round(float(s.fine_fraction), 5),
+        **({"refusal": s.refusal} if s.refusal else {}),
+    }
 
 
 def _arguments(s: argparse.ArgumentParser) -> None:
@@ -80,6 +109,13 @@ def _arguments(s: argparse.ArgumentParser) -> None:
         "--tokens",
         action="store_true",
         help="print the model's own tokens (lowercase, PTB, digits as #: what ROUGE scores) instead of the text",
+    )
+    s.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per article: text, tokens, the picked sentences' indices in pick order "
+        "(a sentence selector; else null), model, score, eos, fine_fraction (and file, with several files; "
+        "with --lines, null for a line without words, text null and the refusal for a line refused)",
     )
     add_decode_options(s)
     s.add_argument("--attention-out", metavar="FILE", help="write each output word's attention (JSON)")

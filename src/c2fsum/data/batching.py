@@ -51,6 +51,9 @@ class Example:
     surface: list[str] | None = None
     """The document's own spelling of each cell of ``words`` (case and digits,
     :mod:`c2fsum.data.surface`), or None when the document did not keep it."""
+    sections: list[tuple[str, int]] | None = None
+    """The document's headings, each with the index of the first sentence under it (``prepare``'s
+    ``sections``), or None when it kept none (news, files prepared before issue 36)."""
 
     def n_chunks(self, chunk_len: int) -> int:
         """Chunks (rows) the document fills in a grid of ``chunk_len`` words per chunk."""
@@ -107,6 +110,7 @@ def encode_document(doc: dict, vocab: Vocab, data: DataConfig) -> Example:
         tgt_words=tgt_words,
         refs=list(doc.get("refs") or []),
         surface=surface,
+        sections=[(str(t), int(k)) for t, k in doc["sections"]] if doc.get("sections") else None,
     )
 
 

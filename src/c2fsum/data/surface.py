@@ -88,6 +88,47 @@ def surface_forms(text: str, sentences: Sequence[Sequence[str]]) -> dict[int, st
     return out
 
 
+def sentence_spans(text: str, sentences: Sequence[Sequence[str]]) -> list[tuple[int, int] | None]:
+    """Where each of ``sentences`` (the tokenization of ``text``, or of a prefix of it) is written
+    in ``text`` put in NFKC form (``text`` itself when it is), as ``(start, end)`` character
+    offsets: from its first token found to its last, widened over the marks glued to them (an
+    opening bracket or quote before, the sentence's period and closing quotes after); None for a
+    sentence none of whose words is found. Found as :func:`surface_forms` finds spellings, one
+    cursor moving forward; a caller that must be sure tokenizes the span again (extraction does).
+    """
+    original = unicodedata.normalize("NFKC", text) if not unicodedata.is_normalized("NFKC", text) else text
+    seen = _comparable(original)
+    out: list[tuple[int, int] | None] = []
+    cursor = 0
+    for sentence in sentences:
+        first = last = None
+        for token in sentence:
+            if not _has_word_char(token) or token.startswith("-") and token.endswith("-") and len(token) == 5:
+                continue
+            at = seen.find(token, cursor, cursor + WINDOW + len(token))
+            if at < 0:
+                continue
+            cursor = at + len(token)
+            first = at if first is None else first
+            last = cursor
+        if first is None or last is None:
+            out.append(None)
+            continue
+        floor = out[-1][1] if out and out[-1] is not None else 0
+        while first > floor and _glued_mark(original[first - 1]):
+            first -= 1
+        while last < len(original) and _glued_mark(original[last]):
+            last += 1
+        cursor = max(cursor, last)
+        out.append((first, last))
+    return out
+
+
+def _glued_mark(ch: str) -> bool:
+    """A character that belongs to the word it touches without being one: punctuation or a symbol."""
+    return not ch.isspace() and not ch.isalnum()
+
+
 def parse_surface(value: object, where: str = "surface") -> dict[int, str]:
     """A stored ``"surface"`` field (``{"17": "Brisbane", ...}``) as ``{17: "Brisbane"}``.
 

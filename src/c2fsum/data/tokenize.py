@@ -805,6 +805,29 @@ class Document:
                 out[base + k] = spelled
         return out
 
+    def written(self, wanted: Sequence[int]) -> dict[int, str]:
+        """The sentences of indices ``wanted`` exactly as the text writes them (white space runs as
+        one space), where that text tokenizes back to the sentence's tokens (:func:`split_sentences`
+        gives one sentence, the same tokens); a sentence not so found has no entry. What extraction
+        prints: ``10–20 mg`` stays ``10–20 mg``, quotes and brackets as the author typed them."""
+        from c2fsum.data.surface import sentence_spans
+
+        out: dict[int, str] = {}
+        ends = [k for _, k in self.spans[1:]] + [len(self.sentences)]
+        todo = set(wanted)
+        for (text, first), end in zip(self.spans, ends, strict=True):
+            if not todo & set(range(first, end)):
+                continue
+            original = unicodedata.normalize("NFKC", text) if not unicodedata.is_normalized("NFKC", text) else text
+            for k, span in enumerate(sentence_spans(text, self.sentences[first:end]), first):
+                if k not in todo or span is None:
+                    continue
+                said = " ".join(original[span[0] : span[1]].split())
+                again = split_sentences(said)
+                if len(again) == 1 and again[0] == [t for t in self.sentences[k] if t != EOS]:
+                    out[k] = said
+        return out
+
 
 _CITES = re.compile(r"[eE](?<=\b[eE])[tT]\.?\s*[aA][lL]\b|<[cC][iI][tT]>")
 """``et al.`` or ``<cit>``, any case (each written to start with a character the regex engine jumps to)."""

@@ -29,8 +29,9 @@ class Decoded:
     through the word-level encoder: below 1 only for a lazy MODEL 3, which encodes the chunks its
     hard attention picks. ``fine_chunks``: the indices of the chunks so encoded (by any
     hypothesis of the beam), None when all were. ``sentences``: the paper's sentences a sentence
-    selector picked, in pick order (:mod:`c2fsum.decoding.selection`), else None; ``written``:
-    the summary sentence made of each (its tokens: the sentence copied or rewritten), else None."""
+    selector's summary was made of, in the summary's order (the paper's), else None; ``picked``:
+    the same in the order the selector picked them (:mod:`c2fsum.decoding.selection`); ``written``:
+    the summary sentence made of each of ``sentences`` (its tokens: copied or rewritten), else None."""
 
     example: Example
     hypothesis: Hypothesis
@@ -39,6 +40,7 @@ class Decoded:
     fine_chunks: list[int] | None = None
     sentences: list[int] | None = None
     written: list[list[str]] | None = None
+    picked: list[int] | None = None
 
     @property
     def text(self) -> str:

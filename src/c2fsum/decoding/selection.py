@@ -18,9 +18,11 @@ the word level: the picked sentences' words over all words.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from pathlib import Path
 
 import torch
@@ -30,14 +32,14 @@ from c2fsum.baselines.ilp import MIN_SENTENCE_WORDS, words_in
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, collate, encode_document
 from c2fsum.data.grid import PAD, inference_grid
-from c2fsum.data.vocab import BOS, EOS, UNK, Vocab
+from c2fsum.data.vocab import BOS, EOS, Vocab
 from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.options import DecodeOptions
 from c2fsum.metrics.output_stats import back_to_back_repeats, ends_sentence, is_content_word
 from c2fsum.metrics.porter import porter_stem
 from c2fsum.models.checkpoint import load_checkpoint
-from c2fsum.models.select_rewrite import SentenceSelector, sentence_spans
+from c2fsum.models.select_rewrite import PickRules, SentenceSelector, document_sentences, sentence_spans
 from c2fsum.utils.tokens import SENTENCE_ENDS
 
 MARKS = frozenset({BOS, EOS})
@@ -53,6 +55,94 @@ def sentence_cells(words: Sequence[str]) -> list[list[int]]:
     return sentence_spans(words, EOS, frozenset({PAD}))
 
 
+PAPER_ORDER = True
+"""The summary's sentences in the paper's order (False: in pick order, as before issue 47; for
+``bench/select_steps.py``)."""
+
+PICK_RULES = True
+"""Decoding applies :func:`pick_rules` (False: the selector alone; for ``bench/select_steps.py``)."""
+
+MAX_OVERLAP = 0.6
+"""No two picks share more than this share of their content words (of the shorter sentence's):
+a paper that says a thing twice is summarized saying it once."""
+
+LEAD_IN = (
+    r"(?:(?:however|moreover|furthermore|in addition|additionally|thus|therefore|hence|together|taken together|"
+    r"overall|in summary|in conclusion|importantly|finally|interestingly|notably|consequently|collectively|"
+    r"altogether|accordingly|indeed|also) ,? )?"
+)
+"""An opening connective a reference back may follow ("taken together , these results ...")."""
+
+POINTS_ELSEWHERE = re.compile(
+    r"\b(?:additional|supplementary|supplemental) (?:file|table|figure|fig|material|data|information|text)s?\b"
+    r"|\b(?:see|in|of) (?:figure|fig|table)s? ?(?:< dig >|#|\d)"
+)
+"""A sentence that names a figure, table or supplementary file ..."""
+
+ONLY_POINTS = re.compile(
+    r"\b(?:available|shown|listed|given|presented|summari[sz]ed|provided|depicted|illustrated|displayed|"
+    r"detailed|described|reported|found|included|deposited|see)\b"
+)
+"""... and says where something is rather than what it is ("complete results are available in
+additional file < dig >", "the primers are listed in table < dig >"): no finding of the paper."""
+
+EARLIER_WORK = re.compile(
+    LEAD_IN + r"(?:(?:we|our group|our laboratory|our lab) (?:have |had )?(?:previously|recently|earlier|already)\b"
+    r"|previously ,? we\b|(?:in )?(?:our|a) (?:previous|earlier|prior|recent) (?:study|work|report|paper|studies)"
+    r"(?: ,)? we\b|(?:in )?our (?:previous|earlier|prior) (?:study|work|report|paper|studies)\b|we and others have\b)"
+)
+"""The authors' earlier work, stated as such ("we previously showed ...", "in our previous study ..."):
+not this paper's finding."""
+
+REFERS_BACK = re.compile(
+    LEAD_IN + r"(?:these|this|such|both|they|those|the latter|the former)\b"
+    r"(?! (?:study|paper|work|article|report|review|manuscript|thesis|chapter)\b)"
+)
+"""A sentence that opens on what the one before said ("these results ...", "this suggests ..."; not
+"this study", the paper itself)."""
+
+
+def sentence_rule(words: Sequence[str]) -> str:
+    """Why a sentence (prepared tokens) is no summary sentence on its own: ``points`` (it says where
+    something is shown), ``earlier`` (the authors' earlier work), ``refers`` (it opens on what the
+    sentence before said: picked only with it), or ``""``.
+
+    >>> sentence_rule("complete results are available in additional file < dig > .".split())
+    'points'
+    >>> sentence_rule("we previously showed that x binds y .".split())
+    'earlier'
+    >>> sentence_rule("taken together , these results suggest a role for x .".split())
+    'refers'
+    >>> sentence_rule("this study shows that x binds y .".split())
+    ''
+    """
+    text = " ".join(w for w in words if w not in MARKS)
+    if POINTS_ELSEWHERE.search(text) and ONLY_POINTS.search(text) and words_in(list(words)) <= 30:
+        return "points"
+    if EARLIER_WORK.match(text):
+        return "earlier"
+    if REFERS_BACK.match(text):
+        return "refers"
+    return ""
+
+
+def pick_rules(examples: Sequence[Example], S: int, *, max_overlap: float = MAX_OVERLAP) -> PickRules:
+    """The :class:`~c2fsum.models.select_rewrite.PickRules` of a batch of papers of at most ``S``
+    sentences (:func:`sentence_rule`): sentences that point elsewhere or report earlier work are
+    never picked; one that refers back comes with the sentence before it (blocked when it opens
+    its paper)."""
+    blocked = torch.zeros(len(examples), S + 1, dtype=torch.bool)
+    antecedent = torch.full((len(examples), S + 1), -1, dtype=torch.long)
+    for b, ex in enumerate(examples):
+        for j, sentence in enumerate(document_sentences(ex)[:S]):
+            why = sentence_rule(sentence)
+            if why in ("points", "earlier") or (why == "refers" and j == 0):
+                blocked[b, j + 1] = True
+            elif why == "refers":
+                antecedent[b, j + 1] = j  # candidate j is sentence j - 1
+    return PickRules(blocked=blocked, antecedent=antecedent, max_overlap=max_overlap)
+
+
 @torch.no_grad()
 def select_sentences(
     model: SentenceSelector,
@@ -62,19 +152,27 @@ def select_sentences(
     budgets: Sequence[tuple[int, int]] = ((0, 0),),
     batch_size: int = 10,
     device: torch.device | str = "cpu",
+    rules: bool | None = None,
 ) -> list[list[list[int]]]:
     """The selector's picks (sentence indices, in pick order) for each example, greedily, once per
     ``(max_words, min_words)`` of ``budgets`` (each paper read once for all of them), in batches of
-    papers of similar length: ``out[b][i]`` for budget ``b`` and example ``i``, in the input order."""
+    papers of similar length: ``out[b][i]`` for budget ``b`` and example ``i``, in the input order.
+    ``rules``: :func:`pick_rules` apply (no pick repeating another, none pointing elsewhere, ...;
+    default :data:`PICK_RULES`)."""
     model.eval()
     order = sorted(range(len(examples)), key=lambda i: len(examples[i].words))
     out: list[list[list[int]]] = [[[] for _ in examples] for _ in budgets]
     for start in range(0, len(examples), batch_size):
         where = order[start : start + batch_size]
-        batch = collate([examples[i] for i in where], chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
-        memory = model.read(model.sentences(batch.src, batch.src_mask))
+        chosen = [examples[i] for i in where]
+        batch = collate(chosen, chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
+        memory = model.read(model.sentences(batch.src, batch.src_mask), chosen)
+        S = memory.real.size(1) - 1
+        rule = pick_rules(chosen, S) if (PICK_RULES if rules is None else rules) else None
+        if rule is not None:
+            rule = replace(rule, blocked=rule.blocked.to(device), antecedent=rule.antecedent.to(device))
         for b, (max_words, min_words) in enumerate(budgets):
-            sel = model.greedy(memory, max_words=max_words, min_words=min_words)
+            sel = model.greedy(memory, max_words=max_words, min_words=min_words, rules=rule)
             for i, picks in zip(where, sel.picks, strict=True):
                 out[b][i] = picks
     return out
@@ -182,6 +280,116 @@ def _as_many_sentences(rewrite: Sequence[str], source: Sequence[str]) -> list[st
     return list(rewrite)
 
 
+SAFE_LEAD_INS = (
+    "however",
+    "moreover",
+    "furthermore",
+    "in addition",
+    "additionally",
+    "thus",
+    "therefore",
+    "hence",
+    "importantly",
+    "interestingly",
+    "notably",
+    "finally",
+    "in summary",
+    "in conclusion",
+    "overall",
+    "taken together",
+    "together",
+    "here",
+    "in this study",
+    "in the present study",
+    "in this paper",
+    "in this work",
+    "in the current study",
+    "to this end",
+    "specifically",
+    "in particular",
+    "in contrast",
+    "on the other hand",
+)
+"""Openers a sentence reads the same without (followed by a comma): what a rewrite may leave out."""
+
+OPENERS = {"-lrb-": "-rrb-", "-lsb-": "-rsb-"}
+"""PTB brackets: a bracketed aside (an abbreviation, a statistic, a reference) a rewrite may leave out."""
+
+
+def safe_spans(source: Sequence[str]) -> list[tuple[int, int]]:
+    """The spans ``[a, b)`` of a sentence's tokens that a rewrite may leave out without changing what
+    it says (:func:`safe_version`): an opener of :data:`SAFE_LEAD_INS` with its comma, a citation
+    (``< cit >``), a bracketed aside, a list marker at the start ("( i )", "a )").
+
+    >>> safe_spans("however , x binds y -lrb- p < # -rrb- < cit > .".split())
+    [(0, 2), (5, 10), (10, 13)]
+    """
+    n = len(source)
+    spans: list[tuple[int, int]] = []
+    head = 0
+    if n > 2 and source[1] == "-rrb-" and len(source[0]) <= 4:  # "a ) ..." a list marker
+        spans.append((0, 2))
+        head = 2
+    elif n > 3 and source[0] == "-lrb-" and source[2] == "-rrb-" and len(source[1]) <= 4:  # "( i ) ..."
+        spans.append((0, 3))
+        head = 3
+    for opener in SAFE_LEAD_INS:
+        words = opener.split()
+        k = head + len(words)
+        if list(source[head:k]) == words and k < n and source[k] == ",":
+            spans.append((head, k + 1))
+            break
+    i = head
+    while i < n:
+        if source[i] == "<" and i + 2 < n and source[i + 1] == "cit" and source[i + 2] == ">":
+            spans.append((i, i + 3))
+            i += 3
+            continue
+        if source[i] in OPENERS:
+            close, depth = OPENERS[source[i]], 0
+            for j in range(i, n):
+                depth += (source[j] == source[i]) - (source[j] == close)
+                if depth == 0:
+                    if i > head:  # an aside inside the sentence, not one that opens it
+                        spans.append((i, j + 1))
+                    i = j
+                    break
+        i += 1
+    return sorted(spans)
+
+
+def safe_version(rewrite: Sequence[str], source: Sequence[str]) -> list[int] | None:
+    """The positions of ``source`` kept when the :func:`safe_spans` the rewrite left out (none of
+    their words kept, aligned by longest matching blocks) are left out, or None when it left out
+    none: the rewriter decides what to shorten, the summary says it in the paper's own words.
+    Whatever else a rewrite changes (a lost subject or verb, a word or number the paper does not
+    say there, a dropped "not" or "novel", two clauses fused) never reaches the summary.
+
+    >>> src = "however , x binds y < cit > .".split()
+    >>> [src[i] for i in safe_version("x binds y .".split(), src)]
+    ['x', 'binds', 'y', '.']
+    >>> src = "however , x binds y .".split()
+    >>> [src[i] for i in safe_version("x activates y .".split(), src)]
+    ['x', 'binds', 'y', '.']
+    >>> safe_version("x binds y .".split(), "x binds y .".split()) is None
+    True
+    """
+    spans = safe_spans(source)
+    if not spans:
+        return None
+    kept = [False] * len(source)
+    for block in SequenceMatcher(None, list(source), list(rewrite), autojunk=False).get_matching_blocks():
+        for k in range(block.a, block.a + block.size):
+            kept[k] = True
+    dropped = [(a, b) for a, b in spans if not any(kept[a:b])]
+    if not dropped:
+        return None
+    out = [i for i in range(len(source)) if not any(a <= i < b for a, b in dropped)]
+    while out and source[out[0]] in (",", ";", ":"):
+        out = out[1:]
+    return [i for k, i in enumerate(out) if not (k and source[i] == "," and source[out[k - 1]] == ",")]
+
+
 def _ids(example: Example, vocab: Vocab, words: Sequence[str]) -> list[int]:
     """``words`` as ids in the example's extended vocabulary (a document-only word: its own id)."""
     oov = {w: len(vocab) + k for k, w in enumerate(example.oovs)}
@@ -199,7 +407,8 @@ def compose(
     min_share: float = 0.0,
     cells: list[list[int]] | None = None,
 ) -> Decoded:
-    """One paper's summary from its picks, in pick order: each picked sentence copied (a word the
+    """One paper's summary from its picks, decided in pick order and written in the paper's order:
+    each picked sentence copied (a word the
     paper repeats back to back, "in in vitro", once), or its rewrite where ``rewritten`` holds one
     (one entry per pick; None: copy), cut after as many sentence ends as its sentence holds, that
     keeps at least ``min_share`` of the sentence's tokens, writes no number the sentence does not
@@ -213,7 +422,8 @@ def compose(
     sentence that would take the summary past ``budget`` tokens is left out (the next may still
     fit). ``grid_shape``: the paper's ``(M, N)`` in the batch it was read in.
 
-    ``Decoded.sentences``: the picks the summary's sentences came from; ``written``: those sentences;
+    ``Decoded.sentences``: the picks the summary's sentences came from, in the paper's order (the
+    summary's); ``picked``: the same in pick order; ``written``: the summary's sentences;
     ``fine_fraction``: the words of all ``picks`` (each read, copied or rewritten) over the paper's.
     ``cells``: the paper's :func:`sentence_cells` where the caller has them (composing a paper again
     after a refill does not cut it again)."""
@@ -227,21 +437,19 @@ def compose(
     for k, j in enumerate(picks):
         own = [c for c in cells[j] if example.words[c] not in MARKS]
         d = rewritten[k] if rewritten is not None else None
-        versions: list[tuple[list[str], Decoded | None]] = []  # the rewrite first where it is used, then the copy
+        versions: list[list[int]] = []  # the cells of the shortened sentence first where it is used, then the copy's
         source = [example.words[c] for c in own]
-        out = _as_many_sentences(d.words, source) if d is not None else []
-        held = set(source)
-        invented = UNK in out or any(_number(w) and w not in held for w in out)  # what the sentence never says
-        invented = invented or _repeats_itself(out, source)  # "..., which is more accurate ."
-        if d is not None and out and len(out) >= min_share * len(own) and not invented:
-            versions.append((out, d))
-        own = [
-            c
-            for i, c in enumerate(own)
-            if not i or not back_to_back_repeats([example.words[own[i - 1]], example.words[c]])
-        ]
-        versions.append(([example.words[c] for c in own], None))
-        for v, (new, by) in enumerate(versions):
+        keep = safe_version(_as_many_sentences(d.words, source), source) if d is not None else None
+        if keep and len(keep) >= min_share * len(own):
+            versions.append([own[i] for i in keep])
+        versions.append(own)
+        for v, version in enumerate(versions):
+            version = [
+                c
+                for i, c in enumerate(version)
+                if not i or not back_to_back_repeats([example.words[version[i - 1]], example.words[c]])
+            ]
+            new = [example.words[c] for c in version]
             grams = _trigrams(new)
             if not new or not ends_sentence(new) or words_in(new) < MIN_SENTENCE_WORDS:
                 continue  # a fragment ("three parameters were evaluated :", "Coli.") is no summary sentence
@@ -253,22 +461,30 @@ def compose(
                 continue
             seen |= grams
             words.extend(new)
-            attn = torch.zeros(len(new), M * N)  # (T_j, M * N): where each word of the sentence came from
-            if by is not None:  # the rewriter's attention over its sentence, on the sentence's cells
-                src = by.hypothesis.attn.flatten(1)[: len(new), : len(cells[j])]  # (T_j, cells of the sentence)
-                attn[:, torch.tensor(cells[j], dtype=torch.long)] = src
-            else:  # a copy: each word its own cell
-                attn[torch.arange(len(own)), torch.tensor(own, dtype=torch.long)] = 1.0
+            attn = torch.zeros(len(new), M * N)  # (T_j, M * N): each word of the sentence on its own cell
+            attn[torch.arange(len(version)), torch.tensor(version, dtype=torch.long)] = 1.0
             rows.append(attn)
             used.append(j)
             written.append(new)
             break
-    attention = torch.cat(rows, 0).view(-1, M, N) if rows else torch.zeros(0, M, N)
+    order = sorted(
+        range(len(used)), key=lambda k: used[k] if PAPER_ORDER else k
+    )  # the summary reads in the paper's order
+    words = [w for k in order for w in written[k]]
+    attention = torch.cat([rows[k] for k in order], 0).view(-1, M, N) if rows else torch.zeros(0, M, N)
     hyp = Hypothesis(tokens=_ids(example, vocab, words), score=0.0, norm_score=0.0, attn=attention, eos=True)
     sizes = [sum(1 for c in sentence if example.words[c] not in MARKS) for sentence in cells]
     total, read = sum(sizes), sum(sizes[j] for j in set(picks))
     fraction = read / max(total, 1)
-    return Decoded(example, hyp, words, fine_fraction=fraction, sentences=used, written=written)
+    return Decoded(
+        example,
+        hyp,
+        words,
+        fine_fraction=fraction,
+        sentences=[used[k] for k in order],
+        written=[written[k] for k in order],
+        picked=used,
+    )
 
 
 REFILL_ROUNDS = 2

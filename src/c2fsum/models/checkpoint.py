@@ -322,6 +322,11 @@ def resolve_checkpoint(run_or_ckpt: str | Path, which: str = "best") -> Path:
     model, a run directory (``best``, falling back to ``last``), a checkpoint directory, or a
     Hugging Face hub repository id)."""
     p = resolve_model(run_or_ckpt)
+    if p.exists() and not p.is_dir():
+        raise CheckpointError(
+            f"{p}: a file, not a directory; a model is a shipped name, a run or checkpoint directory "
+            "(holding model.safetensors, or best/ or last/), or a hub repository id owner/name"
+        )
     if (p / "model.safetensors").exists():
         return p
     order = [which, "last" if which == "best" else "best"]
@@ -399,6 +404,8 @@ def warm_start(model: torch.nn.Module, path: str | Path) -> str:
         weights = CoarseToFine.weights_from_flat(weights)
         fresh = [k for k in own if k not in weights and k.startswith(CoarseToFine.NEW_OVER_FLAT)]
     fresh += [k for k in own if k not in weights and k.endswith(".coverage_w")]  # coverage added (See et al.)
+    new = getattr(model, "NEW_WEIGHTS", ())  # a selector's features added to one trained without them
+    fresh += [k for k in own if k not in weights and k.split(".")[0] in new]
     bad = [k for k, v in weights.items() if k not in own or own[k].shape != v.shape]
     missing = sorted(set(own) - set(weights) - set(fresh))
     if bad or missing:

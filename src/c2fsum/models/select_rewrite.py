@@ -45,6 +45,7 @@ from c2fsum.data.batching import Example
 from c2fsum.data.grid import PAD
 from c2fsum.data.vocab import EOS
 from c2fsum.losses.reinforce import discounted_returns, reinforce_loss
+from c2fsum.metrics.output_stats import is_content_word
 from c2fsum.models.base import Capabilities, ForwardOutput, Summarizer
 from c2fsum.models.parts import init_uniform
 from c2fsum.modules.chunk_encoders import ChunkEncoder
@@ -72,6 +73,90 @@ RL_MIN_WORDS = 100
 of the presets."""
 
 T_ = TypeVar("T_", bound=Hashable)
+
+
+SECTION_KINDS = ("none", "background", "methods", "results", "discussion", "conclusions", "other")
+"""The kinds of section a sentence can sit in (:func:`section_kind`); ``none``: before any heading."""
+
+SECTION_WORDS = (
+    ("background", ("background", "introduction", "motivation", "overview")),
+    ("methods", ("method", "material", "procedure", "experimental", "design", "patients", "participants")),
+    ("results", ("result", "finding")),
+    ("discussion", ("discussion",)),
+    ("conclusions", ("conclusion", "summary", "concluding", "outlook", "implication")),
+)
+"""Words of a heading that name its kind (the first kind whose word the heading holds)."""
+
+PLACE_BUCKETS = 10
+"""A sentence's place in its paper, in tenths (sentence positions past the position table's last
+row, 100, are otherwise all one)."""
+
+HISTORY_SCALE = 200
+"""Picked words for STOP's history feature are counted in units of this (about an abstract)."""
+
+FEATURES = frozenset({"sections", "history"})
+"""The values ``model.selector_features`` may list."""
+
+
+def section_kind(heading: str) -> int:
+    """The index in :data:`SECTION_KINDS` of a heading ("RESULTS AND DISCUSSION" is results).
+
+    >>> [SECTION_KINDS[section_kind(h)] for h in ("BACKGROUND", "Materials and methods", "Acknowledgements")]
+    ['background', 'methods', 'other']
+    """
+    low = heading.lower()
+    for kind, words in SECTION_WORDS:
+        if any(w in low for w in words):
+            return SECTION_KINDS.index(kind)
+    return SECTION_KINDS.index("other")
+
+
+def sentence_places(n: int, sections: Sequence[tuple[str, int]] | None) -> list[tuple[int, int, int]]:
+    """Per sentence of a paper of ``n`` sentences: its section's kind (:func:`section_kind`), its
+    place in the paper in tenths, and its place in its section (0 the first, 1 inside, 2 the last,
+    3 the only sentence).
+
+    A heading of no known kind ("implementation") is a sub-heading: its sentences keep the kind of
+    the section around it and are a section of their own for the place in it.
+
+    >>> sentence_places(4, [("BACKGROUND", 0), ("RESULTS", 1)])
+    [(1, 0, 3), (3, 2, 0), (3, 5, 1), (3, 7, 2)]
+    >>> sentence_places(3, [("BACKGROUND", 0), ("implementation", 1), ("pipelines", 1)])
+    [(1, 0, 3), (1, 3, 0), (1, 6, 2)]
+    """
+    kinds: dict[int, int] = {}  # a section's first sentence -> its kind
+    kind = 0
+    for title, k in sections or []:
+        own = section_kind(title)
+        kind = kind if own == SECTION_KINDS.index("other") and kind else own  # a sub-heading: its section's kind
+        if 0 <= k < n:
+            kinds[k] = kind
+    bounds = [0, *sorted(k for k in kinds if k > 0), n]
+    out = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        kind = kinds.get(a, 0)
+        for j in range(a, b):
+            place = 3 if b - a == 1 else 0 if j == a else 2 if j == b - 1 else 1
+            out.append((kind, PLACE_BUCKETS * j // max(n, 1), place))
+    return out
+
+
+def content_sets(sentences: Sequence[Sequence[str]]) -> list[set[str]]:
+    """The content words of each sentence (:func:`~c2fsum.metrics.output_stats.is_content_word`)."""
+    return [{w for w in s if is_content_word(w)} for s in sentences]
+
+
+def content_matrix(papers: Sequence[Sequence[set[str]]], S: int) -> Tensor:
+    """``(B, S+1, U)`` 0/1: row ``j + 1`` marks the content words of sentence ``j`` of each paper
+    among the paper's U words (STOP's row and padding are empty)."""
+    index = [{w: k for k, w in enumerate(sorted(set().union(*p)))} if p else {} for p in papers]
+    U = max(1, max(len(i) for i in index))
+    out = torch.zeros(len(papers), S + 1, U)
+    for b, (p, idx) in enumerate(zip(papers, index, strict=True)):
+        for j, words in enumerate(p[:S]):
+            if words:
+                out[b, j + 1, [idx[w] for w in words]] = 1.0
+    return out
 
 
 # -- sentences and labels (plain lists) ---------------------------------------------------------
@@ -206,6 +291,8 @@ class SelectorMemory:
         real: ``(B, S+1)`` bool: STOP and the real sentences.
         words: ``(B, S)`` each sentence's length in words.
         state: the decoder's first ``(h, c)``, each ``(layers, B, H)``.
+        content: ``(B, S+1, U)`` 0/1, each candidate's content words (:func:`content_matrix`), or
+            None when the papers' words were not given (no history, no overlap rule).
     """
 
     keys: Tensor
@@ -214,6 +301,41 @@ class SelectorMemory:
     real: Tensor
     words: Tensor
     state: tuple[Tensor, Tensor]
+    content: Tensor | None = None
+
+    def coverage(self, have: Tensor) -> Tensor:
+        """``(B, T, S+1)``: the share of each candidate's content words among ``have`` ``(B, T, U)``
+        (0/1, the words the picks before each step hold); 0 for STOP and empty sentences."""
+        assert self.content is not None
+        sizes = self.content.sum(-1).clamp(min=1)  # (B, S+1)
+        return (have @ self.content.transpose(1, 2)) / sizes.unsqueeze(1)
+
+    def overlap(self, j: Tensor) -> Tensor:
+        """``(B, S+1)``: the content words each candidate shares with candidate ``j`` ``(B,)``, over
+        the smaller of the two sentences' (1: one says all the other says)."""
+        assert self.content is not None
+        row = self.content.gather(1, j.view(-1, 1, 1).expand(-1, 1, self.content.size(-1)))  # (B, 1, U)
+        shared = (self.content * row).sum(-1)  # (B, S+1)
+        sizes = self.content.sum(-1)
+        least = torch.minimum(sizes, row.sum(-1)).clamp(min=1)
+        return shared / least
+
+
+@dataclass
+class PickRules:
+    """What decoding allows beyond the budget (:func:`c2fsum.decoding.selection.pick_rules`).
+
+    Attributes:
+        blocked: ``(B, S+1)`` bool: sentences never picked (they point elsewhere or report earlier work).
+        antecedent: ``(B, S+1)`` long: the candidate a sentence refers back to ("These results ..."),
+            picked with it, just before it, when not picked already; -1: none.
+        max_overlap: a sentence sharing more than this share of its content words with a pick (of
+            the smaller sentence's) is not picked (1.0: no rule; needs ``SelectorMemory.content``).
+    """
+
+    blocked: Tensor
+    antecedent: Tensor
+    max_overlap: float = 1.0
 
 
 @dataclass
@@ -302,10 +424,33 @@ class SentenceSelector(Summarizer):
         self.pointer_query = nn.Linear(H, H)  # W_p2
         self.pointer_v = nn.Linear(H, 1, bias=False)  # v_p
         self.dropout = nn.Dropout(cfg.dropout)
+        self.features = {f.strip() for f in cfg.selector_features.split(",") if f.strip()}
+        if self.features - FEATURES:
+            raise ValueError(
+                f"model.selector_features: unknown {sorted(self.features - FEATURES)}, "
+                f"expected some of {sorted(FEATURES)}"
+            )
+        if "sections" in self.features:  # added to each h_j (zero at first: a warm start reads as before)
+            self.section_emb = nn.Embedding(len(SECTION_KINDS), H)
+            self.place_emb = nn.Embedding(PLACE_BUCKETS, H)
+            self.inner_emb = nn.Embedding(4, H)
+        if "history" in self.features:  # score += w . [c, c^2] (c: share already picked); STOP's += v . [f, f^2]
+            self.history_w = nn.Parameter(torch.zeros(2))
+            self.stop_w = nn.Parameter(torch.zeros(2))
         init_uniform(self, cfg.init_range)
         with torch.no_grad():
             self.src_emb.weight[self.pad_id].zero_()
+            for name in self.NEW_WEIGHTS:
+                weight = getattr(self, name, None)
+                if isinstance(weight, nn.Embedding):
+                    weight.weight.zero_()
+                elif weight is not None:
+                    weight.zero_()
         self._labels: dict[tuple, list[int]] = {}
+
+    NEW_WEIGHTS = ("section_emb", "place_emb", "inner_emb", "history_w", "stop_w")
+    """Weights of ``model.selector_features``: zero at first, so a selector trained without them
+    starts from its own picks (``train.init_from``, :func:`c2fsum.models.checkpoint.warm_start`)."""
 
     @property
     def tgt_emb(self) -> nn.Embedding:
@@ -341,14 +486,31 @@ class SentenceSelector(Summarizer):
             h = torch.cat([h, encoder.pos(index).unsqueeze(0).expand(B, S, -1)], -1)
         return h
 
-    def read(self, sents: Sentences) -> SelectorMemory:
-        """Sentences ``(B, S, L)`` -> candidates ``(B, S+1, H)`` and the decoder's first state."""
+    def read(self, sents: Sentences, examples: Sequence[Example] | None = None) -> SelectorMemory:
+        """Sentences ``(B, S, L)`` -> candidates ``(B, S+1, H)`` and the decoder's first state;
+        ``examples`` (the papers' words and sections) give the content words of each sentence
+        (history, the overlap rule) and, with ``sections``, its section and place."""
         s = self.sentence_vectors(sents)  # (B, S, Hc)
         s = self.dropout(s)
         flip = reverse_within(sents.real)  # (B, S): each paper's sentences in reverse, padding in place
         back = self.doc_backward(gather_rows(s, flip))[0]  # (B, S, H/2), read last sentence first
         h = torch.cat([self.doc_forward(s)[0], gather_rows(back, flip)], -1)  # (B, S, H)
-        B = h.size(0)
+        B, S = h.size(0), h.size(1)
+        content = None
+        if examples is not None:
+            papers = [document_sentences(ex) for ex in examples]
+            content = content_matrix([content_sets(p) for p in papers], S).to(h.device)
+            if "sections" in self.features:
+                places = torch.zeros(B, S, 3, dtype=torch.long)
+                for b, (ex, p) in enumerate(zip(examples, papers, strict=True)):
+                    rows = sentence_places(len(p), ex.sections)[:S]
+                    if rows:
+                        places[b, : len(rows)] = torch.tensor(rows, dtype=torch.long)
+                places = places.to(h.device)
+                kind, place, inner = places.unbind(-1)
+                h = h + self.section_emb(kind) + self.place_emb(place) + self.inner_emb(inner)
+        elif "sections" in self.features or "history" in self.features:
+            raise ValueError("this selector reads each paper's words and sections: call read(sents, examples)")
         keys = torch.cat([self.stop.expand(B, 1, -1), h], 1)  # (B, S+1, H)
         real = torch.cat([torch.ones(B, 1, dtype=torch.bool, device=h.device), sents.real], 1)  # (B, S+1)
         r = sents.real.unsqueeze(-1).to(h.dtype)
@@ -362,6 +524,7 @@ class SentenceSelector(Summarizer):
             real=real,
             words=sents.words,
             state=state,
+            content=content,
         )
 
     # -- picking --------------------------------------------------------------------------------
@@ -373,25 +536,45 @@ class SentenceSelector(Summarizer):
         x = memory.keys.gather(1, idx)  # (B, T, H)
         return torch.where((previous < 0).unsqueeze(-1), self.start.expand(B, T, -1), x)
 
-    def scores(self, memory: SelectorMemory, z: Tensor, allowed: Tensor) -> Tensor:
+    def scores(
+        self, memory: SelectorMemory, z: Tensor, allowed: Tensor, history: tuple[Tensor, Tensor] | None = None
+    ) -> Tensor:
         """Log-probabilities ``(B, T, S+1)`` of each candidate at each step from the decoder outputs
-        ``z`` ``(B, T, H)``; -inf where ``allowed`` ``(B, T, S+1)`` is False (Chen & Bansal eq. 2-4)."""
+        ``z`` ``(B, T, H)``; -inf where ``allowed`` ``(B, T, S+1)`` is False (Chen & Bansal eq. 2-4).
+        ``history`` (with ``history`` among the features): the share of each candidate's content
+        words the picks before each step hold ``(B, T, S+1)`` and their words ``(B, T)``."""
         q = self.glimpse_query(z).unsqueeze(2)  # (B, T, 1, A)
         e = self.glimpse_v(torch.tanh(memory.glimpse_keys.unsqueeze(1) + q)).squeeze(-1)  # (B, T, S+1)
         a = torch.softmax(e.masked_fill(~allowed, float("-inf")), -1)  # glimpse weights
         g = a @ memory.glimpse_keys  # (B, T, A)
         p = self.pointer_query(g).unsqueeze(2)  # (B, T, 1, A)
         u = self.pointer_v(torch.tanh(memory.pointer_keys.unsqueeze(1) + p)).squeeze(-1)  # (B, T, S+1)
+        if history is not None and "history" in self.features:
+            c, used = history
+            f = (used.to(u.dtype) / HISTORY_SCALE).unsqueeze(-1)  # (B, T, 1)
+            u = u + self.history_w[0] * c + self.history_w[1] * c * c
+            stop = self.stop_w[0] * f + self.stop_w[1] * f * f  # (B, T, 1)
+            u = u + torch.cat([stop, torch.zeros_like(u[..., 1:])], -1)
         return torch.log_softmax(u.masked_fill(~allowed, float("-inf")), -1)
 
     def steps(
-        self, memory: SelectorMemory, previous: Tensor, allowed: Tensor, state: tuple[Tensor, Tensor] | None = None
+        self,
+        memory: SelectorMemory,
+        previous: Tensor,
+        allowed: Tensor,
+        state: tuple[Tensor, Tensor] | None = None,
+        history: tuple[Tensor, Tensor] | None = None,
     ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         """T steps at once (teacher forcing) or one (T=1, picking): ``previous`` ``(B, T)`` the
-        candidate picked before each step (-1: none yet), ``allowed`` ``(B, T, S+1)`` -> log-probabilities
-        ``(B, T, S+1)`` and the decoder state after the last step."""
+        candidate picked before each step (-1: none yet), ``allowed`` ``(B, T, S+1)``, ``history``
+        as :meth:`scores` takes it -> log-probabilities ``(B, T, S+1)`` and the decoder state after
+        the last step."""
         z, state = self.decoder(self.dropout(self.inputs(memory, previous)), state or memory.state)
-        return self.scores(memory, self.dropout(z), allowed), state
+        return self.scores(memory, self.dropout(z), allowed, history), state
+
+    def uses_history(self, memory: SelectorMemory) -> bool:
+        """Whether the pointer reads the extraction history (and the papers' words were given)."""
+        return "history" in self.features and memory.content is not None
 
     def pick_logprobs(self, memory: SelectorMemory, labels: Tensor) -> Tensor:
         """Log-probabilities ``(B, T, S+1)`` of every step given the labels ``(B, T)`` (candidate
@@ -403,7 +586,14 @@ class SentenceSelector(Summarizer):
         before = (picked.cumsum(1) - picked) > 0  # picked at an earlier step
         before[..., STOP] = False
         allowed = memory.real.unsqueeze(1) & ~before
-        lp, _ = self.steps(memory, previous, allowed)
+        history = None
+        if self.uses_history(memory):
+            assert memory.content is not None
+            have = ((before.to(memory.content.dtype) @ memory.content) > 0).to(memory.content.dtype)  # (B, T, U)
+            words = torch.cat([memory.words.new_zeros(B, 1), memory.words], 1)  # (B, S+1)
+            used = (before.to(words.dtype) * words.unsqueeze(1)).sum(-1)  # (B, T)
+            history = (memory.coverage(have), used)
+        lp, _ = self.steps(memory, previous, allowed, history=history)
         return lp
 
     @torch.no_grad()
@@ -419,13 +609,16 @@ class SentenceSelector(Summarizer):
         max_words: int = 0,
         min_words: int = 0,
         max_picks: int = 0,
+        rules: PickRules | None = None,
     ) -> Selection:
         """Pick sentences one at a time until STOP, the budget or the sentences run out.
 
         ``max_words`` > 0: only sentences that fit what is left of the budget may be picked (and
         none fits: stop). ``min_words``: STOP is not allowed before the picks hold that many words
         (while a sentence still fits). ``max_picks`` > 0: stop after that many. ``sample``: draw
-        from the policy (REINFORCE) instead of its argmax.
+        from the policy (REINFORCE) instead of its argmax. ``rules`` (decoding, :class:`PickRules`):
+        sentences never picked, sentences picked with the one they refer back to (it goes into
+        ``picks`` just before them, and its words count), no pick repeating another.
         """
         B, S1 = memory.real.shape
         device = memory.keys.device
@@ -434,36 +627,65 @@ class SentenceSelector(Summarizer):
         used = torch.zeros(B, dtype=torch.long, device=device)
         done = torch.zeros(B, dtype=torch.bool, device=device)
         previous = torch.full((B, 1), -1, dtype=torch.long, device=device)
+        history = self.uses_history(memory)
+        have = memory.content.new_zeros(B, memory.content.size(-1)) if memory.content is not None else None  # (B, U)
+        overlap = torch.zeros(B, S1, device=device)  # the most each candidate shares with a pick
         state = memory.state
         picks: list[list[int]] = [[] for _ in range(B)]
         stopped = [False] * B
         lps, masks = [], []
         limit = max_picks if max_picks > 0 else S1 - 1
+        rows = torch.arange(B, device=device)
         for step in range(limit + 1):
             allowed = memory.real & ~taken
             allowed[:, STOP] = False
+            need = words
+            if rules is not None:
+                allowed &= ~rules.blocked & (overlap <= rules.max_overlap)
+                ante = rules.antecedent.clamp(min=0)
+                bring = (rules.antecedent >= 0) & ~taken.gather(1, ante)  # (B, S+1): comes with its antecedent
+                need = words + torch.where(bring, words.gather(1, ante), 0)
+                allowed &= ~bring | ((overlap.gather(1, ante) <= rules.max_overlap) & ~rules.blocked.gather(1, ante))
             if max_words > 0:
-                allowed &= words <= (max_words - used).unsqueeze(1)
+                allowed &= need <= (max_words - used).unsqueeze(1)
             can_pick = allowed.any(1)
             allowed[:, STOP] = ~can_pick | (used >= min_words)
             if step == limit:  # the last step a row can reach: only STOP
                 allowed[:, 1:] = False
                 allowed[:, STOP] = True
-            lp, state = self.steps(memory, previous, allowed.unsqueeze(1), state)
+            seen = None
+            if history:
+                assert have is not None
+                seen = (memory.coverage(have.unsqueeze(1)), used.unsqueeze(1))
+            lp, state = self.steps(memory, previous, allowed.unsqueeze(1), state, seen)
             lp = lp.squeeze(1)  # (B, S+1)
             choice = torch.multinomial(lp.exp(), 1).squeeze(1) if sample else lp.argmax(-1)  # (B,)
             choice = choice.masked_fill(done, STOP)
             lps.append(lp.gather(1, choice.unsqueeze(1)).squeeze(1).masked_fill(done, 0.0))
             masks.append(~done)
-            for b, c in enumerate(choice.tolist()):
+            chosen = [choice]
+            if rules is not None:  # the antecedent a choice brings, picked first
+                a = rules.antecedent.gather(1, choice.unsqueeze(1)).squeeze(1)
+                brought = (a >= 0) & ~taken.gather(1, a.clamp(min=0).unsqueeze(1)).squeeze(1) & (choice != STOP) & ~done
+                chosen = [torch.where(brought, a, -1), choice]
+            for b in range(B):
                 if done[b]:
                     continue
+                c = int(choice[b])
                 if c == STOP:
                     stopped[b] = bool(can_pick[b])
-                else:
-                    picks[b].append(c - 1)
-            taken.scatter_(1, choice.unsqueeze(1), True)
-            used = used + words.gather(1, choice.unsqueeze(1)).squeeze(1)
+                    continue
+                picks[b].extend(int(x[b]) - 1 for x in chosen if int(x[b]) > 0)
+            for c in chosen:
+                real = (c > 0) & ~done
+                idx = c.clamp(min=0)
+                taken[rows[real], idx[real]] = True
+                used = used + torch.where(real, words.gather(1, idx.unsqueeze(1)).squeeze(1), 0)
+                if memory.content is not None and have is not None:
+                    row = memory.content[rows, idx]  # (B, U)
+                    have = torch.where(real.unsqueeze(1), torch.maximum(have, row), have)
+                    if rules is not None and rules.max_overlap < 1.0:
+                        overlap = torch.where(real.unsqueeze(1), torch.maximum(overlap, memory.overlap(idx)), overlap)
             done = done | (choice == STOP)
             previous = choice.unsqueeze(1)
             if bool(done.all()):
@@ -492,7 +714,7 @@ class SentenceSelector(Summarizer):
 
     def selection_nll(self, src: Tensor, src_mask: Tensor, examples: Sequence[Example]) -> tuple[Tensor, int]:
         """Summed cross-entropy of the labels' picks and stops over a batch, and their number."""
-        memory = self.read(self.sentences(src, src_mask))
+        memory = self.read(self.sentences(src, src_mask), examples)
         labels = self.label_tensor(examples, src.device)  # (B, T)
         labels = labels.masked_fill(labels > memory.keys.size(1) - 1, -1)  # a label cut off with the grid
         lp = self.pick_logprobs(memory, labels)  # (B, T, S+1)
@@ -522,12 +744,13 @@ class SentenceSelector(Summarizer):
         selections' word budget (0: none); ``min_words``: no STOP before that many words, as
         decoding's ``min_len`` (a greedy selection that stops at once is a baseline of 0).
         """
-        memory = self.read(self.sentences(src, src_mask))
+        memory = self.read(self.sentences(src, src_mask), examples)
         drawn = self.pick(memory, sample=True, max_words=max_words, min_words=min_words)
         was = self.training
         self.eval()
         with torch.no_grad():
-            greedy = self.greedy(self.read(self.sentences(src, src_mask)), max_words=max_words, min_words=min_words)
+            again = self.read(self.sentences(src, src_mask), examples)
+            greedy = self.greedy(again, max_words=max_words, min_words=min_words)
         self.train(was)
         T = drawn.logprob.size(1)
         ret = discounted_returns(self.step_rewards(examples, drawn).to(src.device), drawn.mask, gamma)  # (B, T)

@@ -4,7 +4,8 @@
     uvicorn.run(app, host="127.0.0.1", port=8000)  # what `c2fsum serve` does
 
 Status codes: 200 a summary; 413 a body or text over the limits; 422 a malformed request
-(not JSON or not UTF-8, unknown or mistyped field, a value out of range, a text with no words); 503 the queue
+(not JSON or not UTF-8, unknown or mistyped field, a value out of range, a text with no words, a text the
+model gives no summary of: ``"text: no summary: ..."`` says why); 503 the queue
 is full; 504 the request took longer than the timeout; 500 a bug (its traceback is logged).
 Every error body is ``{"detail": "..."}`` naming the field or the limit.
 The docs pages use the Swagger UI / ReDoc files shipped in the ``fastapi-offline`` package,
@@ -124,12 +125,17 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
     cfg = pipeline.config
     M, N = cfg.data.chunks, cfg.data.chunk_len
 
-    def summarize(texts: list[str], o: DecodeOptions) -> list[dict]:
+    def summarize(texts: list[str], o: DecodeOptions) -> list[dict | InputError]:
+        """Each text's response body, or the :class:`InputError` that refuses a text the model gives
+        no summary of (``Summary.refusal``): a 422 naming why, never a 200 with an empty summary."""
         try:
             out = pipeline.summarize(texts, o)
         except UserError as e:  # "text 0: empty article ..." -> "text: empty article ..."
             raise InputError(re.sub(r"^text \d+: ", "text: ", str(e))) from e
-        return [summary_to_response(s, chunk_len=N) for s in out]
+        return [
+            InputError(f"text: no summary: {s.refusal}") if s.refusal else summary_to_response(s, chunk_len=N)
+            for s in out
+        ]
 
     batcher = Batcher(
         summarize, max_batch=settings.max_batch, max_queue=settings.max_queue, batch_wait=settings.batch_wait
@@ -235,7 +241,10 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
         except InputError as e:
             return error(422, str(e))
         try:
-            return await batcher.submit(req.text, options, timeout=settings.timeout)
+            body = await batcher.submit(req.text, options, timeout=settings.timeout)
+            if isinstance(body, InputError):
+                return error(422, str(body))
+            return body
         except QueueFullError as e:
             return error(503, str(e), headers={"Retry-After": "1"})
         except RequestTimeoutError as e:

@@ -1,0 +1,31 @@
+"""Issue 47's decoding steps, each measured alone: ``c2fsum evaluate`` with one step turned off.
+
+    python bench/select_steps.py --step all      --model M --data DIR --split val --limit 100 --out DIR
+    python bench/select_steps.py --step no-rules ...   # the pick rules off (no overlap cap, no pointers, ...)
+    python bench/select_steps.py --step no-order ...   # the summary in pick order
+
+then ``c2fsum compare --concat A B`` for the paired-bootstrap interval of each difference. The
+other arguments are ``c2fsum evaluate``'s.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from c2fsum.cli.main import main
+from c2fsum.decoding import selection
+
+STEPS = ("all", "no-rules", "no-order", "none")
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    step = "all"
+    if "--step" in args:
+        k = args.index("--step")
+        step = args[k + 1]
+        del args[k : k + 2]
+    if step not in STEPS:
+        raise SystemExit(f"--step: expected one of {', '.join(STEPS)}, got {step!r}")
+    selection.PICK_RULES = step in ("all", "no-order")
+    selection.PAPER_ORDER = step in ("all", "no-rules")
+    sys.exit(main(["evaluate", *args]))
