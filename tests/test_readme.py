@@ -4,6 +4,7 @@ tokens)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -68,6 +69,9 @@ def test_quick_start_command_lines_run_as_written(inputs, capsys):
         out = capsys.readouterr().out.strip().splitlines()
         if "--tokens" in args:
             assert out and out[0] == out[0].lower() and " . " in out[0]
+        elif "--json" in args:  # one object: the summary's text, the picked sentences, the model
+            (row,) = map(json.loads, out)
+            assert readable(row["text"]) and row["sentences"] and row["model"] == args[args.index("--model") + 1]
         elif args[0] == "extract":  # the paper's own sentences, one per line
             assert out and all(readable(o) for o in out), (line, out)
         else:

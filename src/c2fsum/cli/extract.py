@@ -1,4 +1,5 @@
-"""``c2fsum extract``: a summary made of the text's own sentences, no model needed (ILP or LEAD)."""
+"""``c2fsum extract``: a summary made of the text's own sentences: ILP or LEAD (no model), or the
+sentences a sentence selector picks (``--model``)."""
 
 from __future__ import annotations
 
@@ -89,8 +90,8 @@ def _arguments(s: argparse.ArgumentParser) -> None:
 
 COMMAND = Command(
     "extract",
-    help="summarize raw text with its own sentences (ILP or LEAD; no model): today the best summary "
-    "of a long paper c2fsum makes",
+    help="summarize raw text with its own sentences, as the text writes them: ILP or LEAD (no model), "
+    "or those a sentence selector picks (--model pubmed-rewrite)",
     run=cmd_extract,
     arguments=_arguments,
 )
