@@ -340,6 +340,8 @@ class Pipeline:
         takes whole sentences (:func:`why_no_summary`, within ``o.max_len`` words); a model that
         writes words ended before its first whole sentence."""
         if not self.model.capabilities.selects:
+            if o.min_len == 0:
+                return "the model wrote no word (min_len 0 lets it stop at once; the model's own minimum does not)"
             return "the model ended its summary before its first whole sentence"
         sentences = _sentences_of(words)
         return why_no_summary(sentences, o.max_len) or "the model's sentence selector picked no sentence"

@@ -97,8 +97,10 @@ def test_cli_summarize_default_is_not_empty_and_min_len_zero_still_is(barely_tra
     doc.write_text(article, encoding="utf-8")
     assert main(["-q", "summarize", "--model", str(barely_trained), str(doc)]) == 0
     assert capsys.readouterr().out.strip()
-    assert main(["-q", "summarize", "--model", str(barely_trained), "--min-len", "0", str(doc)]) == 0
-    assert capsys.readouterr().out.strip() == ""
+    # issue 49: the empty summary --min-len 0 allows is a refusal that says so, not an empty line
+    assert main(["-q", "summarize", "--model", str(barely_trained), "--min-len", "0", str(doc)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and f"{doc}: no summary from {barely_trained}: the model wrote no word" in captured.err
     with pytest.raises(SystemExit):
         main(["-q", "summarize", "--model", str(barely_trained), "--min-len", "-1", str(doc)])
     assert "expected an integer >= 0, got -1" in capsys.readouterr().err
@@ -125,7 +127,8 @@ def test_server_default_is_not_empty_and_min_len_zero_still_is(barely_trained, a
         assert r.status_code == 200, r.text
         assert len(r.json()["tokens"]) >= _expected_min_len(prepared_small) and r.json()["summary"].strip()
         r = client.post("/summarize", json={"text": article, "min_len": 0})
-        assert r.status_code == 200 and r.json()["tokens"] == [] and r.json()["summary"] == ""
+        # issue 49: a 422 that says why, never a 200 with an empty summary
+        assert r.status_code == 422 and r.json()["detail"].startswith("text: no summary: the model wrote no word")
         # capped at max_len when that is shorter
         r = client.post("/summarize", json={"text": article, "max_len": 3})
         assert r.status_code == 200 and len(r.json()["tokens"]) == 3
