@@ -3,6 +3,7 @@
     python bench/select_steps.py --step all      --model M --data DIR --split val --limit 100 --out DIR
     python bench/select_steps.py --step no-rules ...   # the pick rules off (no overlap cap, no pointers, ...)
     python bench/select_steps.py --step no-order ...   # the summary in pick order
+    python bench/select_steps.py --step all-spans ...  # every safe span left out, whatever the rewriter wrote
 
 then ``c2fsum compare --concat A B`` for the paired-bootstrap interval of each difference. The
 other arguments are ``c2fsum evaluate``'s.
@@ -15,7 +16,15 @@ import sys
 from c2fsum.cli.main import main
 from c2fsum.decoding import selection
 
-STEPS = ("all", "no-rules", "no-order", "none")
+selection_safe_version = selection.safe_version
+
+STEPS = ("all", "no-rules", "no-order", "none", "all-spans")
+
+
+def every_safe_span(rewrite, source):
+    """:func:`~c2fsum.decoding.selection.safe_version` as if the rewriter had left out every safe span."""
+    return selection_safe_version([], source)
+
 
 if __name__ == "__main__":
     args = sys.argv[1:]
@@ -26,6 +35,8 @@ if __name__ == "__main__":
         del args[k : k + 2]
     if step not in STEPS:
         raise SystemExit(f"--step: expected one of {', '.join(STEPS)}, got {step!r}")
-    selection.PICK_RULES = step in ("all", "no-order")
-    selection.PAPER_ORDER = step in ("all", "no-rules")
+    selection.PICK_RULES = step in ("all", "no-order", "all-spans")
+    selection.PAPER_ORDER = step in ("all", "no-rules", "all-spans")
+    if step == "all-spans":
+        selection.safe_version = every_safe_span
     sys.exit(main(["evaluate", *args]))

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What c2fsum is for, on a fresh machine in under 10 minutes (2 cores):
-#   1. the main job: the shipped pubmed-model3 reads whole papers of the SumPubMed test split
-#      (PAPERS of them): readable summaries beside their abstracts; a table beside LEAD, ILP,
+#   1. the main job: the shipped models read whole papers of the SumPubMed test split (PAPERS of
+#      them). First pubmed-rewrite, the summary to read (whole sentences of the paper, in the
+#      paper's order, shortened only where it is safe) beside the paper's abstract and beside ILP at
+#      its length; then pubmed-model3 (coarse-to-fine, word by word): a table beside LEAD, ILP,
 #      BERKELEY and pubmed-model0 (MODEL 0 on the first 400 words) at the same length, with the
 #      seconds per paper and the share read at the word level; the pictures of where it reads;
 #   2. the news model cnndm-small, briefly: CNN/DailyMail test articles beside FIRST, LEAD-3, ILP;
@@ -46,7 +48,29 @@ with gzip.open(sys.argv[1], "rt", encoding="utf-8") as f, open(sys.argv[3], "w",
 EOF
   # the reference is the whole shorter abstract (all its sentences), as in docs/results.md
   quiet pubmed-prepare.log "$C2F" -q prepare --input "$P/raw" --output "$P/data" --all-highlights
-  echo "   pubmed-model3: whole papers, 3 chunks read per step at the word level $(elapsed)"
+  echo "   pubmed-rewrite: whole sentences of each paper, in its order, 207 tokens (ILP's length) $(elapsed)"
+  quiet pubmed-rewrite.log "$C2F" -q evaluate --model pubmed-rewrite --data "$P/data" --split test --out "$P/eval/pubmed-rewrite"
+  quiet pubmed-ilp207.log "$C2F" -q baseline ilp --data "$P/data" --split test --out "$P/eval/ilp207" --budget 207
+  echo
+  echo "-- two papers: what pubmed-rewrite writes (Summary.text) beside the paper's own abstract"
+  "$PY" - "$P/eval/pubmed-rewrite/predictions.jsonl" "$P/raw/test.jsonl" <<'EOF'
+import json, sys, textwrap
+preds = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+papers = {d["id"]: d for d in map(json.loads, open(sys.argv[2], encoding="utf-8"))}
+for row in preds[:2]:
+    paper = papers[row["id"]]
+    words = " ".join(paper["highlights"].split()).split()
+    print(f"\n{row['id']}: a paper of {len(paper['article'].split()):,} words")
+    print(textwrap.fill(row["text"], 100, initial_indent="  model:    ", subsequent_indent=" " * 12))
+    short = " ".join(words[:90]) + (" ..." if len(words) > 90 else "")
+    print(textwrap.fill(short, 100, initial_indent="  abstract: ", subsequent_indent=" " * 12))
+EOF
+  echo
+  echo "-- $PAPERS papers at 207 tokens: ROUGE x100 against the whole shorter abstract"
+  "$PY" scripts/demo_table.py --concat "ILP (207 tokens)=$P/eval/ilp207" "pubmed-rewrite (whole papers)=$P/eval/pubmed-rewrite"
+  echo "   (on all 500 test papers: docs/results.md; its card: c2fsum models)"
+  echo
+  echo "   pubmed-model3: coarse-to-fine word by word, 3 chunks read per step at the word level $(elapsed)"
   quiet pubmed-model3.log "$C2F" -q evaluate --model pubmed-model3 --data "$P/data" --split test --out "$P/eval/pubmed-model3"
   # the baselines get the length the model wrote (its mean summary length in tokens)
   BUDGET=$("$PY" -c "import json,sys; r=[len(json.loads(l)['candidate'].split()) for l in open(sys.argv[1])]; print(round(sum(r)/len(r)))" \

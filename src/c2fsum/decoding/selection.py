@@ -1,25 +1,27 @@
 """Decoding sentence-level coarse-to-fine (:mod:`c2fsum.models.select_rewrite`): the selector picks
-sentences of the paper until STOP or the word budget; with a rewriter (a pointer-generator run,
-``model.rewriter``) each picked sentence is rewritten by beam search over a one-sentence grid, and a
-rewritten sentence that repeats a trigram of the summary so far is left out; without one the
-picked sentences are the summary (learned extraction).
+sentences of the paper until STOP or the word budget, under the pick rules of issue 47
+(:func:`pick_rules`: no two picks saying the same, no sentence that only points at a figure or file
+or reports the authors' earlier work, a sentence opening on "these ..." picked with the one before
+it); with a rewriter (a pointer-generator run, ``model.rewriter``) each picked sentence is rewritten
+by beam search over a one-sentence grid, and the rewrite decides only which safe spans of the
+sentence go (:func:`safe_version`: an opener, a bracketed aside, a citation, a list marker); the
+summary's words are always the paper's. The summary reads in the paper's order; the pick order is
+``Decoded.picked``.
 
 The budget is the decoding options' ``max_len`` (the summary's words, sentence marks not counted, as
 ``c2fsum baseline ilp --budget`` counts them; 0: none) and ``min_len`` (STOP is not allowed before
-the picks hold that many words, while a sentence still fits). Copied, the summary's words are the
-picked sentences'; rewritten, the room the shorter rewrites leave is filled again with the next
-picks, and a rewrite much shorter than its sentence (``rewrite_min_share``) is not used.
+the picks hold that many words, while a sentence still fits). Shortened, the room the shorter
+sentences leave is filled again with the next picks, and a sentence shortened below
+``rewrite_min_share`` of its tokens is copied whole.
 
 The summary's word attention ``(T, M, N)`` over the paper's grid points at the cell each word came
-from: one-hot for a copied sentence, the rewriter's attention over its sentence placed on that
-sentence's cells for a rewritten one. ``fine_fraction`` is the share of the paper's words read at
-the word level: the picked sentences' words over all words.
+from (one-hot). ``fine_fraction`` is the share of the paper's words read at the word level: the
+picked sentences' words over all words.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
@@ -37,7 +39,6 @@ from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.options import DecodeOptions
 from c2fsum.metrics.output_stats import back_to_back_repeats, ends_sentence, is_content_word
-from c2fsum.metrics.porter import porter_stem
 from c2fsum.models.checkpoint import load_checkpoint
 from c2fsum.models.select_rewrite import PickRules, SentenceSelector, document_sentences, sentence_spans
 from c2fsum.utils.tokens import SENTENCE_ENDS
@@ -235,11 +236,6 @@ PLACEHOLDERS = frozenset({"dig", "cit"})
 """SumPubMed's ``< dig >`` (a number it removed) and ``< cit >`` (a citation): no content word."""
 
 
-def _number(token: str) -> bool:
-    """A number as prepared text spells it (digits masked as ``#``)."""
-    return any(c == "#" or c.isdigit() for c in token)
-
-
 def _trigrams(words: Sequence[str]) -> set[tuple[str, ...]]:
     """The summary's trigrams that hold a content word (:func:`~c2fsum.metrics.output_stats.is_content_word`,
     ``< dig >`` and ``< cit >`` not one): what no two sentences may share (``of < dig >`` in two
@@ -250,22 +246,6 @@ def _trigrams(words: Sequence[str]) -> set[tuple[str, ...]]:
         for i, w in enumerate(words)
     ]
     return {tuple(words[i : i + 3]) for i in range(n - 2) if any(content[i : i + 3])}
-
-
-def _content_bigrams(words: Sequence[str]) -> Counter[tuple[str, str]]:
-    """How often each bigram of ``words`` that holds a content word occurs, as Porter stems ("amino
-    acids metabolism" and "amino acid metabolism" share ``(amino, acid)``)."""
-    stems = [porter_stem(w) for w in words]
-    content = [is_content_word(w) and w not in PLACEHOLDERS for w in words]
-    return Counter((stems[i], stems[i + 1]) for i in range(len(words) - 1) if content[i] or content[i + 1])
-
-
-def _repeats_itself(rewrite: Sequence[str], source: Sequence[str]) -> bool:
-    """Whether ``rewrite`` says a phrase more often than its ``source`` sentence does: a content
-    bigram (:func:`_content_bigrams`) twice where the sentence has it once ("protein linkages proved
-    to be more accurate , which is more accurate ."); a sentence that repeats itself may be copied."""
-    held = _content_bigrams(source)
-    return any(n > max(1, held[b]) for b, n in _content_bigrams(rewrite).items())
 
 
 def _as_many_sentences(rewrite: Sequence[str], source: Sequence[str]) -> list[str]:
@@ -408,16 +388,15 @@ def compose(
     cells: list[list[int]] | None = None,
 ) -> Decoded:
     """One paper's summary from its picks, decided in pick order and written in the paper's order:
-    each picked sentence copied (a word the
-    paper repeats back to back, "in in vitro", once), or its rewrite where ``rewritten`` holds one
-    (one entry per pick; None: copy), cut after as many sentence ends as its sentence holds, that
-    keeps at least ``min_share`` of the sentence's tokens, writes no number the sentence does not
-    hold and no ``<unk>``, and says no phrase more often than the sentence (:func:`_repeats_itself`).
+    each picked sentence copied (a word the paper repeats back to back, "in in vitro", once), or,
+    where ``rewritten`` holds a rewrite (one entry per pick; None: copy), the sentence without the
+    safe spans that rewrite left out (:func:`safe_version`, the rewrite cut first after as many
+    sentence ends as its sentence holds) when that keeps at least ``min_share`` of its tokens.
 
-    With a rewriter, no rewrite repeats a content trigram of the summary (:func:`_trigrams`): the
-    copy takes its place, and a copy is left out when it mostly repeats the summary
-    (:data:`REDUNDANT`); a copy may share a phrase of the paper with another. A sentence that does
-    not end as one (``.``, ``!``, ``?``: a fragment, a formula) or holds fewer than
+    With a rewriter, a shortened sentence that repeats a content trigram of the summary
+    (:func:`_trigrams`) gives way to the copy, and a copy is left out when it mostly repeats the
+    summary (:data:`REDUNDANT`); a copy may share a phrase of the paper with another. A sentence that
+    does not end as one (``.``, ``!``, ``?``: a fragment, a formula) or holds fewer than
     :data:`~c2fsum.baselines.ilp.MIN_SENTENCE_WORDS` words ("Were.", "Coli.") is left out. ``budget`` > 0: a
     sentence that would take the summary past ``budget`` tokens is left out (the next may still
     fit). ``grid_shape``: the paper's ``(M, N)`` in the batch it was read in.
