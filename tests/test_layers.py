@@ -22,7 +22,8 @@ rank  rooms                       what they are
                                   perplexity, validation, ROUGE of predictions, scoring baselines
 7     training                    the step loop; it writes checkpoints and validates through
                                   evaluation
-8     reports, serving            tables and figures from files on disk; the HTTP API
+8     reports, serving, batch     tables and figures from files on disk; the HTTP API; a corpus
+                                  summarized in shards on a process pool or a Ray cluster
 9     experiments                 train + evaluate + report, for many presets
 10    cli                         the ``c2fsum`` command; only ``__main__`` imports it
 11    __main__                    ``python -m c2fsum``
@@ -54,6 +55,7 @@ RANK = {
     "training": 7,
     "reports": 8,
     "serving": 8,
+    "batch": 8,
     "experiments": 9,
     "cli": 10,
     "__main__": 11,

@@ -9,6 +9,8 @@ c2fsum pairs      --data DATA_DIR --out PAIRS_DIR [--min-recall R] [--workers N]
 c2fsum train      --config FILE --data DATA_DIR --out RUN_DIR [--max-steps N] [--max-minutes M]
                   [--set key=value ...] [--resume] [--device cpu|cuda] [--seed S] [--nproc N]
 c2fsum summarize  --model MODEL [DECODING] [--attention-out FILE] [--lines] [--tokens] [--json] [--device cpu|cuda]
+c2fsum batch      --model MODEL --input PATH ... --output DIR [--engine local|ray] [--workers N] [--address ADDR]
+                  [--batch-size B] [--extract] [--format jsonl|parquet] [DECODING]
                   [FILE ...|-]
 c2fsum extract    [--method ilp|lead | --model SELECTOR] [--words N] [--lines] [--tokens] [--json] [FILE ...|-]
 c2fsum models     [RUN_DIR ...]            (the shipped models: what for, test scores, size, defaults)
@@ -72,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     from c2fsum import __version__
     from c2fsum.cli import (
         baseline,
+        batch,
         compare,
         evaluate,
         experiment,
@@ -101,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
             pairs.COMMAND,
             train.COMMAND,
             summarize.COMMAND,
+            batch.COMMAND,
             extract.COMMAND,
             models.COMMAND,
             evaluate.COMMAND,

@@ -10,6 +10,10 @@
   ``train-00000-of-00003.parquet`` is allowed);
 * the Hugging Face hub through ``datasets.load_dataset`` (imported only when asked for).
 
+The table readers also read articles alone (``highlights=False``, what ``c2fsum batch`` reads):
+then a record needs only ``article``, and one without an id gets its number in the file (its
+line in JSON Lines and CSV, its row in Parquet, its place in a JSON array; 1-based).
+
 Every reader yields :class:`RawDocument` objects in file order. A bad record (malformed JSON,
 bytes that are not UTF-8, a missing column, a story without highlights) is reported to a
 :class:`SkipLog`, which logs it with its file and line and counts it; reading goes on.
@@ -175,21 +179,39 @@ def _is_missing(value: Any) -> bool:
 
 
 def object_to_document(
-    record: Any, where: str, skips: SkipLog, *, reason: str = "bad_json", expected: str = "a JSON object"
+    record: Any,
+    where: str,
+    skips: SkipLog,
+    *,
+    reason: str = "bad_json",
+    expected: str = "a JSON object",
+    highlights: bool = True,
+    number: int = 0,
 ) -> RawDocument | None:
     """:func:`record_to_document` for a value that should be a mapping; anything else is a skip."""
     if not isinstance(record, Mapping):
         skips.skip(reason, where, f"expected {expected}, got {type(record).__name__}")
         return None
-    return record_to_document(record, where, skips)
+    return record_to_document(record, where, skips, highlights=highlights, number=number)
 
 
-def record_to_document(record: Mapping[str, Any], where: str, skips: SkipLog) -> RawDocument | None:
+def columns_needed(highlights: bool = True) -> tuple[str, ...]:
+    """The columns every record must have: ``article`` and ``highlights``, or ``article`` alone."""
+    return ("article", "highlights") if highlights else ("article",)
+
+
+def record_to_document(
+    record: Mapping[str, Any], where: str, skips: SkipLog, *, highlights: bool = True, number: int = 0
+) -> RawDocument | None:
     """Check one ``{article, highlights[, id]}`` record; None (and a logged skip) if unusable.
 
     An empty or null article is passed on (the caller drops it as an empty article); a
-    missing column, a non-string value or no highlights at all is a skip.
+    missing column, a non-string value or no highlights at all is a skip. ``highlights=False``:
+    an ``{article[, id]}`` record, its highlights not read, and a missing id is ``number`` (the
+    record's 1-based line or row in its file) instead of the article's hash.
     """
+    if not highlights:
+        return _article_record(record, where, skips, number)
     for column in ("article", "highlights"):
         if column not in record:
             skips.skip("missing_column", where, f"no {column!r} field (fields: {sorted(record)[:8]})")
@@ -223,6 +245,26 @@ def record_to_document(record: Mapping[str, Any], where: str, skips: SkipLog) ->
     return RawDocument(id=doc_id, article=article, highlights=tuple(highlights), where=where)
 
 
+def _article_record(record: Mapping[str, Any], where: str, skips: SkipLog, number: int) -> RawDocument | None:
+    """``record_to_document`` of an ``{article[, id]}`` record (``highlights=False``)."""
+    if "article" not in record:
+        skips.skip("missing_column", where, f"no 'article' field (fields: {sorted(record)[:8]})")
+        return None
+    article = "" if _is_missing(record["article"]) else record["article"]
+    if not isinstance(article, str):
+        skips.skip("bad_value", where, f"'article' must be a string, got {type(article).__name__}")
+        return None
+    doc_id = record.get("id")
+    if _is_missing(doc_id) or (isinstance(doc_id, str) and not doc_id.strip()):
+        doc_id = str(number)
+    elif isinstance(doc_id, (str, int)) and not isinstance(doc_id, bool):
+        doc_id = str(doc_id).strip()
+    else:
+        skips.skip("bad_value", where, f"'id' must be a string, got {type(doc_id).__name__}")
+        return None
+    return RawDocument(id=doc_id, article=article, highlights=(), where=where)
+
+
 _SURROGATE = re.compile("[\udc80-\udcff]")
 
 
@@ -247,16 +289,17 @@ def _open_binary(path: Path):
     return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
 
 
-def read_jsonl(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
+def read_jsonl(path: str | Path, skips: SkipLog, *, highlights: bool = True) -> Iterator[RawDocument]:
     """Documents of a JSON Lines file (``.gz`` allowed), one object per line.
 
     A ``.json`` file whose first non-blank character is ``[`` is read as one JSON array.
+    ``highlights=False``: articles alone (:func:`record_to_document`).
     """
     path = Path(path)
     with _open_binary(path) as f:
         head = f.read(4096).removeprefix(_UTF8_BOM).lstrip()
     if path.name.lower().endswith((".json", ".json.gz")) and head.startswith(b"["):
-        yield from _read_json_array(path, skips)
+        yield from _read_json_array(path, skips, highlights=highlights)
         return
     with _open_binary(path) as f:
         for lineno, raw in enumerate(f, start=1):
@@ -278,12 +321,12 @@ def read_jsonl(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
             except RecursionError:
                 skips.skip("bad_json", where, _TOO_DEEP)
                 continue
-            doc = object_to_document(record, where, skips)
+            doc = object_to_document(record, where, skips, highlights=highlights, number=lineno)
             if doc is not None:
                 yield doc
 
 
-def _read_json_array(path: Path, skips: SkipLog) -> Iterator[RawDocument]:
+def _read_json_array(path: Path, skips: SkipLog, *, highlights: bool = True) -> Iterator[RawDocument]:
     with _open_binary(path) as f:
         data = f.read().removeprefix(_UTF8_BOM)
     try:
@@ -305,15 +348,16 @@ def _read_json_array(path: Path, skips: SkipLog) -> Iterator[RawDocument]:
         skips.skip("unreadable_files", str(path), f"expected a JSON array, got {type(records).__name__}")
         return
     for i, record in enumerate(records):
-        doc = object_to_document(record, f"{path}[{i}]", skips)
+        doc = object_to_document(record, f"{path}[{i}]", skips, highlights=highlights, number=i + 1)
         if doc is not None:
             yield doc
 
 
-def read_csv(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
+def read_csv(path: str | Path, skips: SkipLog, *, highlights: bool = True) -> Iterator[RawDocument]:
     """Documents of a CSV file with a header row (``.gz`` allowed); fields may span lines.
 
-    A record is named ``path:line``, or ``path:first-last`` when its quoted fields span lines."""
+    A record is named ``path:line``, or ``path:first-last`` when its quoted fields span lines.
+    ``highlights=False``: articles alone (:func:`record_to_document`)."""
     path = Path(path)
     csv.field_size_limit(2**31 - 1)
     with _open_binary(path) as fb:
@@ -329,7 +373,7 @@ def read_csv(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
             skips.skip("unreadable_files", f"{path}:1", f"bad CSV header: {e}")
             return
         header = [h.strip() for h in header]
-        missing = [c for c in ("article", "highlights") if c not in header]
+        missing = [c for c in columns_needed(highlights) if c not in header]
         if missing:
             skips.skip("missing_column_files", f"{path}:1", f"no column {missing} (columns: {header[:10]})")
             return
@@ -345,7 +389,7 @@ def read_csv(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
                 continue
             # a quoted field may span lines (and a quote left open swallows the rows after it): name them all
             where = f"{path}:{start}" if reader.line_num <= start else f"{path}:{start}-{reader.line_num}"
-            start = reader.line_num + 1
+            line, start = start, reader.line_num + 1
             if not row:
                 continue
             if _has_surrogates(row):
@@ -354,13 +398,17 @@ def read_csv(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
             if len(row) != len(header):
                 skips.skip("bad_csv", where, f"{len(row)} fields, header has {len(header)}")
                 continue
-            doc = record_to_document(dict(zip(header, row, strict=True)), where, skips)
+            record = dict(zip(header, row, strict=True))
+            doc = record_to_document(record, where, skips, highlights=highlights, number=line)
             if doc is not None:
                 yield doc
 
 
-def read_parquet(path: str | Path, skips: SkipLog, *, batch_size: int = 1024) -> Iterator[RawDocument]:
-    """Documents of a Parquet file, read in batches of ``batch_size`` rows."""
+def read_parquet(
+    path: str | Path, skips: SkipLog, *, batch_size: int = 1024, highlights: bool = True
+) -> Iterator[RawDocument]:
+    """Documents of a Parquet file, read in batches of ``batch_size`` rows. ``highlights=False``:
+    articles alone (:func:`record_to_document`)."""
     import pyarrow.parquet as pq
 
     path = Path(path)
@@ -370,11 +418,11 @@ def read_parquet(path: str | Path, skips: SkipLog, *, batch_size: int = 1024) ->
         skips.skip("unreadable_files", str(path), f"not a Parquet file ({type(e).__name__}: {e})")
         return
     names = pf.schema_arrow.names
-    missing = [c for c in ("article", "highlights") if c not in names]
+    missing = [c for c in columns_needed(highlights) if c not in names]
     if missing:
         skips.skip("missing_column_files", str(path), f"no column {missing} (columns: {names[:10]})")
         return
-    columns = [c for c in ("id", "article", "highlights") if c in names]
+    columns = [c for c in ("id", *columns_needed(highlights)) if c in names]
     row = 0
     batches = pf.iter_batches(batch_size=batch_size, columns=columns)
     while True:
@@ -393,7 +441,7 @@ def read_parquet(path: str | Path, skips: SkipLog, *, batch_size: int = 1024) ->
             if bad is not None:
                 skips.skip("not_utf8", where, f"column {bad!r} holds bytes that are not UTF-8")
                 continue
-            doc = record_to_document(record, where, skips)
+            doc = record_to_document(record, where, skips, highlights=highlights, number=row)
             if doc is not None:
                 yield doc
 
@@ -409,19 +457,20 @@ def _decode_binary_fields(record: dict[str, Any]) -> str | None:
     return None
 
 
-def read_table(path: str | Path, skips: SkipLog) -> Iterator[RawDocument]:
-    """Dispatch on the file ending (see :data:`TABLE_SUFFIXES`).
+def read_table(path: str | Path, skips: SkipLog, *, highlights: bool = True) -> Iterator[RawDocument]:
+    """Dispatch on the file ending (see :data:`TABLE_SUFFIXES`); ``highlights=False``: articles
+    alone (:func:`record_to_document`).
 
     A file that cannot be read on (a damaged or cut gzip stream, a read error) stops with an
     ``unreadable_files`` skip naming it and the documents read so far, instead of an exception."""
     path = Path(path)
     _, suffix = strip_suffix(path.name)
     if suffix in (".jsonl", ".jsonl.gz", ".json", ".json.gz"):
-        return _read_on(path, read_jsonl(path, skips), skips)
+        return _read_on(path, read_jsonl(path, skips, highlights=highlights), skips)
     if suffix in (".csv", ".csv.gz"):
-        return _read_on(path, read_csv(path, skips), skips)
+        return _read_on(path, read_csv(path, skips, highlights=highlights), skips)
     if suffix == ".parquet":
-        return read_parquet(path, skips)
+        return read_parquet(path, skips, highlights=highlights)
     raise DataError(f"{path}: unsupported file type, expected one of {', '.join(TABLE_SUFFIXES)}")
 
 

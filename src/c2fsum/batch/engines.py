@@ -1,0 +1,273 @@
+"""Where ``c2fsum batch`` runs its workers: ``local`` (a process pool, no cluster) or ``ray`` (Ray Data).
+
+Both take the shards still to do and give back batches of finished rows (columns of
+:data:`c2fsum.batch.worker.OUT_COLUMNS`) as they finish, in any order; the driver
+(:mod:`c2fsum.batch.run`) writes them. Both run the same :class:`~c2fsum.batch.worker.Summarizer`,
+one per worker, each with the model loaded once and one torch thread: papers per second grow
+with workers, one per core.
+
+``ray``: Ray Data's streaming executor, our own scheduler nowhere::
+
+    from_items(one item per shard)                       the shards, with what is done of each
+      .map_batches(read, num_cpus=0.05, TaskPoolStrategy(size=1))   reading: a task at a time, on the
+                                                           driver's node; a block per row
+      .map_batches(Summarizer, ActorPoolStrategy(size=W), num_cpus=c, batch_size=B)   B rows a call
+      .iter_batches()                                      back to the driver, which writes
+
+The read stage asks for a twentieth of a CPU, so it never takes the CPU a worker waits for (with
+1 CPU per read task and per worker, 2 workers on 2 CPUs never started: the read tasks held the
+CPUs), and each worker asks for ``c`` CPUs, at most 1, chosen by :func:`worker_cpus` so that
+all W workers fit on the cluster's nodes at once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
+from typing import Any
+
+from c2fsum.batch.shards import ROW_COLUMNS, Shard, read_rows
+from c2fsum.batch.worker import Job, Summarizer
+from c2fsum.errors import InputError, UserError
+
+log = logging.getLogger(__name__)
+
+ENGINES = ("local", "ray")
+READ_CPUS = 0.05
+"""CPUs the read stage asks Ray for (one task at a time): a share no worker misses."""
+RAY_EXTRA = "c2fsum[ray]"
+
+
+class WorkerDied(UserError, RuntimeError):
+    """A worker process ended without finishing its batch (killed, or out of memory)."""
+
+
+Todo = Sequence[tuple[Shard, set[int]]]
+"""The shards to read, each with the records (seq) already done."""
+
+
+def columns(rows: list[dict], names: Sequence[str] = ROW_COLUMNS) -> dict[str, list]:
+    """Rows (dicts) as columns."""
+    return {c: [r[c] for r in rows] for c in names}
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+# ------------------------------------------------------------------------------------- local
+_WORKER: Summarizer | None = None
+"""The local engine's worker in each pool process (made once by :func:`_start`)."""
+
+
+def _start(job: Job) -> None:
+    global _WORKER
+    _WORKER = Summarizer(job)
+
+
+def _call(batch: dict[str, list]) -> dict[str, list]:
+    assert _WORKER is not None, "pool process without its Summarizer"
+    return _WORKER(batch)
+
+
+def row_batches(todo: Todo, batch_size: int) -> Iterator[dict[str, list]]:
+    """The rows of every shard to do, read here in order, as columns of ``batch_size`` rows."""
+    chunk: list[dict] = []
+    for shard, done in todo:
+        for r in read_rows(shard.index, shard.path, done):
+            chunk.append(r)
+            if len(chunk) == batch_size:
+                yield columns(chunk)
+                chunk = []
+    if chunk:
+        yield columns(chunk)
+
+
+class LocalEngine:
+    """``workers`` processes (spawned, so nothing of this one is shared), each a
+    :class:`Summarizer`; this process reads the shards and keeps two batches per worker in flight."""
+
+    name = "local"
+
+    def __init__(self, workers: int):
+        self.workers = workers
+
+    def run(self, todo: Todo, job: Job, batch_size: int) -> Iterator[dict[str, list]]:
+        job = replace(job, threads=1)
+        pool = ProcessPoolExecutor(
+            self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start, initargs=(job,)
+        )
+        try:
+            source = row_batches(todo, batch_size)
+            pending: set = set()
+            more = True
+            while more or pending:
+                while more and len(pending) < 2 * self.workers:
+                    batch = next(source, None)
+                    if batch is None:
+                        more = False
+                    else:
+                        pending.add(pool.submit(_call, batch))
+                if not pending:
+                    break
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    yield f.result()
+        except BrokenProcessPool as e:
+            raise WorkerDied(
+                "a worker process died (killed, or out of memory) before finishing its batch; what was "
+                "finished is kept: run the same command again to do the rest"
+            ) from e
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def waiting(self) -> str:
+        """What the run waits for, said when nothing finishes for a while."""
+        return f"{self.workers} local worker process(es), 1 thread each, on {cpu_count()} CPU(s)"
+
+
+# --------------------------------------------------------------------------------------- ray
+def import_ray() -> Any:
+    """The ``ray`` module with Ray Data, or InputError naming the extra that installs it."""
+    try:
+        import ray
+        import ray.data  # noqa: F401 - Ray Data comes with ray[data]
+    except ImportError as e:
+        raise InputError(
+            f"--engine ray: Ray is not installed; install the extra: pip install '{RAY_EXTRA}' (make install does), "
+            "or use --engine local"
+        ) from e
+    return ray
+
+
+def worker_cpus(node_cpus: Sequence[float], workers: int, read_cpus: float = READ_CPUS) -> float:
+    """CPUs each of ``workers`` asks Ray for so that all of them run at once on nodes of
+    ``node_cpus`` (the first runs the read stage, ``read_cpus``): the largest equal share, at
+    most 1 (a worker runs one torch thread), with which every worker fits on some node.
+
+    >>> worker_cpus([2], 2)   # two workers and the read stage on two CPUs
+    0.975
+    """
+    free = [c - (read_cpus if i == 0 else 0.0) for i, c in enumerate(node_cpus)]
+    if workers < 1 or sum(free) <= 0:
+        raise InputError(f"--workers {workers}: a cluster of {sum(node_cpus):g} CPUs cannot run them")
+
+    def fits(share: float) -> int:
+        return sum(math.floor(f / share + 1e-9) for f in free if f > 0)
+
+    share = min(1.0, sum(free) / workers)
+    while fits(share) < workers:  # the next smaller share that puts one more worker on some node
+        share = max(f / (math.floor(f / share + 1e-9) + 1) for f in free if f > 0)
+    return math.floor(share * 1000) / 1000
+
+
+def _read_batches(items: dict[str, Any], batch_size: int) -> Iterator[dict[str, list]]:
+    """Ray Data's read stage: the rows of the shards of ``items`` (one, as Ray gives it: columns of
+    numpy values) in batches of ``batch_size`` rows."""
+    for shard, path, done in zip(items["shard"], items["path"], items["done"], strict=True):
+        yield from row_batches([(Shard(int(shard), str(path), ""), set(json.loads(str(done))))], batch_size)
+
+
+class RayEngine:
+    """Ray Data on a cluster: joined (``address``: ``auto``, ``HOST:6379`` or ``ray://HOST:10001``),
+    the one this process is already connected to, or a local one started here and stopped at the end."""
+
+    name = "ray"
+
+    def __init__(self, workers: int | None, address: str | None = None):
+        self.ray = import_ray()
+        self.address = address
+        self.started = False
+        self._connect()
+        nodes = [n for n in self.ray.nodes() if n.get("Alive")]
+        here = self._node_id()
+        nodes.sort(key=lambda n: n.get("NodeID") != here)  # the driver's node first: it reads
+        self.node_cpus = [float(n.get("Resources", {}).get("CPU", 0.0)) for n in nodes]
+        self.workers = workers or max(1, math.floor(sum(self.node_cpus)))
+        self.cpus = worker_cpus(self.node_cpus, self.workers)
+
+    def _connect(self) -> None:
+        ray = self.ray
+        if ray.is_initialized():
+            return
+        quiet = {"logging_level": logging.WARNING, "log_to_driver": True}
+        try:
+            if self.address:
+                ray.init(address=self.address, **quiet)
+            else:
+                ray.init(address="local", include_dashboard=False, **quiet)
+        except ConnectionError as e:
+            raise InputError(
+                f"--address {self.address}: no Ray cluster there ({str(e).splitlines()[0]}); "
+                "start one with `ray start --head`, or leave --address out to start a local one"
+            ) from e
+        self.started = True
+
+    def _node_id(self) -> str | None:
+        try:
+            return self.ray.get_runtime_context().get_node_id()
+        except Exception:  # a Ray Client connection (ray://) has no node of its own
+            return None
+
+    def run(self, todo: Todo, job: Job, batch_size: int) -> Iterator[dict[str, list]]:
+        import ray.data
+
+        items = [{"shard": s.index, "path": s.path, "done": json.dumps(sorted(done))} for s, done in todo]
+        if not items:
+            return
+        ctx = ray.data.DataContext.get_current()
+        saved = ctx.enable_progress_bars, ctx.target_max_block_size
+        ctx.enable_progress_bars = False  # the driver's own bar counts papers
+        # a block per row, not per 128 MiB: the actor pool bundles B rows into a call, which any idle
+        # worker takes (a shard read as one block went to one worker, whole); Ray's own
+        # repartition(target_num_rows_per_block=B) is a stage of its own that asks for a whole CPU,
+        # which the workers hold: with 2 workers on 2 CPUs it never ran and the run waited forever
+        ctx.target_max_block_size = 1
+        logging.getLogger("ray.data").setLevel(logging.WARNING)
+        here = self._node_id()  # read where the input files are: on the driver's node
+        placement = {"label_selector": {"ray.io/node-id": here}} if here is not None else {}
+        try:
+            ds = ray.data.from_items(items, override_num_blocks=len(items))
+            ds = ds.map_batches(
+                _read_batches,
+                fn_kwargs={"batch_size": batch_size},
+                batch_size=1,
+                num_cpus=READ_CPUS,
+                compute=ray.data.TaskPoolStrategy(size=1),
+                **placement,
+            )
+            ds = ds.map_batches(
+                Summarizer,
+                fn_constructor_args=(replace(job, threads=max(1, math.floor(self.cpus))),),
+                batch_size=batch_size,  # rows (blocks) bundled into a call
+                compute=ray.data.ActorPoolStrategy(size=self.workers),
+                num_cpus=self.cpus,
+            )
+            for b in ds.iter_batches(batch_size=batch_size, batch_format="pyarrow"):
+                yield b.to_pydict()
+        finally:
+            ctx.enable_progress_bars, ctx.target_max_block_size = saved
+
+    def waiting(self) -> str:
+        ray = self.ray
+        total = ray.cluster_resources().get("CPU", 0)
+        free = ray.available_resources().get("CPU", 0)
+        return (
+            f"Ray: {self.workers} worker(s) asking {self.cpus:g} CPU each and the read stage {READ_CPUS:g}; "
+            f"the cluster has {total:g} CPU(s), {free:g} free"
+        )
+
+    def close(self) -> None:
+        if self.started:
+            self.ray.shutdown()
