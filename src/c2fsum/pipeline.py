@@ -122,7 +122,10 @@ class Summary:
     fine_chunks: list[int] | None = None
     """The chunks (rows of ``attention``) that went through the word-level encoder; None: all."""
     sentences: list[int] | None = None
-    """The document's sentences a sentence selector picked (``select-rewrite``), in pick order; else None."""
+    """The document's sentences a sentence selector's summary was made of (``select-rewrite``), in
+    the summary's order, the document's; else None."""
+    picked: list[int] | None = None
+    """The same sentences in the order the selector picked them (most wanted first); else None."""
     refusal: str = ""
     """Why :attr:`text` is empty (:func:`why_no_summary`: "its 1 word holds no sentence end ..."), or
     "" when there is a summary. ``c2fsum summarize`` and the server refuse such a text with this reason."""
@@ -289,7 +292,9 @@ class Pipeline:
         for d in decoded:
             text = d.readable
             refusal = "" if text else self._refusal(d.example.words, o)
-            out.append(Extract(text=text, tokens=d.words, sentences=d.sentences or [], refusal=refusal))
+            out.append(
+                Extract(text=text, tokens=d.words, sentences=d.sentences or [], picked=d.picked, refusal=refusal)
+            )
         return out
 
     def summarize(
@@ -330,6 +335,7 @@ class Pipeline:
                     fine_fraction=d.fine_fraction,
                     fine_chunks=d.fine_chunks,
                     sentences=d.sentences,
+                    picked=d.picked,
                     refusal="" if text else self._refusal(d.example.words, o),
                 )
             )
@@ -402,6 +408,8 @@ class Extract:
     """Their tokens as c2fsum reads them (lowercase, PTB tokens, digits as ``#``): what ROUGE scores."""
     sentences: list[int]
     """Indices of the chosen sentences among the document's (``preprocess_article``'s split)."""
+    picked: list[int] | None = None
+    """A sentence selector's: the same sentences in the order it picked them; None for ILP/LEAD."""
     refusal: str = ""
     """Why :attr:`text` is empty (:func:`why_no_summary`: no sentence end, no sentence of
     enough words, none within the budget), or "" when sentences were chosen."""

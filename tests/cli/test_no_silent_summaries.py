@@ -68,7 +68,8 @@ def test_summarize_json_gives_the_text_the_picks_in_pick_order_and_the_model(tmp
     (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     (s,) = c2fsum.load("pubmed-rewrite").summarize(PAPER)
     assert row["text"] == s.text and row["tokens"] == s.tokens and row["model"] == "pubmed-rewrite"
-    assert row["sentences"] == s.sentences and row["sentences"]  # in pick order, as the summary's sentences
+    assert row["sentences"] == s.sentences and row["sentences"] == sorted(row["sentences"])  # the paper's order
+    assert sorted(row["picked"]) == row["sentences"] and row["picked"] == s.picked  # and the pick order
     assert {"score", "eos", "fine_fraction"} <= set(row) and "refusal" not in row
     g = tmp_path / "other.txt"
     g.write_text(PAPER, encoding="utf-8")

@@ -86,13 +86,15 @@ def _summarize_file(
 
 def summary_row(s: Summary, model: str) -> dict:
     """``--json``: one summary as a JSON object: its ``text`` (None when refused, with the
-    ``refusal``), the model's ``tokens``, the ``sentences`` a sentence selector picked in pick
-    order (None for a model that writes words), the ``model`` as named, its ``score``, whether
+    ``refusal``), the model's ``tokens``, the ``sentences`` a sentence selector's summary was made
+    of, in the summary's order (the paper's), and ``picked``, the same in pick order (None for a
+    model that writes words), the ``model`` as named, its ``score``, whether
     it ended with ``</s>`` (``eos``), and the ``fine_fraction`` of the words read at the word level."""
     return {
         "text": s.text if not s.refusal else None,
         "tokens": s.tokens,
         "sentences": s.sentences,
+        "picked": s.picked,
         "model": model,
         "score": round(float(s.score), 5),
         "eos": s.eos,
@@ -113,8 +115,9 @@ def _arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--json",
         action="store_true",
-        help="one JSON object per article: text, tokens, the picked sentences' indices in pick order "
-        "(a sentence selector; else null), model, score, eos, fine_fraction (and file, with several files; "
+        help="one JSON object per article: text, tokens, the indices of the sentences the summary was made "
+        "of in its order (the paper's) and in pick order (sentences, picked: a sentence selector; else null), "
+        "model, score, eos, fine_fraction (and file, with several files; "
         "with --lines, null for a line without words, text null and the refusal for a line refused)",
     )
     add_decode_options(s)

@@ -79,6 +79,7 @@ def summary_to_response(s: Summary, *, chunk_len: int) -> dict:
         "fine_chunks": fine,
         "fine_fraction": round(float(s.fine_fraction), 5),
         "picked": None if s.sentences is None else picked_sentences(s.source, s.sentences, chunk_len),
+        "pick_order": None if s.picked is None else list(s.picked),
     }
 
 
