@@ -79,7 +79,8 @@ def test_the_server_returns_the_picked_sentences_and_their_chunks(run, prepared_
     with TestClient(create_app(pipe)) as client:
         body = client.post("/summarize", json={"text": text}).json()
     summary = pipe.summarize(text)[0]
-    assert [p["sentence"] for p in body["picked"]] == summary.sentences
+    assert [p["sentence"] for p in body["picked"]] == summary.sentences == sorted(summary.sentences)  # paper order
+    assert body["pick_order"] == summary.picked and sorted(summary.picked) == summary.sentences
     sents = preprocess_article(text)
     for p in body["picked"]:
         assert p["text"] == " ".join(w for w in sents[p["sentence"]] if w not in ("<s>", "</s>"))
