@@ -100,8 +100,13 @@ class SummarizeResponse(BaseModel):
     fine_fraction: float = Field(description="Share of the document's words encoded at the word level.")
     picked: list[PickedSentence] | None = Field(
         default=None,
-        description="A sentence selector's picks (select-rewrite), in the summary's order; null for models "
-        "that write word by word.",
+        description="A sentence selector's picks (select-rewrite), in the summary's order (the paper's); "
+        "null for models that write word by word.",
+    )
+    pick_order: list[int] | None = Field(
+        default=None,
+        description="The same sentences' indices in the order the selector picked them (most wanted first); "
+        "null for models that write word by word.",
     )
 
 
