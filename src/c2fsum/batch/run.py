@@ -25,7 +25,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from c2fsum.batch.engines import ENGINES, LocalEngine, RayEngine, cpu_count
+from c2fsum.batch.engines import ENGINES, LocalEngine, RayEngine, cpu_count, import_ray
 from c2fsum.batch.shards import Shard, count_records, find_shards
 from c2fsum.batch.store import Progress, Store
 from c2fsum.batch.worker import Job, manifest_hash
@@ -134,6 +134,8 @@ def run_batch(
         raise InputError(f"--batch-size: expected at least 1, got {batch_size}")
     if address and engine != "ray":
         raise InputError(f"--address {address}: joins a Ray cluster, so needs --engine ray")
+    if engine == "ray":
+        import_ray()  # its absence is said before anything is read or loaded
     decode = {k: v for k, v in (decode or {}).items() if v is not None}
     shards = find_shards(inputs)
     store = Store(out, fmt)
