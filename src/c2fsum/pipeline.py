@@ -129,6 +129,9 @@ class Summary:
     refusal: str = ""
     """Why :attr:`text` is empty (:func:`why_no_summary`: "its 1 word holds no sentence end ..."), or
     "" when there is a summary. ``c2fsum summarize`` and the server refuse such a text with this reason."""
+    cut: bool = False
+    """True when the model read only the text's first words (``max_words``, or the first
+    :data:`MAX_INPUT_WORDS`): :attr:`source` holds them, the rest of the text was not read."""
 
     def to_json(self) -> dict:
         return {
@@ -211,29 +214,47 @@ class Pipeline:
         data = self.reading(max_words).data
         return [encode_document(d, self.vocab, data) for d in docs]
 
-    def encode_texts(self, texts: list[str], *, max_words: int = 0, progress: bool = False) -> list[Example]:
-        """Raw article texts, preprocessed exactly like the training data, on the reading grid.
+    def encode_texts(
+        self, texts: list[str], *, max_words: int = 0, progress: bool = False, names: Sequence[str] | None = None
+    ) -> list[Example]:
+        """Raw article texts, preprocessed exactly like the training data, on the reading grid
+        (:meth:`read_texts`, then :meth:`encode_documents`)."""
+        docs = self.read_texts(texts, max_words=max_words, progress=progress, names=names)
+        return self.encode_documents(docs, max_words=max_words)
+
+    def read_texts(
+        self, texts: list[str], *, max_words: int = 0, progress: bool = False, names: Sequence[str] | None = None
+    ) -> list[dict]:
+        """Raw article texts as prepared documents (``{"id", "src", ...}``), preprocessed exactly like
+        the training data; ``"cut"``: True when the grid keeps only the text's first words
+        (``max_words``, or :data:`MAX_INPUT_WORDS`).
 
         Only the first :data:`MAX_INPUT_WORDS` words (a bound on time and memory), or a prefix far
-        longer than ``max_words``, are tokenized. ValueError for a text that is not a str or is empty.
+        longer than ``max_words``, are tokenized. ``names``: what each text is called in warnings and
+        errors (a file, ``FILE:LINE``; default ``text I``). InputError for a text that is not a str or is empty.
         """
         read_words = words_to_read(max_words)
         docs = []
         for i, text in enumerate(tqdm(texts, desc="read", unit="doc", disable=not progress, dynamic_ncols=True)):
+            name = _name(names, i)
             if not isinstance(text, str):
-                raise InputError(f"text {i}: expected a str, got {type(text).__name__}")
+                raise InputError(f"{name}: expected a str, got {type(text).__name__}")
             text = printable(text)
             head = leading_words(text, read_words)
             if len(head) < len(text) and not max_words:
-                log.warning("text %d: longer than %d words; only the first %d are read", i, read_words, read_words)
+                log.warning(
+                    "%s: longer than %s words; only the first %s are read", name, f"{read_words:,}", f"{read_words:,}"
+                )
             doc = preprocess_document(head)  # headings as sections, non-running text left out
             if not doc.sentences:
-                raise InputError(f"text {i}: empty article, nothing to summarize")
+                raise InputError(f"{name}: empty article, nothing to summarize")
             surface = {str(k): v for k, v in doc.surface().items()}
             record: dict[str, Any] = {"id": str(i), "src": doc.sentences, "tgt": [], "refs": [], "surface": surface}
             record["sections"] = [[title, first] for title, first in doc.sections]  # as prepare writes them
+            # make_grid keeps the first max_words cells of the sentences (their </s> counted)
+            record["cut"] = len(head) < len(text) or 0 < max_words < sum(map(len, doc.sentences))
             docs.append(record)
-        return self.encode_documents(docs, max_words=max_words)
+        return docs
 
     def decode(
         self, examples: list[Example], options: DecodeOptions | None = None, *, progress: bool = False
@@ -273,10 +294,13 @@ class Pipeline:
                 progress=progress,
             )
 
-    def extract(self, texts: list[str] | str, *, words: int = 0, progress: bool = False) -> list[Extract]:
+    def extract(
+        self, texts: list[str] | str, *, words: int = 0, progress: bool = False, names: Sequence[str] | None = None
+    ) -> list[Extract]:
         """A sentence selector's own sentences (``select-rewrite`` without rewriting: learned
         extraction) for raw texts: picked until STOP or ``words`` words (0: the model's
-        ``decode.max_len``), in pick order. InputError for a model that writes words."""
+        ``decode.max_len``), in pick order. ``names``: what each text is called in warnings and
+        errors (:meth:`read_texts`). InputError for a model that writes words."""
         from c2fsum.decoding.selection import decode_selected
 
         if not self.model.capabilities.selects:
@@ -286,7 +310,7 @@ class Pipeline:
             )
         texts = [texts] if isinstance(texts, str) else texts
         o = self.options(max_len=words or None)
-        examples = self.encode_texts(texts, progress=progress)
+        examples = self.encode_texts(texts, progress=progress, names=names)
         decoded = decode_selected(self.model, self.vocab, examples, self.reading(), o, device=self.device)  # type: ignore[arg-type]
         out = []
         for d in decoded:
@@ -303,6 +327,7 @@ class Pipeline:
         options: DecodeOptions | None = None,
         *,
         progress: bool = False,
+        names: Sequence[str] | None = None,
         **overrides: Any,
     ) -> list[Summary]:
         """Summarize raw article texts (preprocessed exactly like the training data).
@@ -314,14 +339,16 @@ class Pipeline:
         read per step), ``max_words`` (read only the first W words; 0, the default: whole texts, the
         grid gets as many chunks as they need), ... InputError for an unknown option, a value out of
         range, or a ``min_len`` above the maximum length. ``progress``: bars on stderr while reading
-        and decoding.
+        and decoding. ``names``: what each text is called in warnings and errors (a file,
+        ``FILE:LINE``; default ``text I``).
         """
         if isinstance(texts, str):
             texts = [texts]
         o = self.options(options, **overrides)
-        examples = self.encode_texts(texts, max_words=o.max_words, progress=progress)
+        docs = self.read_texts(texts, max_words=o.max_words, progress=progress, names=names)
+        examples = self.encode_documents(docs, max_words=o.max_words)
         out = []
-        for d in self.decode(examples, o, progress=progress):
+        for doc, d in zip(docs, self.decode(examples, o, progress=progress), strict=True):
             text = d.readable
             out.append(
                 Summary(
@@ -337,6 +364,7 @@ class Pipeline:
                     sentences=d.sentences,
                     picked=d.picked,
                     refusal="" if text else self._refusal(d.example.words, o),
+                    cut=doc["cut"],
                 )
             )
         return out
@@ -351,6 +379,11 @@ class Pipeline:
             return "the model ended its summary before its first whole sentence"
         sentences = _sentences_of(words)
         return why_no_summary(sentences, o.max_len) or "the model's sentence selector picked no sentence"
+
+
+def _name(names: Sequence[str] | None, i: int) -> str:
+    """What text ``i`` is called in warnings and errors: ``names[i]`` (a file, ``FILE:LINE``), else ``text i``."""
+    return names[i] if names is not None and i < len(names) else f"text {i}"
 
 
 def _sentences_of(words: Sequence[str]) -> list[list[str]]:
@@ -416,7 +449,12 @@ class Extract:
 
 
 def extract(
-    texts: str | list[str], *, method: str = "ilp", words: int = EXTRACT_WORDS, progress: bool = False
+    texts: str | list[str],
+    *,
+    method: str = "ilp",
+    words: int = EXTRACT_WORDS,
+    progress: bool = False,
+    names: Sequence[str] | None = None,
 ) -> list[Extract]:
     """Summarize raw texts with sentences of their own, at most ``words`` words each.
 
@@ -427,8 +465,9 @@ def extract(
     with no sentence to give (no sentence end at all, only fragments, or no sentence within
     ``words``) gets an empty :class:`Extract` whose ``refusal`` says why (:func:`why_no_summary`),
     never a sentence over the budget or words that are no sentence. ``progress``: a bar on stderr
-    over the texts and the stages of each (read, concepts, solve, write). InputError for an unknown
-    method, a budget below 1 word or a text without words.
+    over the texts and the stages of each (read, concepts, solve, write). ``names``: what each text
+    is called in warnings and errors (a file, ``FILE:LINE``; default ``text I``). InputError for an
+    unknown method, a budget below 1 word or a text without words.
     """
     from c2fsum.baselines.extractive import lead_sentences, sentence_words
     from c2fsum.baselines.ilp import MIN_SENTENCE_WORDS, SENTENCE_MARKS, build_problem, solve
@@ -444,19 +483,19 @@ def extract(
     bar = tqdm(total=len(texts) * len(stages), unit="step", disable=not progress, dynamic_ncols=True)
     out = []
     for i, text in enumerate(texts):
+        name = _name(names, i)
         if not isinstance(text, str):
-            raise InputError(f"text {i}: expected a str, got {type(text).__name__}")
+            raise InputError(f"{name}: expected a str, got {type(text).__name__}")
         bar.set_description(stages[0])
         text = printable(text)
         head = leading_words(text, MAX_INPUT_WORDS)
         if len(head) < len(text):
-            log.warning(
-                "text %d: longer than %d words; only the first %d are read", i, MAX_INPUT_WORDS, MAX_INPUT_WORDS
-            )
+            limit = f"{MAX_INPUT_WORDS:,}"
+            log.warning("%s: longer than %s words; only the first %s are read", name, limit, limit)
         doc = preprocess_document(head)  # headings as sections, non-running text left out
         sents = doc.sentences
         if not sents:
-            raise InputError(f"text {i}: empty article, nothing to summarize")
+            raise InputError(f"{name}: empty article, nothing to summarize")
         if not any(ends_sentence(s[:-1]) for s in sents):  # headings, a list, a text without punctuation
             out.append(Extract(text="", tokens=[], sentences=[], refusal=why_no_summary(sents, words)))
             bar.update(len(stages))

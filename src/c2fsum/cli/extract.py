@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from c2fsum.cli.files import add_files, each_file, long_work, read_articles, refuse
+from c2fsum.cli.files import add_files, article_names, each_file, long_work, read_articles, refuse
 from c2fsum.cli.options import Command, add_lines, positive_int
 
 if TYPE_CHECKING:
@@ -21,12 +21,13 @@ def _extract_file(a: argparse.Namespace, path: str, several: bool) -> Iterator[s
 
     read, docs = read_articles(path, lines=a.lines)
     progress = not a.quiet and long_work(docs)
+    names = article_names(path, read, lines=a.lines)
     if a.model:  # learned extraction: a sentence selector's own sentences
         from c2fsum.pipeline import load
 
-        written = iter(load(a.model).extract(docs, words=a.words) if docs else [])
+        written = iter(load(a.model).extract(docs, words=a.words, names=names) if docs else [])
     else:
-        written = iter(extract(docs, method=a.method, words=a.words, progress=progress) if docs else [])
+        written = iter(extract(docs, method=a.method, words=a.words, progress=progress, names=names) if docs else [])
     by = a.model or a.method.upper()
     out = []  # (the lines are made before any is printed: a refused text prints nothing of its file)
     for n, r in enumerate(read, 1):

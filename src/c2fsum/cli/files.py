@@ -44,6 +44,14 @@ def read_articles(path: str, *, lines: bool, max_words: int = 0) -> tuple[list[b
     return [True], [text]
 
 
+def article_names(path: str, read: list[bool], *, lines: bool) -> list[str]:
+    """What each article of :func:`read_articles` is called in warnings and errors: the file, or
+    ``FILE:LINE`` with ``lines`` (``--lines``; ``read`` says which lines are articles)."""
+    if not lines:
+        return [path]
+    return [f"{path}:{n}" for n, r in enumerate(read, 1) if r]
+
+
 def refuse(path: str, line: int | None, by: str, reason: str) -> None:
     """A text that gives no summary (its ``refusal``: :func:`c2fsum.pipeline.why_no_summary`) is
     never an empty line said by nothing: one text (``line`` None) is refused with :class:`CLIError`

@@ -34,7 +34,7 @@ def check_input(path: str, *, lines: bool = False) -> None:
     a word: missing, a directory, not UTF-8 (a whole text; ``--lines`` only warns per line), or
     empty (no line with ``--lines``; nothing but white space without)."""
     if lines:
-        if not read_lines(path):
+        if not read_lines(path, warn=False):  # the command's own read warns of a line not UTF-8
             raise CLIError(f"{path}: empty input")
         return
     if not read_input(path).strip():

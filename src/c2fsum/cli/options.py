@@ -229,10 +229,11 @@ def read_input(path: str) -> str:
         raise CLIError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from e
 
 
-def read_lines(path: str) -> list[str | None]:
+def read_lines(path: str, *, warn: bool = True) -> list[str | None]:
     """The file's lines, split on ``\n`` only (``\r`` before it dropped; a form feed, ``\x1c``,
     U+2028 and the like stay inside their line), a UTF-8 byte-order mark dropped; None for a line
-    that is not UTF-8, with a warning naming ``FILE:LINE``."""
+    that is not UTF-8, with a warning naming ``FILE:LINE`` (``warn``: the read that prints; a check
+    before the command reads the file passes False, so the warning is printed once)."""
     data = read_bytes(path)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -244,12 +245,13 @@ def read_lines(path: str) -> list[str | None]:
         try:
             lines.append(line.removesuffix(b"\r").decode("utf-8"))
         except UnicodeDecodeError as e:
-            log.warning(
-                "%s:%d: not UTF-8 text (%s at byte %d of the line); its output line is empty",
-                path,
-                n,
-                e.reason,
-                e.start,
-            )
+            if warn:
+                log.warning(
+                    "%s:%d: not UTF-8 text (%s at byte %d of the line); its output line is empty",
+                    path,
+                    n,
+                    e.reason,
+                    e.start,
+                )
             lines.append(None)
     return lines

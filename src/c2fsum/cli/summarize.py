@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from c2fsum.cli.files import add_files, each_file, long_work, read_articles, refuse
+from c2fsum.cli.files import add_files, article_names, each_file, long_work, read_articles, refuse
 from c2fsum.cli.options import (
     CLIError,
     Command,
@@ -64,6 +64,7 @@ def _summarize_file(
             docs,
             model.options(**overrides),
             progress=not a.quiet and long_work(docs),
+            names=article_names(path, read, lines=a.lines),
         )
     attention.extend({"file": path, **s.to_json()} if several else s.to_json() for s in summaries)
     written = iter(summaries)
