@@ -68,6 +68,8 @@ def decode_examples(
     *,
     device: torch.device | str = "cpu",
     progress: bool = False,
+    unit: str = "doc",
+    desc: str = "decode",
 ) -> list[Decoded]:
     """Beam search (greedy when ``options.beam`` is 1) over ``examples``, in their order.
 
@@ -80,7 +82,8 @@ def decode_examples(
     ``cfg``: the grid the examples were laid out on (``cfg.data``). ``options``: how to decode,
     made once by the caller (:class:`~c2fsum.decoding.options.DecodeOptions`; None: ``cfg.decode``'s).
     InputError for ``read_chunks`` above 1 or ``read_budget`` below 1 on a model without hard coarse
-    attention (MODEL 3).
+    attention (MODEL 3). ``progress``: a bar on stderr counting the examples as ``unit`` (a
+    rewriter's examples are sentences), described as ``desc``.
     """
     o = DecodeOptions.from_config(cfg.decode) if options is None else options
     if o.read_chunks != 1 and not model.capabilities.hard:
@@ -94,7 +97,7 @@ def decode_examples(
     # of its batch); the results go back in the input order
     order = sorted(range(len(examples)), key=lambda i: len(examples[i].words))
     out: list[Decoded | None] = [None] * len(examples)
-    bar = tqdm(total=len(examples), disable=not progress, desc="decode", unit="doc", dynamic_ncols=True)
+    bar = tqdm(total=len(examples), disable=not progress, desc=desc, unit=unit, dynamic_ncols=True)
     for start in range(0, len(examples), o.batch_size):
         where = order[start : start + o.batch_size]
         chunk = [examples[i] for i in where]

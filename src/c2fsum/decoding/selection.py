@@ -225,6 +225,8 @@ class Rewriter:
             self.options if options is None else self.searching(options),
             device=self.device,
             progress=progress,
+            unit="sentence",  # each example is one sentence of a paper, not a document
+            desc="rewrite",
         )
 
 
