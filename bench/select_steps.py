@@ -4,6 +4,7 @@
     python bench/select_steps.py --step no-rules ...   # the pick rules off (no overlap cap, no pointers, ...)
     python bench/select_steps.py --step no-order ...   # the summary in pick order
     python bench/select_steps.py --step all-spans ...  # every safe span left out, whatever the rewriter wrote
+    python bench/select_steps.py --step no-refers ...  # the rules, but a sentence opening on "these ..." alone
 
 then ``c2fsum compare --concat A B`` for the paired-bootstrap interval of each difference. The
 other arguments are ``c2fsum evaluate``'s.
@@ -18,7 +19,7 @@ from c2fsum.decoding import selection
 
 selection_safe_version = selection.safe_version
 
-STEPS = ("all", "no-rules", "no-order", "none", "all-spans")
+STEPS = ("all", "no-rules", "no-order", "none", "all-spans", "no-refers")
 
 
 def every_safe_span(rewrite, source):
@@ -35,8 +36,11 @@ if __name__ == "__main__":
         del args[k : k + 2]
     if step not in STEPS:
         raise SystemExit(f"--step: expected one of {', '.join(STEPS)}, got {step!r}")
-    selection.PICK_RULES = step in ("all", "no-order", "all-spans")
-    selection.PAPER_ORDER = step in ("all", "no-rules", "all-spans")
+    selection.PICK_RULES = step in ("all", "no-order", "all-spans", "no-refers")
+    selection.PAPER_ORDER = step in ("all", "no-rules", "all-spans", "no-refers")
+    if step == "no-refers":
+        rule = selection.sentence_rule
+        selection.sentence_rule = lambda words: "" if rule(words) == "refers" else rule(words)
     if step == "all-spans":
         selection.safe_version = every_safe_span
     sys.exit(main(["evaluate", *args]))

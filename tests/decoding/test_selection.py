@@ -234,3 +234,42 @@ def test_a_fragment_is_left_out_and_a_doubled_word_is_copied_once():
     assert d.words == "it works in vitro . so it does work .".split() and d.sentences == [1, 4]
     att = d.hypothesis.attn.flatten(1)
     assert [ex.words[c] for c in att.argmax(1).tolist()] == d.words  # each copied word points at its cell
+
+
+def test_the_sentence_rules_on_the_sentences_read_on_unseen_papers():
+    """Issue 47's cases: a sentence that only points at a file or figure, the authors' earlier work
+    given as a finding, a sentence opening on what the one before said."""
+    from c2fsum.decoding.selection import sentence_rule
+
+    cases = {
+        "complete results are available in additional file < dig > .": "points",
+        "the primers used are listed in table < dig > .": "points",
+        "previously we showed that the allergoid induces igg-blocking antibodies .": "earlier",
+        "in our previous study , we identified < dig > loci .": "earlier",
+        "we have previously reported that x binds y .": "earlier",
+        "these two methods consistently outperform the others .": "refers",
+        "taken together , these results suggest a role for x .": "refers",
+        "rather , the exact conservation of the introns argues for independent evolution .": "refers",
+        "this study shows that x binds y .": "",
+        "x increased threefold -lrb- figure < dig > -rrb- .": "",  # a finding that names its figure
+        "we identified < dig > novel mature mirnas .": "",
+    }
+    assert {text: sentence_rule(text.split()) for text in cases} == cases
+
+
+def test_pick_rules_block_point_and_earlier_sentences_and_give_a_reference_back_its_antecedent():
+    from c2fsum.decoding.selection import pick_rules
+
+    sentences = [
+        "these data were noisy .",  # refers back, but opens the paper: blocked
+        "we measured x in mice .",
+        "these results show that x matters .",  # comes with sentence 1
+        "details are given in additional file < dig > .",  # points elsewhere
+        "we previously showed that y binds x .",  # earlier work
+    ]
+    doc = {"id": "r", "src": [s.split() + ["</s>"] for s in sentences], "tgt": [], "refs": []}
+    vocab = Vocab.from_tokens(w for s in doc["src"] for w in s)
+    ex = encode_document(doc, vocab, DataConfig(chunks=0, chunk_len=8, max_tgt_len=10))
+    rules = pick_rules([ex], 5)
+    assert rules.blocked[0].tolist() == [False, True, False, False, True, True]  # STOP, then sentences 0-4
+    assert rules.antecedent[0].tolist() == [-1, -1, -1, 2, -1, -1]  # candidate 3 (sentence 2) brings candidate 2

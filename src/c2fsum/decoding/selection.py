@@ -70,7 +70,7 @@ a paper that says a thing twice is summarized saying it once."""
 LEAD_IN = (
     r"(?:(?:however|moreover|furthermore|in addition|additionally|thus|therefore|hence|together|taken together|"
     r"overall|in summary|in conclusion|importantly|finally|interestingly|notably|consequently|collectively|"
-    r"altogether|accordingly|indeed|also) ,? )?"
+    r"altogether|accordingly|indeed|also)(?: ,)? )?"
 )
 """An opening connective a reference back may follow ("taken together , these results ...")."""
 
@@ -89,18 +89,21 @@ additional file < dig >", "the primers are listed in table < dig >"): no finding
 
 EARLIER_WORK = re.compile(
     LEAD_IN + r"(?:(?:we|our group|our laboratory|our lab) (?:have |had )?(?:previously|recently|earlier|already)\b"
-    r"|previously ,? we\b|(?:in )?(?:our|a) (?:previous|earlier|prior|recent) (?:study|work|report|paper|studies)"
+    r"|previously(?: ,)? we\b|(?:in )?(?:our|a) (?:previous|earlier|prior|recent) (?:study|work|report|paper|studies)"
     r"(?: ,)? we\b|(?:in )?our (?:previous|earlier|prior) (?:study|work|report|paper|studies)\b|we and others have\b)"
 )
 """The authors' earlier work, stated as such ("we previously showed ...", "in our previous study ..."):
 not this paper's finding."""
 
 REFERS_BACK = re.compile(
-    LEAD_IN + r"(?:these|this|such|both|they|those|the latter|the former)\b"
+    r"(?:rather|instead|conversely|similarly|likewise|in contrast|on the other hand|nevertheless|nonetheless"
+    r"|by contrast|in turn|accordingly)(?: ,)? |"
+    + LEAD_IN
+    + r"(?:these|this|such|both|they|those|the latter|the former)\b"
     r"(?! (?:study|paper|work|article|report|review|manuscript|thesis|chapter)\b)"
 )
-"""A sentence that opens on what the one before said ("these results ...", "this suggests ..."; not
-"this study", the paper itself)."""
+"""A sentence that opens on what the one before said ("these results ...", "this suggests ...",
+"rather , ..."; not "this study", the paper itself)."""
 
 
 def sentence_rule(words: Sequence[str]) -> str:
@@ -116,6 +119,8 @@ def sentence_rule(words: Sequence[str]) -> str:
     'refers'
     >>> sentence_rule("this study shows that x binds y .".split())
     ''
+    >>> sentence_rule("rather , the introns argue for independent evolution .".split())
+    'refers'
     """
     text = " ".join(w for w in words if w not in MARKS)
     if POINTS_ELSEWHERE.search(text) and ONLY_POINTS.search(text) and words_in(list(words)) <= 30:
@@ -289,8 +294,6 @@ SAFE_LEAD_INS = (
     "to this end",
     "specifically",
     "in particular",
-    "in contrast",
-    "on the other hand",
 )
 """Openers a sentence reads the same without (followed by a comma): what a rewrite may leave out."""
 
