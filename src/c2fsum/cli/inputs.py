@@ -72,5 +72,5 @@ def check_before_loading(a: argparse.Namespace) -> None:
         # several files: the command names each bad one and still summarizes the others
         check_input(files[0], lines=bool(getattr(a, "lines", False)))
     model = getattr(a, "model", None)
-    if isinstance(model, str) and a.command in ("summarize", "extract", "evaluate", "serve", "plot"):
+    if isinstance(model, str) and a.command in ("summarize", "batch", "extract", "evaluate", "serve", "plot"):
         check_model(model)
