@@ -408,7 +408,8 @@ def compose(
 
     ``Decoded.sentences``: the picks the summary's sentences came from, in the paper's order (the
     summary's); ``picked``: the same in pick order; ``written``: the summary's sentences;
-    ``fine_fraction``: the words of all ``picks`` (each read, copied or rewritten) over the paper's.
+    ``fine_fraction``: the words of all ``picks`` (each read, copied or rewritten) over the paper's;
+    ``fine_chunks``: the chunks that hold them.
     ``cells``: the paper's :func:`sentence_cells` where the caller has them (composing a paper again
     after a refill does not cut it again)."""
     M, N = grid_shape
@@ -460,11 +461,13 @@ def compose(
     sizes = [sum(1 for c in sentence if example.words[c] not in MARKS) for sentence in cells]
     total, read = sum(sizes), sum(sizes[j] for j in set(picks))
     fraction = read / max(total, 1)
+    fine = sorted({c // N for j in set(picks) for c in cells[j] if example.words[c] not in MARKS})  # their chunks
     return Decoded(
         example,
         hyp,
         words,
         fine_fraction=fraction,
+        fine_chunks=fine,
         sentences=[used[k] for k in order],
         written=[written[k] for k in order],
         picked=used,

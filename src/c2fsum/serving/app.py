@@ -33,7 +33,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from c2fsum.decoding.options import DecodeOptions
 from c2fsum.decoding.selection import MARKS, sentence_cells
 from c2fsum.errors import InputError, UserError
-from c2fsum.pipeline import Pipeline, Summary
+from c2fsum.pipeline import MAX_INPUT_WORDS, Pipeline, Summary
 from c2fsum.serving.batcher import Batcher, QueueFullError, RequestTimeoutError
 from c2fsum.serving.limits import BodySizeLimit
 from c2fsum.serving.schemas import DecodeDefaults, ErrorBody, Health, SummarizeRequest, SummarizeResponse
@@ -52,14 +52,16 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def summary_to_response(s: Summary, *, chunk_len: int) -> dict:
-    """The JSON body for one :class:`~c2fsum.pipeline.Summary`.
+def summary_to_response(s: Summary, *, chunk_len: int, text: str = "", max_words: int = 0) -> dict:
+    """The JSON body for one :class:`~c2fsum.pipeline.Summary` of ``text``, read with ``max_words``.
 
     ``s.attention`` is ``(T, M, N)`` with ``T = len(tokens) + eos``; the ``</s>`` row is dropped and
     each remaining row is summed over the N words of each chunk: ``(len(tokens), M')`` for the
     ``M'`` chunks that hold words. Weights are rounded to 5 decimals. ``grid`` is the grid the
     document was read on, ``(M', N)``; ``fine_chunks`` the chunks encoded at the word level;
-    ``picked`` a sentence selector's sentences (:func:`picked_sentences`), else None.
+    ``picked`` a sentence selector's sentences (:func:`picked_sentences`), else None; ``cut``
+    whether the model read only the text's first ``read_limit`` words (``max_words``, or
+    :data:`~c2fsum.pipeline.MAX_INPUT_WORDS`) of its ``text_words``.
     """
     rows = [s.source[i : i + chunk_len] for i in range(0, len(s.source), chunk_len)]
     n_tok, n_rows = len(s.tokens), len(rows)
@@ -80,6 +82,9 @@ def summary_to_response(s: Summary, *, chunk_len: int) -> dict:
         "fine_fraction": round(float(s.fine_fraction), 5),
         "picked": None if s.sentences is None else picked_sentences(s.source, s.sentences, chunk_len),
         "pick_order": None if s.picked is None else list(s.picked),
+        "cut": s.cut,
+        "read_limit": (max_words or MAX_INPUT_WORDS) if s.cut else 0,
+        "text_words": len(text.split()),
     }
 
 
@@ -134,8 +139,10 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
         except UserError as e:  # "text 0: empty article ..." -> "text: empty article ..."
             raise InputError(re.sub(r"^text \d+: ", "text: ", str(e))) from e
         return [
-            InputError(f"text: no summary: {s.refusal}") if s.refusal else summary_to_response(s, chunk_len=N)
-            for s in out
+            InputError(f"text: no summary: {s.refusal}")
+            if s.refusal
+            else summary_to_response(s, chunk_len=N, text=text, max_words=o.max_words)
+            for s, text in zip(out, texts, strict=True)
         ]
 
     batcher = Batcher(

@@ -95,7 +95,8 @@ class SummarizeResponse(BaseModel):
     words: int = Field(description="Words (tokens) of the document read.")
     fine_chunks: list[int] = Field(
         description="Indices of the chunks encoded at the word level: all of them, except for MODEL 3 "
-        "reading lazily (only the chunks its hard attention picked)."
+        "reading lazily (only the chunks its hard attention picked) and for a sentence selector (the chunks "
+        "that hold the sentences it picked, each read at the word level)."
     )
     fine_fraction: float = Field(description="Share of the document's words encoded at the word level.")
     picked: list[PickedSentence] | None = Field(
@@ -108,6 +109,13 @@ class SummarizeResponse(BaseModel):
         description="The same sentences' indices in the order the selector picked them (most wanted first); "
         "null for models that write word by word.",
     )
+    cut: bool = Field(
+        default=False,
+        description="True when the model read only the text's first `read_limit` words (`max_words`, or the "
+        "100,000 words read of any text): `chunks` hold them, the rest of the text was not read.",
+    )
+    read_limit: int = Field(default=0, description="The words the model reads of a text when `cut`; else 0.")
+    text_words: int = Field(default=0, description="The text's words (separated by white space), read or not.")
 
 
 class Limits(BaseModel):

@@ -1,17 +1,15 @@
 // c2fsum page: submit an article, show the summary, an overview of the whole document with the
 // chunks the model read, and shade the chunks each summary word read.
-// Plain JS, no build step. Data from the API is inserted with textContent only.
+// Plain JS, no build step. Data from the API is inserted with textContent only. What the page
+// says (the captions, the chunks shown) comes from facts.js, loaded before this file.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const HEATMAP_COLUMNS = 40;  // a longer document's heatmap shows only the chunks read
 let health = null;   // the /health response: the model, its decoding defaults, the server's limits
 let result = null;   // the last /summarize response
 let pinned = null;   // index of the pinned summary word, or null
 
 function shade(w) { return `rgba(220, 38, 38, ${Math.min(1, w).toFixed(3)})`; }
-function pct(x) { return `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`; }
-function plural(n, word) { return `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`; }
 
 async function loadHealth() {
   try {
@@ -23,10 +21,7 @@ async function loadHealth() {
   }
   const h = health, d = h.defaults;
   const name = h.model.split("/").filter((p) => p && p !== "best" && p !== "last").pop() || h.model;
-  const reads = h.hard
-    ? `reads whole documents in chunks of ${h.chunk_len} words, ${plural(d.read_chunks, "chunk")} per step at the word level`
-    : `reads whole documents in chunks of ${h.chunk_len} words`;
-  $("model-info").textContent = `${name} · ${h.family} · ${reads}`;
+  $("model-info").textContent = `${name} · ${h.family} · ${modelReads(h)}`;
   $("model-info").title = h.model;
   // the form starts at the model's own decoding defaults, within the server's limits
   $("beam").value = d.beam;
@@ -90,24 +85,14 @@ async function summarize() {
   }
 }
 
-// Total attention the summary put on each chunk, (M,), and the chunks in order of it.
-function totals() {
-  const m = result.chunks.length;
-  const total = new Array(m).fill(0);
-  result.attention.forEach((row) => row.forEach((w, i) => { total[i] += w; }));
-  const n = Math.max(result.attention.length, 1);
-  return total.map((w) => w / n);
-}
-
 function render() {
   const {tokens, chunks, attention, grid, fine_chunks: fine} = result;
   const m = chunks.length;
   const fineSet = new Set(fine);
-  const total = totals();
+  const total = chunkTotals(result);
+  const ranked = mostRead(total, 8);  // never a chunk the summary did not read
   $("result").hidden = false;
-  $("doc-info").textContent = `the document: ${plural(m, "chunk")} of ${grid[1]} words ` +
-    `(${plural(result.words, "word")}) · read at the word level: ${plural(fine.length, "chunk")} ` +
-    `(${pct(result.fine_fraction)} of its words)`;
+  $("doc-info").textContent = docInfo(result);
   $("summary-text").textContent = result.summary || "(the model produced an empty summary)";
 
   const summary = $("summary");
@@ -154,7 +139,6 @@ function render() {
       most.append(a, " ");
     });
   } else {
-    const ranked = [...total.keys()].sort((a, b) => total[b] - total[a]).slice(0, 8);
     most.replaceChildren("most read: ");
     ranked.forEach((i) => {
       const a = document.createElement("a");
@@ -191,15 +175,8 @@ function render() {
     (fine.length < m ? "; grey: not read at the word level" : "");
 
   // the heatmap: every chunk of a short document; of a long one, the chunks read
-  let columns = [...Array(m).keys()];
-  if (m > HEATMAP_COLUMNS) {
-    columns = fine.length <= HEATMAP_COLUMNS
-      ? [...fine] : [...total.keys()].sort((a, b) => total[b] - total[a]).slice(0, HEATMAP_COLUMNS);
-    columns.sort((a, b) => a - b);
-  }
-  $("heatmap-caption").textContent = columns.length === m
-    ? "summary words × chunks"
-    : `summary words × the ${columns.length} chunks ${fine.length <= HEATMAP_COLUMNS ? "read at the word level" : "most read"} (of ${m})`;
+  const {columns, caption} = heatmap(result, total);
+  $("heatmap-caption").textContent = caption;
   const table = $("heatmap");
   table.replaceChildren();
   const head = document.createElement("tr");
