@@ -172,7 +172,12 @@ def main() -> None:
                     for f in sorted(out.glob("*.jsonl"))
                 }
                 rows[(engine, w)] = got
-    same = all(v == next(iter(rows.values())) for v in rows.values())
+    first = next(iter(rows.values()))
+    same = all(v == first for v in rows.values())
+    for key, v in rows.items():  # which rows differ from the first run's, if any
+        differ = [a["id"] for f in first for a, b in zip(first[f], v.get(f, []), strict=False) if a != b]
+        if differ:
+            print(f"{key}: {len(differ)} rows differ from the first run's, e.g. ids {differ[:3]}")
     print()
     print(
         f"model {a.model}; {a.papers} papers of {a.data.name} in 4 shards; batch size {a.batch_size}; "
