@@ -23,7 +23,7 @@ from c2fsum.batch.engines import worker_cpus
 from c2fsum.batch.run import run_batch
 from c2fsum.batch.store import read_shard_file
 from c2fsum.cli.main import main
-from shared_data import read_raw
+from shared_data import DATA, read_raw
 
 pytestmark = pytest.mark.real_data()
 
@@ -276,3 +276,23 @@ def test_ray_agrees_with_local_and_resumes_after_a_kill(corpus, reference, ray_a
     summarized, before = _resumed(_run(args, out))
     assert before >= 2 and summarized + before == N_A + N_B
     assert _rows(out) == _rows(reference)
+
+
+@pytest.mark.real_data(DATA / "pubmed" / "test.jsonl.gz")
+def test_extract_rows_are_what_extract_prints(tmp_path, capsys):
+    """``--extract`` with the sentence selector ``pubmed-rewrite``: each row's text and sentences
+    are what ``c2fsum extract --model pubmed-rewrite`` prints for that paper (its default length)."""
+    import gzip
+
+    with gzip.open(DATA / "pubmed" / "test.jsonl.gz", "rt", encoding="utf-8") as f:
+        papers = [json.loads(line) for _, line in zip(range(2), f, strict=False)]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps({"article": p["article"]}) + "\n" for p in papers))
+    run_batch("pubmed-rewrite", [tmp_path / "p.jsonl"], tmp_path / "out", extract=True, workers=1)
+    rows = read_shard_file(tmp_path / "out" / "00000-p.jsonl")
+    for i, (p, row) in enumerate(zip(papers, rows, strict=True)):
+        (tmp_path / f"{i}.txt").write_text(p["article"], encoding="utf-8")
+        capsys.readouterr()
+        assert main(["-q", "extract", "--model", "pubmed-rewrite", "--json", str(tmp_path / f"{i}.txt")]) == 0
+        printed = json.loads(capsys.readouterr().out)
+        assert (row["summary"], row["sentences"]) == (printed["text"], printed["sentences"])
+        assert row["id"] == str(i + 1) and row["sentences"]

@@ -221,12 +221,11 @@ class RayEngine:
             return None
 
     def run(self, todo: Todo, job: Job, batch_size: int) -> Iterator[dict[str, list]]:
-        import ray.data
-
+        data = self.ray.data  # (Ray's own types are not checked here: ``import_ray`` gives Any)
         items = [{"shard": s.index, "path": s.path, "done": json.dumps(sorted(done))} for s, done in todo]
         if not items:
             return
-        ctx = ray.data.DataContext.get_current()
+        ctx = data.DataContext.get_current()
         saved = ctx.enable_progress_bars, ctx.target_max_block_size
         ctx.enable_progress_bars = False  # the driver's own bar counts papers
         # a block per row, not per 128 MiB: the actor pool bundles B rows into a call, which any idle
@@ -236,22 +235,22 @@ class RayEngine:
         ctx.target_max_block_size = 1
         logging.getLogger("ray.data").setLevel(logging.WARNING)
         here = self._node_id()  # read where the input files are: on the driver's node
-        placement = {"label_selector": {"ray.io/node-id": here}} if here is not None else {}
+        placement = {"ray.io/node-id": here} if here is not None else None
         try:
-            ds = ray.data.from_items(items, override_num_blocks=len(items))
+            ds = data.from_items(items, override_num_blocks=len(items))
             ds = ds.map_batches(
                 _read_batches,
                 fn_kwargs={"batch_size": batch_size},
                 batch_size=1,
                 num_cpus=READ_CPUS,
-                compute=ray.data.TaskPoolStrategy(size=1),
-                **placement,
+                compute=data.TaskPoolStrategy(size=1),
+                label_selector=placement,
             )
             ds = ds.map_batches(
                 Summarizer,
                 fn_constructor_args=(replace(job, threads=max(1, math.floor(self.cpus))),),
                 batch_size=batch_size,  # rows (blocks) bundled into a call
-                compute=ray.data.ActorPoolStrategy(size=self.workers),
+                compute=data.ActorPoolStrategy(size=self.workers),
                 num_cpus=self.cpus,
             )
             for b in ds.iter_batches(batch_size=batch_size, batch_format="pyarrow"):

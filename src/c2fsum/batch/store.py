@@ -55,7 +55,7 @@ class Progress:
         return self.count is not None and len(self.done) >= self.count
 
 
-def _write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+def _write_atomic(path: Path, write: Callable[[Path], object]) -> None:
     """``write(tmp)`` to a temporary file beside ``path``, flushed to disk, then renamed onto it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")  # opened as any file: the umask's mode

@@ -18,7 +18,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,7 +74,7 @@ class Summarizer:
         self.manifest = manifest_hash(self.pipeline.path)
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
 
-    def __call__(self, batch: dict[str, Sequence[Any]]) -> dict[str, list]:
+    def __call__(self, batch: Mapping[str, Sequence[Any]]) -> dict[str, list]:
         """Rows in (columns of :data:`~c2fsum.batch.shards.ROW_COLUMNS`), rows out (:data:`OUT_COLUMNS`),
         in the same order. An article without words, or one the model refuses, is an error row."""
         from c2fsum.pipeline import has_words
@@ -97,9 +97,9 @@ class Summarizer:
             else:  # end
                 records[i] = {"count": int(batch["count"][i])}
         for (i, _), result in zip(todo, self._summarize([t for _, t in todo]), strict=True):
-            text, sentences, seconds = result
-            if isinstance(text, Exception):
-                records[i] = self._error(batch, i, REFUSED, str(text).splitlines()[0])
+            text, sentences, refusal, seconds = result
+            if refusal:  # the model gives no summary of it (an exception's, or the pipeline's reason)
+                records[i] = self._error(batch, i, REFUSED, refusal)
                 out_kinds[i] = "error"
                 continue
             records[i] = {
@@ -119,7 +119,7 @@ class Summarizer:
             "worker": [self.worker] * n,
         }
 
-    def _error(self, batch: dict[str, Sequence[Any]], i: int, reason: str, detail: str) -> dict:
+    def _error(self, batch: Mapping[str, Sequence[Any]], i: int, reason: str, detail: str) -> dict:
         return {
             "id": _text(batch["id"][i]) or None,
             "where": _text(batch["where"][i]),
@@ -127,9 +127,10 @@ class Summarizer:
             "detail": detail,
         }
 
-    def _summarize(self, texts: list[str]) -> list[tuple[Any, list[int] | None, float]]:
-        """``(text, sentences, seconds)`` per text: all in one call, its time shared equally; when
-        the model refuses one (a user error), each alone, the refused one's text its exception."""
+    def _summarize(self, texts: list[str]) -> list[tuple[str, list[int] | None, str, float]]:
+        """``(text, sentences, refusal, seconds)`` per text: all in one call, its time shared
+        equally; when the model raises a user error for one, each alone, the refused one's
+        ``refusal`` the error's first line."""
         from c2fsum.errors import is_user_error
 
         if not texts:
@@ -141,12 +142,18 @@ class Summarizer:
             if not is_user_error(e):
                 raise  # a bug: the run stops with its traceback
             if len(texts) == 1:
-                return [(e, None, time.perf_counter() - start)]
+                return [("", None, str(e).splitlines()[0] or type(e).__name__, time.perf_counter() - start)]
             return [r for t in texts for r in self._summarize([t])]
         share = (time.perf_counter() - start) / len(texts)
-        return [(text, sentences, share) for text, sentences in done]
+        return [(text, sentences, refusal, share) for text, sentences, refusal in done]
 
-    def _run(self, texts: list[str]) -> list[tuple[str, list[int] | None]]:
+    def _run(self, texts: list[str]) -> list[tuple[str, list[int] | None, str]]:
+        """What ``c2fsum summarize`` (or ``c2fsum extract --model``, at its default length) makes of
+        each text: its text, the sentences picked, and the reason when it makes none."""
+        from c2fsum.pipeline import EXTRACT_WORDS
+
         if self.job.extract:
-            return [(e.text, e.sentences) for e in self.pipeline.extract(texts)]
-        return [(s.text, s.sentences) for s in self.pipeline.summarize(texts, self.options)]
+            extracts = self.pipeline.extract(texts, words=EXTRACT_WORDS)
+            return [(e.text, e.sentences, getattr(e, "refusal", "")) for e in extracts]
+        summaries = self.pipeline.summarize(texts, self.options)
+        return [(s.text, s.sentences, getattr(s, "refusal", "")) for s in summaries]
