@@ -253,6 +253,10 @@ def test_the_sentence_rules_on_the_sentences_read_on_unseen_papers():
         "this study shows that x binds y .": "",
         "x increased threefold -lrb- figure < dig > -rrb- .": "",  # a finding that names its figure
         "we identified < dig > novel mature mirnas .": "",
+        # what SumPubMed broke (sumpubmed-519, -275 of the test split): an address removed, a period lost
+        "all statistical analysises have been performed with the r statistical package freely available on .": "broken",
+        "oscillations were observed in the strain by < dig > we have subsequently used the resources .": "broken",
+        "the cells were grown at < dig > degrees for two days .": "",
     }
     assert {text: sentence_rule(text.split()) for text in cases} == cases
 

@@ -106,10 +106,19 @@ REFERS_BACK = re.compile(
 "rather , ..."; not "this study", the paper itself)."""
 
 
+BROKEN = re.compile(
+    r" (?:on|at|from|via|in|to|by|of|with|for|and|the|a|an) [.]$"  # "... freely available on ." (its URL removed)
+    r"|< dig > (?:we|our|here|this|these|in this study) "  # two sentences glued where SumPubMed removed a number
+)
+"""A sentence the data set broke: an address removed before its end ("... the r package freely
+available on ."), or two sentences glued where a number and its period were removed ("... strain
+by < dig > we have subsequently used ...")."""
+
+
 def sentence_rule(words: Sequence[str]) -> str:
     """Why a sentence (prepared tokens) is no summary sentence on its own: ``points`` (it says where
-    something is shown), ``earlier`` (the authors' earlier work), ``refers`` (it opens on what the
-    sentence before said: picked only with it), or ``""``.
+    something is shown), ``earlier`` (the authors' earlier work), ``broken`` (:data:`BROKEN`),
+    ``refers`` (it opens on what the sentence before said: picked only with it), or ``""``.
 
     >>> sentence_rule("complete results are available in additional file < dig > .".split())
     'points'
@@ -127,6 +136,8 @@ def sentence_rule(words: Sequence[str]) -> str:
         return "points"
     if EARLIER_WORK.match(text):
         return "earlier"
+    if BROKEN.search(text):
+        return "broken"
     if REFERS_BACK.match(text):
         return "refers"
     return ""
@@ -134,7 +145,7 @@ def sentence_rule(words: Sequence[str]) -> str:
 
 def pick_rules(examples: Sequence[Example], S: int, *, max_overlap: float = MAX_OVERLAP) -> PickRules:
     """The :class:`~c2fsum.models.select_rewrite.PickRules` of a batch of papers of at most ``S``
-    sentences (:func:`sentence_rule`): sentences that point elsewhere or report earlier work are
+    sentences (:func:`sentence_rule`): sentences that point elsewhere, report earlier work or were broken are
     never picked; one that refers back comes with the sentence before it (blocked when it opens
     its paper)."""
     blocked = torch.zeros(len(examples), S + 1, dtype=torch.bool)
@@ -142,7 +153,7 @@ def pick_rules(examples: Sequence[Example], S: int, *, max_overlap: float = MAX_
     for b, ex in enumerate(examples):
         for j, sentence in enumerate(document_sentences(ex)[:S]):
             why = sentence_rule(sentence)
-            if why in ("points", "earlier") or (why == "refers" and j == 0):
+            if why in ("points", "earlier", "broken") or (why == "refers" and j == 0):
                 blocked[b, j + 1] = True
             elif why == "refers":
                 antecedent[b, j + 1] = j  # candidate j is sentence j - 1
