@@ -76,11 +76,16 @@ def reference(corpus, tmp_path_factory) -> Path:
 def ray_address():
     """A local Ray cluster of 2 CPUs without a dashboard, for this module; its address."""
     ray = pytest.importorskip("ray")
+    mode = os.environ.get("RAY_AUTH_MODE")  # ray.init sets it (token): the drivers started here inherit it
     ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
         ray.shutdown()
+        if mode is None:
+            os.environ.pop("RAY_AUTH_MODE", None)
+        else:
+            os.environ["RAY_AUTH_MODE"] = mode
 
 
 def test_each_row_is_what_summarize_prints_in_the_inputs_order(corpus, reference, tmp_path, capsys):
