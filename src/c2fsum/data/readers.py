@@ -223,15 +223,15 @@ def record_to_document(
         skips.skip("bad_value", where, f"'article' must be a string, got {type(article).__name__}")
         return None
     raw_highlights = record["highlights"]
-    highlights = [] if _is_missing(raw_highlights) else _split_highlights(raw_highlights)
-    if highlights is None:
+    summary = [] if _is_missing(raw_highlights) else _split_highlights(raw_highlights)
+    if summary is None:
         skips.skip(
             "bad_value",
             where,
             f"'highlights' must be a string or a list of strings, got {type(raw_highlights).__name__}",
         )
         return None
-    if not highlights:
+    if not summary:
         skips.skip("no_highlights", where, "'highlights' is empty")
         return None
     doc_id = record.get("id")
@@ -242,7 +242,7 @@ def record_to_document(
     else:
         skips.skip("bad_value", where, f"'id' must be a string, got {type(doc_id).__name__}")
         return None
-    return RawDocument(id=doc_id, article=article, highlights=tuple(highlights), where=where)
+    return RawDocument(id=doc_id, article=article, highlights=tuple(summary), where=where)
 
 
 def _article_record(record: Mapping[str, Any], where: str, skips: SkipLog, number: int) -> RawDocument | None:

@@ -671,14 +671,13 @@ class SentenceSelector(Summarizer):
             for b in range(B):
                 if done[b]:
                     continue
-                c = int(choice[b])
-                if c == STOP:
+                if int(choice[b]) == STOP:
                     stopped[b] = bool(can_pick[b])
                     continue
                 picks[b].extend(int(x[b]) - 1 for x in chosen if int(x[b]) > 0)
-            for c in chosen:
-                real = (c > 0) & ~done
-                idx = c.clamp(min=0)
+            for pick in chosen:
+                real = (pick > 0) & ~done
+                idx = pick.clamp(min=0)
                 taken[rows[real], idx[real]] = True
                 used = used + torch.where(real, words.gather(1, idx.unsqueeze(1)).squeeze(1), 0)
                 if memory.content is not None and have is not None:
