@@ -39,7 +39,7 @@ elapsed() { echo "[$(( $(date +%s) - START )) s]"; }
 # -- 1. pubmed-model3 on whole papers ---------------------------------------------------------
 if [ -f "$PUBMED/test.jsonl.gz" ]; then
   P="$WORK/pubmed"
-  echo "== 1. the main job: pubmed-model3 reads whole papers, the first $PAPERS of the SumPubMed test split $(elapsed)"
+  echo "== 1. the main job: pubmed-rewrite and pubmed-model3 read whole papers, the first $PAPERS of the SumPubMed test split $(elapsed)"
   mkdir -p "$P/raw"
   "$PY" - "$PUBMED/test.jsonl.gz" "$PAPERS" "$P/raw/test.jsonl" <<'EOF'
 import gzip, itertools, sys
