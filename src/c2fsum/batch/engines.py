@@ -172,6 +172,13 @@ def worker_cpus(node_cpus: Sequence[float], workers: int, read_cpus: float = REA
     return math.floor(share * 1000) / 1000
 
 
+BLOCK_BYTES = 1 << 18
+"""The most a Ray Data block holds between the read stage and the workers: 256 KiB, about 8
+SumPubMed papers, so a shard is cut into many blocks that any idle worker takes. A block per row
+(1 byte) made Ray 22-28% slower than the local engine once running (200 papers, 1 and 2 workers,
+quiet 2-core machine); at 256 KiB it was within 3% (docs/corpus.md)."""
+
+
 def _read_batches(items: dict[str, Any], batch_size: int) -> Iterator[dict[str, list]]:
     """Ray Data's read stage: the rows of the shards of ``items`` (one, as Ray gives it: columns of
     numpy values) in batches of ``batch_size`` rows."""
@@ -228,11 +235,11 @@ class RayEngine:
         ctx = data.DataContext.get_current()
         saved = ctx.enable_progress_bars, ctx.target_max_block_size
         ctx.enable_progress_bars = False  # the driver's own bar counts papers
-        # a block per row, not per 128 MiB: the actor pool bundles B rows into a call, which any idle
-        # worker takes (a shard read as one block went to one worker, whole); Ray's own
+        # blocks of BLOCK_BYTES, not 128 MiB: the actor pool bundles B rows into a call, which any
+        # idle worker takes (a shard read as one block went to one worker, whole); Ray's own
         # repartition(target_num_rows_per_block=B) is a stage of its own that asks for a whole CPU,
         # which the workers hold: with 2 workers on 2 CPUs it never ran and the run waited forever
-        ctx.target_max_block_size = 1
+        ctx.target_max_block_size = BLOCK_BYTES
         logging.getLogger("ray.data").setLevel(logging.WARNING)
         here = self._node_id()  # read where the input files are: on the driver's node
         placement = {"ray.io/node-id": here} if here is not None else None
