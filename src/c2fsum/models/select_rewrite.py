@@ -499,7 +499,8 @@ class SentenceSelector(Summarizer):
         content = None
         if examples is not None:
             papers = [document_sentences(ex) for ex in examples]
-            content = content_matrix([content_sets(p) for p in papers], S).to(h.device)
+            if "history" in self.features or not self.training:  # decoding's overlap rule reads it too
+                content = content_matrix([content_sets(p) for p in papers], S).to(h.device)
             if "sections" in self.features:
                 places = torch.zeros(B, S, 3, dtype=torch.long)
                 for b, (ex, p) in enumerate(zip(examples, papers, strict=True)):
