@@ -256,7 +256,10 @@ def test_the_sentence_rules_on_the_sentences_read_on_unseen_papers():
         # what SumPubMed broke (sumpubmed-519, -275 of the test split): an address removed, a period lost
         "all statistical analysises have been performed with the r statistical package freely available on .": "broken",
         "oscillations were observed in the strain by < dig > we have subsequently used the resources .": "broken",
+        "hares in germany between < dig > and < dig > several typing markers were selected .": "broken",  # -251
+        "oscillations occur in strain by < dig > the nadh-mediated pattern is similar to that of x .": "broken",
         "the cells were grown at < dig > degrees for two days .": "",
+        "the mean distance was < dig > for the fpin and < dig > for the epin .": "",
     }
     assert {text: sentence_rule(text.split()) for text in cases} == cases
 

@@ -108,7 +108,8 @@ REFERS_BACK = re.compile(
 
 BROKEN = re.compile(
     r" (?:on|at|from|via|in|to|by|of|with|for|and|the|a|an) [.]$"  # "... freely available on ." (its URL removed)
-    r"|< dig > (?:we|our|here|this|these|in this study) "  # two sentences glued where SumPubMed removed a number
+    r"|< dig > (?:we|our|here|this|these|in this study|the|thus|however|therefore|moreover|several|for example"
+    r"|in addition|taken together|finally) "  # two sentences glued where SumPubMed removed a number and its period
 )
 """A sentence the data set broke: an address removed before its end ("... the r package freely
 available on ."), or two sentences glued where a number and its period were removed ("... strain
@@ -369,6 +370,9 @@ def safe_version(rewrite: Sequence[str], source: Sequence[str]) -> list[int] | N
     ['x', 'binds', 'y', '.']
     >>> safe_version("x binds y .".split(), "x binds y .".split()) is None
     True
+    >>> src = "the model of wolf et al. < cit > .".split()
+    >>> [src[i] for i in safe_version("the model of wolf et al. .".split(), src)]
+    ['the', 'model', 'of', 'wolf', 'et', 'al.']
     """
     spans = safe_spans(source)
     if not spans:
@@ -383,7 +387,10 @@ def safe_version(rewrite: Sequence[str], source: Sequence[str]) -> list[int] | N
     out = [i for i in range(len(source)) if not any(a <= i < b for a, b in dropped)]
     while out and source[out[0]] in (",", ";", ":"):
         out = out[1:]
-    return [i for k, i in enumerate(out) if not (k and source[i] == "," and source[out[k - 1]] == ",")]
+    out = [i for k, i in enumerate(out) if not (k and source[i] == "," and source[out[k - 1]] == ",")]
+    if len(out) > 1 and source[out[-1]] == "." and source[out[-2]].endswith("."):  # "et al. < cit > ." -> "et al."
+        out = out[:-1]
+    return out
 
 
 def _ids(example: Example, vocab: Vocab, words: Sequence[str]) -> list[int]:
