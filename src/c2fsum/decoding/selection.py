@@ -370,9 +370,6 @@ def safe_version(rewrite: Sequence[str], source: Sequence[str]) -> list[int] | N
     ['x', 'binds', 'y', '.']
     >>> safe_version("x binds y .".split(), "x binds y .".split()) is None
     True
-    >>> src = "the model of wolf et al. < cit > .".split()
-    >>> [src[i] for i in safe_version("the model of wolf et al. .".split(), src)]
-    ['the', 'model', 'of', 'wolf', 'et', 'al.']
     """
     spans = safe_spans(source)
     if not spans:
@@ -388,8 +385,6 @@ def safe_version(rewrite: Sequence[str], source: Sequence[str]) -> list[int] | N
     while out and source[out[0]] in (",", ";", ":"):
         out = out[1:]
     out = [i for k, i in enumerate(out) if not (k and source[i] == "," and source[out[k - 1]] == ",")]
-    if len(out) > 1 and source[out[-1]] == "." and source[out[-2]].endswith("."):  # "et al. < cit > ." -> "et al."
-        out = out[:-1]
     return out
 
 
