@@ -35,6 +35,20 @@ quiet() {  # quiet LOG CMD...: run CMD with its output in $WORK/logs/LOG, shown 
   fi
 }
 elapsed() { echo "[$(( $(date +%s) - START )) s]"; }
+two_papers() {  # two_papers PREDICTIONS RAW: the first two summaries (Summary.text) beside their papers' abstracts
+  "$PY" - "$1" "$2" <<'EOF'
+import json, sys, textwrap
+preds = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+papers = {d["id"]: d for d in map(json.loads, open(sys.argv[2], encoding="utf-8"))}
+for row in preds[:2]:
+    paper = papers[row["id"]]
+    words = " ".join(paper["highlights"].split()).split()
+    print(f"\n{row['id']}: a paper of {len(paper['article'].split()):,} words")
+    print(textwrap.fill(row["text"], 100, initial_indent="  model:    ", subsequent_indent=" " * 12))
+    short = " ".join(words[:90]) + (" ..." if len(words) > 90 else "")
+    print(textwrap.fill(short, 100, initial_indent="  abstract: ", subsequent_indent=" " * 12))
+EOF
+}
 
 # -- 1. pubmed-model3 on whole papers ---------------------------------------------------------
 if [ -f "$PUBMED/test.jsonl.gz" ]; then
@@ -53,18 +67,7 @@ EOF
   quiet pubmed-ilp207.log "$C2F" -q baseline ilp --data "$P/data" --split test --out "$P/eval/ilp207" --budget 207
   echo
   echo "-- two papers: what pubmed-rewrite writes (Summary.text) beside the paper's own abstract"
-  "$PY" - "$P/eval/pubmed-rewrite/predictions.jsonl" "$P/raw/test.jsonl" <<'EOF'
-import json, sys, textwrap
-preds = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
-papers = {d["id"]: d for d in map(json.loads, open(sys.argv[2], encoding="utf-8"))}
-for row in preds[:2]:
-    paper = papers[row["id"]]
-    words = " ".join(paper["highlights"].split()).split()
-    print(f"\n{row['id']}: a paper of {len(paper['article'].split()):,} words")
-    print(textwrap.fill(row["text"], 100, initial_indent="  model:    ", subsequent_indent=" " * 12))
-    short = " ".join(words[:90]) + (" ..." if len(words) > 90 else "")
-    print(textwrap.fill(short, 100, initial_indent="  abstract: ", subsequent_indent=" " * 12))
-EOF
+  two_papers "$P/eval/pubmed-rewrite/predictions.jsonl" "$P/raw/test.jsonl"
   echo
   echo "-- $PAPERS papers at 207 tokens: ROUGE x100 against the whole shorter abstract"
   "$PY" scripts/demo_table.py --concat "ILP (207 tokens)=$P/eval/ilp207" "pubmed-rewrite (whole papers)=$P/eval/pubmed-rewrite"
@@ -87,19 +90,7 @@ EOF
   echo
   echo "-- two papers: what pubmed-model3 writes (Summary.text) beside the paper's own abstract"
   echo "   (SumPubMed's abstracts as the data set gives them: lower-cased, <dig> for numbers)"
-  "$PY" - "$P/eval/pubmed-model3/predictions.jsonl" "$P/raw/test.jsonl" <<'EOF'
-import json, sys, textwrap
-preds = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
-papers = {d["id"]: d for d in map(json.loads, open(sys.argv[2], encoding="utf-8"))}
-for row in preds[:2]:
-    paper = papers[row["id"]]
-    abstract = " ".join(paper["highlights"].split())
-    words = abstract.split()
-    print(f"\n{row['id']}: a paper of {len(paper['article'].split()):,} words")
-    print(textwrap.fill(row["text"], 100, initial_indent="  model:    ", subsequent_indent=" " * 12))
-    short = " ".join(words[:90]) + (" ..." if len(words) > 90 else "")
-    print(textwrap.fill(short, 100, initial_indent="  abstract: ", subsequent_indent=" " * 12))
-EOF
+  two_papers "$P/eval/pubmed-model3/predictions.jsonl" "$P/raw/test.jsonl"
   echo
   echo "-- $PAPERS papers: ROUGE x100 against the whole shorter abstract (ROUGE-1.5.5 -c 95 -m -n 2 -a);"
   echo "   s / doc: the model's decoding time per paper on this machine; read at word level: the share of"

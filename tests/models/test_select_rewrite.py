@@ -110,6 +110,15 @@ def test_the_sentence_grid_holds_the_sentences_the_labels_count(chunking):
 
 
 # -- the pointer decoder -----------------------------------------------------------------------
+def selection_labels_tensor(sel) -> torch.Tensor:
+    """``(B, T)`` a selection as teacher forcing takes it: its picks (sentence j as j + 1), STOP, then -1."""
+    labels = torch.full((len(sel.picks), sel.logprob.size(1)), -1)
+    for b, picks in enumerate(sel.picks):
+        row = [j + 1 for j in picks] + [STOP]
+        labels[b, : len(row)] = torch.tensor(row)
+    return labels
+
+
 def _batch():
     vocab = _vocab(DOCS)
     exs = [encode_document(d, vocab, DataConfig(chunks=0, chunk_len=8, max_tgt_len=50)) for d in DOCS]
@@ -142,11 +151,7 @@ def test_picking_step_by_step_gives_the_teacher_forced_probabilities():
     model = tiny_model("select-rewrite", len(vocab), seed=3)
     memory = model.read(model.sentences(batch.src, batch.src_mask))
     sel = model.greedy(memory)
-    T = sel.logprob.size(1)
-    labels = torch.full((4, T), -1)
-    for b, picks in enumerate(sel.picks):
-        row = [j + 1 for j in picks] + [STOP]
-        labels[b, : len(row)] = torch.tensor(row)
+    labels = selection_labels_tensor(sel)
     lp = model.pick_logprobs(memory, labels)
     forced = lp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1).masked_fill(labels < 0, 0.0)
     assert torch.allclose(forced, sel.logprob, atol=1e-5)

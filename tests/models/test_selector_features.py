@@ -2,7 +2,7 @@
 start that adds them to a selector trained without them."""
 
 import torch
-from test_select_rewrite import _batch
+from test_select_rewrite import _batch, selection_labels_tensor
 
 from c2fsum.config import Config, DataConfig, ModelConfig
 from c2fsum.data.batching import collate, encode_document
@@ -10,7 +10,6 @@ from c2fsum.data.vocab import Vocab
 from c2fsum.models.checkpoint import warm_start, write_manifest, write_model_files
 from c2fsum.models.select_rewrite import (
     SECTION_KINDS,
-    STOP,
     PickRules,
     content_matrix,
     content_sets,
@@ -77,11 +76,7 @@ def test_with_history_picking_step_by_step_gives_the_teacher_forced_probabilitie
         model.place_emb.weight.normal_()
     memory = model.read(model.sentences(batch.src, batch.src_mask), exs)
     sel = model.greedy(memory)
-    T = sel.logprob.size(1)
-    labels = torch.full((len(exs), T), -1)
-    for b, picks in enumerate(sel.picks):
-        row = [j + 1 for j in picks] + [STOP]
-        labels[b, : len(row)] = torch.tensor(row)
+    labels = selection_labels_tensor(sel)
     lp = model.pick_logprobs(memory, labels)
     forced = lp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1).masked_fill(labels < 0, 0.0)
     assert torch.allclose(forced, sel.logprob, atol=1e-5)
