@@ -247,6 +247,8 @@ def test_the_sentence_rules_on_the_sentences_read_on_unseen_papers():
         "previously we showed that the allergoid induces igg-blocking antibodies .": "earlier",
         "in our previous study , we identified < dig > loci .": "earlier",
         "we have previously reported that x binds y .": "earlier",
+        "interestingly , our recent study has shown a role of mtmr < dig > in muscle .": "earlier",  # val 20245
+        "for the most part , these model organism studies relied on backcrossing .": "refers",  # val 19845
         "these two methods consistently outperform the others .": "refers",
         "taken together , these results suggest a role for x .": "refers",
         "rather , the exact conservation of the introns argues for independent evolution .": "refers",

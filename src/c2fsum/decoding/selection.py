@@ -70,7 +70,7 @@ a paper that says a thing twice is summarized saying it once."""
 LEAD_IN = (
     r"(?:(?:however|moreover|furthermore|in addition|additionally|thus|therefore|hence|together|taken together|"
     r"overall|in summary|in conclusion|importantly|finally|interestingly|notably|consequently|collectively|"
-    r"altogether|accordingly|indeed|also)(?: ,)? )?"
+    r"altogether|accordingly|indeed|also|for the most part)(?: ,)? )?"
 )
 """An opening connective a reference back may follow ("taken together , these results ...")."""
 
@@ -90,7 +90,8 @@ additional file < dig >", "the primers are listed in table < dig >"): no finding
 EARLIER_WORK = re.compile(
     LEAD_IN + r"(?:(?:we|our group|our laboratory|our lab) (?:have |had )?(?:previously|recently|earlier|already)\b"
     r"|previously(?: ,)? we\b|(?:in )?(?:our|a) (?:previous|earlier|prior|recent) (?:study|work|report|paper|studies)"
-    r"(?: ,)? we\b|(?:in )?our (?:previous|earlier|prior) (?:study|work|report|paper|studies)\b|we and others have\b)"
+    r"(?: ,)? we\b|(?:in )?our (?:previous|earlier|prior|recent) (?:study|work|report|paper|studies)\b"
+    r"|we and others have\b)"
 )
 """The authors' earlier work, stated as such ("we previously showed ...", "in our previous study ..."):
 not this paper's finding."""
