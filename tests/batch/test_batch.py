@@ -196,6 +196,19 @@ def test_every_worker_fits_beside_the_read_stage(nodes, workers, expected):
     assert sum(int(r / share + 1e-9) for r in room) >= workers
 
 
+def test_a_small_corpus_is_cut_into_blocks_for_every_worker(tmp_path):
+    """A quarter of each worker's share of the bytes, a .gz counted 4 times, at most 256 KiB.
+    By hand: 1000 + 4 * 250 = 2000 bytes, 2 workers: 2000 // 8 = 250; 4 MB: the cap."""
+    from c2fsum.batch.engines import BLOCK_BYTES, block_bytes
+
+    (tmp_path / "a.jsonl").write_bytes(b"x" * 1000)
+    (tmp_path / "b.jsonl.gz").write_bytes(b"x" * 250)
+    (tmp_path / "c.csv").write_bytes(b"x" * 4_000_000)
+    assert block_bytes([str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl.gz")], 2) == 250
+    assert block_bytes([str(tmp_path / "c.csv")], 2) == BLOCK_BYTES == 1 << 18
+    assert block_bytes([str(tmp_path / "a.jsonl")], 1000) == 1
+
+
 def _run(args: list[str], out: Path, *, kill_when=None, timeout: float = 240) -> subprocess.CompletedProcess | None:
     """``c2fsum batch`` in a process; with ``kill_when(out, proc)`` polled, SIGKILL there (the
     driver, or the pid it returns) once it holds, and None back."""
@@ -219,7 +232,15 @@ def _run(args: list[str], out: Path, *, kill_when=None, timeout: float = 240) ->
 
 
 def _pieces(out: Path) -> int:
-    return len(list((out / ".batch" / "pieces").glob("*/piece-*.jsonl")))
+    """Pieces holding a finished record: a piece of only a shard's "end" row (Ray may deliver
+    that batch first) leaves nothing done before a rerun."""
+    done = 0
+    for piece in (out / ".batch" / "pieces").glob("*/piece-*.jsonl"):
+        try:
+            done += any(r["kind"] != "end" for r in read_shard_file(piece))
+        except FileNotFoundError:  # its shard finished meanwhile (pieces removed)
+            continue
+    return done
 
 
 def _driver_after_a_piece(out: Path, proc: subprocess.Popen) -> int | None:
@@ -278,7 +299,8 @@ def test_ray_agrees_with_local_and_resumes_after_a_kill(corpus, reference, ray_a
     args = ["--input", str(corpus), "--engine", "ray", "--address", ray_address, "--workers", "2"]
     args += ["--batch-size", "2"]
     assert _run(args, out, kill_when=_driver_after_a_piece) is None
-    summarized, before = _resumed(_run(args, out))
+    result = _run(args, out)
+    summarized, before = _resumed(result)
     assert before >= 2 and summarized + before == N_A + N_B
     assert _rows(out) == _rows(reference)
 
