@@ -140,6 +140,13 @@ class ModelConfig:
     (issue 47): ``sections`` (each sentence's section kind, its place in the paper and in its
     section), ``history`` (the share of each sentence's content words the picks already hold, and
     the picked words for STOP: MemSum's extraction history made explicit). Empty: issue 37's selector."""
+    selector_labels: str = "align"
+    """``select-rewrite``: what the selector learns to pick. ``align``: for each abstract sentence the
+    paper's sentence of highest ROUGE-L recall, in the abstract's order; ``episodes``: one of the 4
+    highest-ROUGE selections within ``selector_label_words`` (MemSum's high-ROUGE episodes, by beam
+    search, in pick order), drawn anew at each training step (the best one at validation)."""
+    selector_label_words: int = 207
+    """``selector_labels=episodes``: the episodes' word budget (the pubmed presets' summary length)."""
 
 
 @dataclass

@@ -82,3 +82,55 @@ def test_bounded_search_is_the_exhaustive_argmax():
             best_score, neg_i = max(scores)
             assert (a.source, a.recall) == (-neg_i, best_score)
             taken.add(a.source)
+
+
+def _recall_score(doc, summary, picks):
+    """Clipped unigram + bigram recall of the summary by the picked sentences, from scratch."""
+    from collections import Counter
+
+    def grams(words):
+        return Counter([(w,) for w in words] + list(zip(words, words[1:], strict=False)))
+
+    ref = grams(content([t for s in summary for t in s]))
+    have: Counter = Counter()
+    for j in picks:
+        have.update(grams(content(doc[j])))
+    n1 = sum(n for g, n in ref.items() if len(g) == 1)
+    n2 = sum(n for g, n in ref.items() if len(g) == 2)
+    m1 = sum(min(n, have[g]) for g, n in ref.items() if len(g) == 1)
+    m2 = sum(min(n, have[g]) for g, n in ref.items() if len(g) == 2)
+    return m1 / n1 + (m2 / n2 if n2 else 0.0)
+
+
+def test_episodes_score_what_they_hold_fit_the_budget_and_a_wide_beam_finds_the_best_set():
+    """On random documents of 8 sentences: each episode's score is its selection's recall computed
+    from scratch, its words fit, the sets are distinct and best first; with a beam as wide as all
+    subsets the first episode is the exhaustive best selection that fits (gains are all positive
+    along the search, so the best set is reached through sets each raising the score)."""
+    from itertools import combinations
+
+    from c2fsum.data.align import oracle_episodes
+
+    rng = random.Random(2)
+    words = [f"w{i}" for i in range(12)]
+    for _ in range(30):
+        doc = [[rng.choice(words) for _ in range(rng.randint(2, 7))] for _ in range(8)]
+        summary = [[rng.choice(words) for _ in range(rng.randint(3, 8))] for _ in range(2)]
+        budget = rng.randint(6, 16)
+        eps = oracle_episodes(doc, summary, budget=budget, beam=4)
+        assert [e.score for e in eps] == sorted((e.score for e in eps), reverse=True)
+        assert len({frozenset(e.picks) for e in eps}) == len(eps) <= 4
+        for e in eps:
+            assert sum(len(doc[j]) for j in e.picks) <= budget
+            assert abs(e.score - _recall_score(doc, summary, e.picks)) < 1e-9
+        wide = oracle_episodes(doc, summary, budget=budget, beam=300)
+        fits = [c for k in range(1, 9) for c in combinations(range(8), k) if sum(len(doc[j]) for j in c) <= budget]
+        best = max(_recall_score(doc, summary, c) for c in fits)
+        assert abs(wide[0].score - best) < 1e-9
+
+
+def test_no_shared_word_is_no_episode():
+    from c2fsum.data.align import oracle_episodes
+
+    assert oracle_episodes([["a", "b"]], [["c", "d"]], budget=10) == []
+    assert oracle_episodes([["a", "b", "c"]], [["a"]], budget=2) == []  # the one sharing sentence does not fit

@@ -127,3 +127,31 @@ def test_the_rules_block_bring_the_antecedent_and_cap_the_overlap():
     for b, picks in enumerate(capped.picks):  # no two picks share a content word
         rows = x[b, [j + 1 for j in picks]]
         assert (rows.sum(0) <= 1).all()
+
+
+def test_episode_labels_draw_among_the_best_selections_in_training_and_take_the_best_in_eval():
+    """``model.selector_labels=episodes``: each example's labels are one of its oracle episodes (in
+    pick order), drawn in training mode (all of them turn up over draws), the first in eval mode."""
+    from c2fsum.data.align import oracle_episodes
+    from c2fsum.data.vocab import BOS, EOS
+    from c2fsum.models.select_rewrite import document_sentences, sentence_words
+
+    vocab, exs, _ = _batch()
+    model = tiny_model("select-rewrite", len(vocab), seed=3, selector_labels="episodes", selector_label_words=6)
+    episodes = []
+    for ex in exs:
+        doc = document_sentences(ex)
+        size = [sentence_words(s, {EOS, BOS}) for s in doc]
+        episodes.append([list(e.picks) for e in oracle_episodes(doc, ex.refs, budget=6, beam=4, lengths=size)])
+    assert all(episodes) and sum(len(e) > 1 for e in episodes) == 2  # at 6 words: two papers with two episodes
+    model.eval()
+    assert model.labels(exs) == [e[0] for e in episodes]
+    model.train()
+    torch.manual_seed(0)
+    seen = [set() for _ in exs]
+    for _ in range(60):  # P(an episode of 4 never drawn in 60) = 4 * (3/4)^60 < 1e-7
+        for s, lab in zip(seen, model.labels(exs), strict=True):
+            s.add(tuple(lab))
+    assert seen == [{tuple(p) for p in e} for e in episodes]
+    rows = model.label_tensor(exs).tolist()  # sentence j as j + 1, then STOP (0)
+    assert all(r[: r.index(0)] in [[j + 1 for j in p] for p in e] for r, e in zip(rows, episodes, strict=True))

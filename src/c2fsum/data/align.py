@@ -114,3 +114,88 @@ def align(
             taken.add(best)
         out.append(Alignment(t, best, best_lcs / len(ref) if ref else 0.0))
     return out
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One extractive summary a selector can learn to pick: document sentence indices in pick order
+    and its ROUGE-1 + ROUGE-2 recall of the summary (0-2)."""
+
+    picks: tuple[int, ...]
+    score: float
+
+
+def _gram_counts(words: Sequence[str]) -> Counter:
+    """Unigrams (as 1-tuples) and bigrams of ``words``."""
+    return Counter([(w,) for w in words] + list(zip(words, words[1:], strict=False)))
+
+
+def oracle_episodes(
+    document: Sequence[Sequence[str]],
+    summary: Sequence[Sequence[str]],
+    *,
+    budget: int,
+    beam: int = 4,
+    lengths: Sequence[int] | None = None,
+) -> list[Episode]:
+    """The ``beam`` highest-ROUGE selections of ``document`` sentences within ``budget`` words, by
+    beam search (MemSum's high-ROUGE episodes, Gu et al. 2022): the score of a selection is its
+    clipped unigram recall plus its clipped bigram recall of the summary (punctuation left out,
+    bigrams within a sentence); each step extends every kept selection by each sentence that fits
+    and raises its score, and a selection that nothing raises is finished. Selections holding the
+    same sentences are one episode (the first order found). Best first; ``[]`` when no sentence
+    shares a word with the summary.
+
+    ``lengths``: each sentence's words as the budget counts them (default: its tokens).
+
+    By hand, summary "a b c d" (4 unigrams, 3 bigrams), budget 6: sentence 2 (4 tokens) scores
+    3/4 + 2/3 and nothing else fits beside it; sentences 0 and 1 (3 tokens each) score 2/4 + 1/3
+    each, 5/3 together (the order 1, 0 is the same episode):
+
+    >>> doc = [["a", "b", "."], ["c", "d", "."], ["a", "b", "c", "."]]
+    >>> [(e.picks, round(e.score, 3)) for e in oracle_episodes(doc, [["a", "b", "c", "d"]], budget=6)]
+    [((0, 1), 1.667), ((2,), 1.417)]
+    """
+    ref = _gram_counts(content([t for s in summary for t in s]))
+    n1 = sum(n for g, n in ref.items() if len(g) == 1)
+    n2 = sum(n for g, n in ref.items() if len(g) == 2)
+    if not n1:
+        return []
+    weight = {1: 1.0 / n1, 2: 1.0 / n2 if n2 else 0.0}
+    hits = []  # per sentence: its grams found in the summary, with counts
+    for s in document:
+        c = _gram_counts(content(s))
+        hits.append({g: n for g, n in c.items() if g in ref})
+    size = list(lengths) if lengths is not None else [len(s) for s in document]
+
+    def gain(have: Counter, j: int) -> float:
+        return sum(weight[len(g)] * (min(ref[g], have[g] + n) - min(ref[g], have[g])) for g, n in hits[j].items())
+
+    live: list[tuple[float, tuple[int, ...], Counter, int]] = [(0.0, (), Counter(), 0)]
+    done: dict[frozenset, Episode] = {}
+    while live:
+        grown: list[tuple[float, tuple[int, ...], Counter, int]] = []
+        for score, picks, have, used in live:
+            extended = False
+            for j, h in enumerate(hits):
+                if not h or j in picks or used + size[j] > budget:
+                    continue
+                g = gain(have, j)
+                if g > 1e-12:
+                    grown.append((score + g, (*picks, j), have, used + size[j]))
+                    extended = True
+            if not extended and picks:
+                done.setdefault(frozenset(picks), Episode(picks, score))
+        grown.sort(key=lambda x: -x[0])
+        live, seen = [], set()
+        for score, picks, have, used in grown:
+            key = frozenset(picks)
+            if key in seen:
+                continue
+            seen.add(key)
+            new = have.copy()
+            new.update(hits[picks[-1]])
+            live.append((score, picks, new, used))
+            if len(live) == beam:
+                break
+    return sorted(done.values(), key=lambda e: -e.score)[:beam]

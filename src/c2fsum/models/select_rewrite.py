@@ -40,10 +40,10 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from c2fsum.config import ModelConfig
-from c2fsum.data.align import align, content
+from c2fsum.data.align import align, content, oracle_episodes
 from c2fsum.data.batching import Example
 from c2fsum.data.grid import PAD
-from c2fsum.data.vocab import EOS
+from c2fsum.data.vocab import BOS, EOS
 from c2fsum.losses.reinforce import discounted_returns, reinforce_loss
 from c2fsum.metrics.output_stats import is_content_word
 from c2fsum.models.base import Capabilities, ForwardOutput, Summarizer
@@ -64,6 +64,12 @@ to pick the best of bad matches teaches it noise. SumPubMed abstracts are abstra
 validation papers of the 20,000-paper set (1,810 abstract sentences) the best match's recall has
 median 0.39, and 99% of the sentences reach 0.2, 80% 0.3, 50% 0.4, 30% 0.5; 0.3 keeps most
 sentences and drops the weakest fifth."""
+LABELS = ("align", "episodes")
+"""The values of ``model.selector_labels``."""
+
+EPISODES = 4
+"""``selector_labels=episodes``: how many high-ROUGE selections of each paper a step draws from."""
+
 RL_WORDS = 250
 """The word budget of the selections drawn for REINFORCE: about a SumPubMed abstract (the budget
 ``c2fsum extract`` gives ILP and LEAD by default)."""
@@ -446,7 +452,10 @@ class SentenceSelector(Summarizer):
                     weight.weight.zero_()
                 elif weight is not None:
                     weight.zero_()
-        self._labels: dict[tuple, list[int]] = {}
+        if cfg.selector_labels not in LABELS:
+            raise ValueError(f"model.selector_labels: got {cfg.selector_labels!r}, expected one of {', '.join(LABELS)}")
+        self.label_kind, self.label_words = cfg.selector_labels, cfg.selector_label_words
+        self._labels: dict[tuple, list[list[int]]] = {}
 
     NEW_WEIGHTS = ("section_emb", "place_emb", "inner_emb", "history_w", "stop_w")
     """Weights of ``model.selector_features``: zero at first, so a selector trained without them
@@ -694,13 +703,23 @@ class SentenceSelector(Summarizer):
 
     # -- training -------------------------------------------------------------------------------
     def labels(self, examples: Sequence[Example]) -> list[list[int]]:
-        """Each example's :func:`selection_labels` (aligned once per example and kept)."""
+        """Each example's picks to learn (computed once per example and kept): its
+        :func:`selection_labels` (``align``), or one of its :func:`oracle_episodes` (``episodes``:
+        drawn with torch's generator in training mode, the best one in eval mode)."""
         out = []
         for ex in examples:
             key = (ex.id, len(ex.words), len(ex.refs), sum(len(r) for r in ex.refs))
             if key not in self._labels:
-                self._labels[key] = selection_labels(document_sentences(ex), ex.refs)
-            out.append(self._labels[key])
+                doc = document_sentences(ex)
+                if self.label_kind == "episodes":
+                    size = [sentence_words(s, {EOS, BOS}) for s in doc]
+                    eps = oracle_episodes(doc, ex.refs, budget=self.label_words, beam=EPISODES, lengths=size)
+                    self._labels[key] = [list(e.picks) for e in eps] or [[]]
+                else:
+                    self._labels[key] = [selection_labels(doc, ex.refs)]
+            choices = self._labels[key]
+            i = int(torch.randint(len(choices), ())) if self.training and len(choices) > 1 else 0
+            out.append(choices[i])
         return out
 
     def label_tensor(self, examples: Sequence[Example], device: torch.device | str = "cpu") -> Tensor:
