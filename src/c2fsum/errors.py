@@ -50,3 +50,10 @@ def is_user_error(e: BaseException) -> bool:
     if isinstance(e, (UserError, *USER_OS_ERRORS)):
         return True
     return isinstance(e, OSError) and e.errno in USER_ERRNOS
+
+
+def error_line(e: BaseException) -> str:
+    """The first line of a user error's message (an OS error's reason with its file, as Python
+    words it, when it has no message of its own)."""
+    text = str(e)
+    return text.splitlines()[0] if text.strip() else type(e).__name__

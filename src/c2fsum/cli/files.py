@@ -100,8 +100,7 @@ def each_file(
     import os
     import traceback
 
-    from c2fsum.cli.main import error_line
-    from c2fsum.errors import is_user_error
+    from c2fsum.errors import error_line, is_user_error
 
     several, failed, first = len(paths) > 1, [], True
     for path in paths:

@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
     )
     from c2fsum.cli.inputs import check_before_loading
-    from c2fsum.errors import is_user_error
+    from c2fsum.errors import error_line, is_user_error
 
     try:
         check_before_loading(a)  # bad input and unknown models refused before torch is imported
@@ -162,13 +162,6 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"c2fsum {a.command}: error: {error_line(e)}", file=sys.stderr)
         return 2
-
-
-def error_line(e: BaseException) -> str:
-    """The first line of a user error's message (an OS error's reason with its file, as Python
-    words it, when it has no message of its own)."""
-    text = str(e)
-    return text.splitlines()[0] if text.strip() else type(e).__name__
 
 
 if __name__ == "__main__":
