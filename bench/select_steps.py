@@ -5,6 +5,7 @@
     python bench/select_steps.py --step no-order ...   # the summary in pick order
     python bench/select_steps.py --step all-spans ...  # every safe span left out, whatever the rewriter wrote
     python bench/select_steps.py --step no-refers ...  # the rules, but a sentence opening on "these ..." alone
+    python bench/select_steps.py --step content-overlap ...  # the overlap cap on content words only
 
 then ``c2fsum compare --concat A B`` for the paired-bootstrap interval of each difference. The
 other arguments are ``c2fsum evaluate``'s.
@@ -16,10 +17,11 @@ import sys
 
 from c2fsum.cli.main import main
 from c2fsum.decoding import selection
+from c2fsum.models import select_rewrite
 
 selection_safe_version = selection.safe_version
 
-STEPS = ("all", "no-rules", "no-order", "none", "all-spans", "no-refers")
+STEPS = ("all", "no-rules", "no-order", "none", "all-spans", "no-refers", "content-overlap")
 
 
 def every_safe_span(rewrite, source):
@@ -36,8 +38,9 @@ if __name__ == "__main__":
         del args[k : k + 2]
     if step not in STEPS:
         raise SystemExit(f"--step: expected one of {', '.join(STEPS)}, got {step!r}")
-    selection.PICK_RULES = step in ("all", "no-order", "all-spans", "no-refers")
-    selection.PAPER_ORDER = step in ("all", "no-rules", "all-spans", "no-refers")
+    selection.PICK_RULES = step in ("all", "no-order", "all-spans", "no-refers", "content-overlap")
+    selection.PAPER_ORDER = step in ("all", "no-rules", "all-spans", "no-refers", "content-overlap")
+    select_rewrite.OVERLAP_WORDS = step != "content-overlap"
     if step == "no-refers":
         rule = selection.sentence_rule
         selection.sentence_rule = lambda words: "" if rule(words) == "refers" else rule(words)

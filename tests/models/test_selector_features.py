@@ -124,9 +124,29 @@ def test_the_rules_block_bring_the_antecedent_and_cap_the_overlap():
     capped = model.pick(memory, min_words=100, rules=none)
     x = memory.content
     assert x is not None
-    for b, picks in enumerate(capped.picks):  # no two picks share a content word
-        rows = x[b, [j + 1 for j in picks]]
-        assert (rows.sum(0) <= 1).all()
+    assert memory.letters is not None  # decoding: all words read as well
+    for b, picks in enumerate(capped.picks):  # no two picks share a word, content or not
+        for words in (x, memory.letters):
+            rows = words[b, [j + 1 for j in picks]]
+            assert (rows.sum(0) <= 1).all()
+
+
+def test_overlap_is_the_larger_share_of_content_words_and_of_all_words_by_hand():
+    """Sentences "the drug worked in mice ." (a) and "the drug failed in rats ." (b): content words
+    {drug, worked, mice} and {drug, failed, rats} share 1 of 3; all words {the, drug, worked, in,
+    mice} and {the, drug, failed, in, rats} share 3 of 5 = 0.6; "in mice the drug worked" (c)
+    shares 3 of 3 content words with a."""
+    from c2fsum.models.select_rewrite import SelectorMemory, word_sets
+
+    paper = [s.split() for s in ("the drug worked in mice .", "the drug failed in rats .", "in mice the drug worked")]
+    content = content_matrix([content_sets(paper)], 3)
+    letters = content_matrix([word_sets(paper)], 3)
+    assert letters[0, 1:].sum(-1).tolist() == [5, 5, 5]
+    memory = SelectorMemory(*[torch.zeros(1)] * 5, state=(torch.zeros(1), torch.zeros(1)), content=content)
+    a = torch.tensor([1])  # candidate 1: sentence a
+    assert [round(v, 4) for v in memory.overlap(a)[0].tolist()] == [0.0, 1.0, round(1 / 3, 4), 1.0]
+    memory.letters = letters
+    assert [round(v, 4) for v in memory.overlap(a)[0].tolist()] == [0.0, 1.0, 0.6, 1.0]
 
 
 def test_episode_labels_draw_among_the_best_selections_in_training_and_take_the_best_in_eval():

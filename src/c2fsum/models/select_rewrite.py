@@ -64,6 +64,10 @@ to pick the best of bad matches teaches it noise. SumPubMed abstracts are abstra
 validation papers of the 20,000-paper set (1,810 abstract sentences) the best match's recall has
 median 0.39, and 99% of the sentences reach 0.2, 80% 0.3, 50% 0.4, 30% 0.5; 0.3 keeps most
 sentences and drops the weakest fifth."""
+OVERLAP_WORDS = True
+"""Decoding's overlap rule counts all words as well as content words (``bench/select_steps.py``
+turns it off to measure it)."""
+
 LABELS = ("align", "episodes")
 """The values of ``model.selector_labels``."""
 
@@ -150,6 +154,12 @@ def sentence_places(n: int, sections: Sequence[tuple[str, int]] | None) -> list[
 def content_sets(sentences: Sequence[Sequence[str]]) -> list[set[str]]:
     """The content words of each sentence (:func:`~c2fsum.metrics.output_stats.is_content_word`)."""
     return [{w for w in s if is_content_word(w)} for s in sentences]
+
+
+def word_sets(sentences: Sequence[Sequence[str]]) -> list[set[str]]:
+    """The words of each sentence as a reader counts them: its tokens holding a letter, lowercased
+    (what issue 47's overlap target counts, ``bench/summary_overlap.py``)."""
+    return [{w.lower() for w in s if any(c.isalpha() for c in w)} for s in sentences]
 
 
 def content_matrix(papers: Sequence[Sequence[set[str]]], S: int) -> Tensor:
@@ -299,6 +309,8 @@ class SelectorMemory:
         state: the decoder's first ``(h, c)``, each ``(layers, B, H)``.
         content: ``(B, S+1, U)`` 0/1, each candidate's content words (:func:`content_matrix`), or
             None when the papers' words were not given (no history, no overlap rule).
+        letters: ``(B, S+1, V)`` 0/1, each candidate's words (:func:`word_sets`), at decoding
+            only (the overlap rule), else None.
     """
 
     keys: Tensor
@@ -308,6 +320,7 @@ class SelectorMemory:
     words: Tensor
     state: tuple[Tensor, Tensor]
     content: Tensor | None = None
+    letters: Tensor | None = None
 
     def coverage(self, have: Tensor) -> Tensor:
         """``(B, T, S+1)``: the share of each candidate's content words among ``have`` ``(B, T, U)``
@@ -317,14 +330,21 @@ class SelectorMemory:
         return (have @ self.content.transpose(1, 2)) / sizes.unsqueeze(1)
 
     def overlap(self, j: Tensor) -> Tensor:
-        """``(B, S+1)``: the content words each candidate shares with candidate ``j`` ``(B,)``, over
-        the smaller of the two sentences' (1: one says all the other says)."""
+        """``(B, S+1)``: the words each candidate shares with candidate ``j`` ``(B,)``, over the
+        smaller of the two sentences' (1: one says all the other says): the larger of that share
+        of content words and of all words (``letters``, when read)."""
         assert self.content is not None
-        row = self.content.gather(1, j.view(-1, 1, 1).expand(-1, 1, self.content.size(-1)))  # (B, 1, U)
-        shared = (self.content * row).sum(-1)  # (B, S+1)
-        sizes = self.content.sum(-1)
-        least = torch.minimum(sizes, row.sum(-1)).clamp(min=1)
-        return shared / least
+        out = _shared(self.content, j)
+        return out if self.letters is None else torch.maximum(out, _shared(self.letters, j))
+
+
+def _shared(words: Tensor, j: Tensor) -> Tensor:
+    """``(B, S+1)``: of ``words`` ``(B, S+1, U)`` (0/1), those each candidate shares with candidate
+    ``j`` ``(B,)``, over the smaller of the two sentences' counts."""
+    row = words.gather(1, j.view(-1, 1, 1).expand(-1, 1, words.size(-1)))  # (B, 1, U)
+    shared = (words * row).sum(-1)  # (B, S+1)
+    least = torch.minimum(words.sum(-1), row.sum(-1)).clamp(min=1)
+    return shared / least
 
 
 @dataclass
@@ -505,11 +525,13 @@ class SentenceSelector(Summarizer):
         back = self.doc_backward(gather_rows(s, flip))[0]  # (B, S, H/2), read last sentence first
         h = torch.cat([self.doc_forward(s)[0], gather_rows(back, flip)], -1)  # (B, S, H)
         B, S = h.size(0), h.size(1)
-        content = None
+        content = letters = None
         if examples is not None:
             papers = [document_sentences(ex) for ex in examples]
             if "history" in self.features or not self.training:  # decoding's overlap rule reads it too
                 content = content_matrix([content_sets(p) for p in papers], S).to(h.device)
+            if not self.training and OVERLAP_WORDS:
+                letters = content_matrix([word_sets(p) for p in papers], S).to(h.device)
             if "sections" in self.features:
                 places = torch.zeros(B, S, 3, dtype=torch.long)
                 for b, (ex, p) in enumerate(zip(examples, papers, strict=True)):
@@ -535,6 +557,7 @@ class SentenceSelector(Summarizer):
             words=sents.words,
             state=state,
             content=content,
+            letters=letters,
         )
 
     # -- picking --------------------------------------------------------------------------------
