@@ -13,6 +13,12 @@ One step (fairseq's scheme, which keeps the beam full when some hypotheses end):
 
 With ``K = 1`` this is exactly greedy decoding.
 
+Speed-ups over tests/decoding/beam_reference.py, same hypotheses: (1) the first step runs one row
+per document (all K beams would be the same row; the first select expands the state to K);
+(2) each row's best 2K words are taken before the (B, K * 2K) candidate table, not a
+(B, K * V') one; (3) models whose rows can share their document's memory row
+(memory_per_document) attend B * K queries against B memory rows, never copying it K times.
+
 Stopping. The search of a document is over when
 
 * its ``n_best``-th best finished hypothesis can no longer be beaten: log-probabilities are
@@ -31,7 +37,7 @@ with ``length_norm > 0`` the bound is loose and searches run longer; with ``leng
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor
@@ -44,6 +50,7 @@ from c2fsum.decoding.hypothesis import (
     check_lengths,
 )
 from c2fsum.models.base import Memory, Summarizer
+from c2fsum.modules.attention import Attention
 
 
 @dataclass
@@ -158,6 +165,80 @@ def _next_beams(
     return live_score, live_tok, live_row, done
 
 
+@dataclass
+class _History:
+    """Per step, what reading the hypotheses back needs: each row's parent and token (CPU lists,
+    rows of the next step's batch) and the attention of every row of the step's batch."""
+
+    parent: list[list[int]] = field(default_factory=list)
+    token: list[list[int]] = field(default_factory=list)
+    attn: list[Tensor] = field(default_factory=list)
+    """Per step, the word attention ``(rows, M, N)`` of that step's batch."""
+    coarse: list[Tensor] = field(default_factory=list)
+    """Per step, the chunk attention ``(rows, M)`` (models that have it; empty otherwise)."""
+
+    def add_attention(self, attention: Attention) -> None:
+        """Keep a step's word attention and, where the model has it, its chunk attention."""
+        self.attn.append(attention.attn)
+        if attention.coarse is not None:
+            self.coarse.append(attention.coarse)
+
+    def add_beams(self, parents: Tensor, tokens: Tensor) -> None:
+        """Keep the next beams' parent rows and tokens, both ``(B' * K,)`` (one host sync)."""
+        parents_cpu, tokens_cpu = torch.stack([parents, tokens]).tolist()
+        self.parent.append(parents_cpu)
+        self.token.append(tokens_cpu)
+
+
+def _check_arguments(*, beam: int, max_len: int, min_len: int, n_best: int) -> None:
+    """Raise ``ValueError`` naming the argument when a length, the beam or ``n_best`` is out of range."""
+    check_lengths(max_len=max_len, min_len=min_len)
+    if beam < 1:
+        raise ValueError(f"beam must be >= 1, got {beam}")
+    if not 1 <= n_best <= beam:
+        raise ValueError(f"n_best must be between 1 and beam={beam}, got {n_best}")
+
+
+def _top_candidates(
+    logprobs: Tensor, scores: Tensor, row_offset: Tensor, *, k: int, first: bool
+) -> tuple[Tensor, Tensor, Tensor]:
+    """The best 2K continuations of each active document's K beams.
+
+    Args:
+        logprobs: ``(rows, V')`` the constrained log-probabilities of this step's rows: ``B * K``
+            rows, or ``B`` on the ``first`` step (one row per document, its K beams copies of it).
+        scores: ``(B, K)`` the beams' scores (-inf for beams that are not live).
+        row_offset: ``(B, 1)`` ``b * K`` for each active entry ``b``.
+    Returns:
+        ``top_score, top_tok, top_row`` ``(B, 2K)`` (fewer when ``K * r`` is smaller): score,
+        token and row (of this step's batch) of the best candidates, best first.
+    """
+    n_act = scores.size(0)
+    r = min(2 * k, logprobs.size(1))
+    row_top, row_tok = logprobs.topk(r, dim=1)  # (rows, r): each row's best r words
+    if first:  # one row per document: its K beams are copies of it
+        row_top, row_tok = row_top.unsqueeze(1).expand(n_act, k, r), row_tok.unsqueeze(1).expand(n_act, k, r)
+    cand = (scores.unsqueeze(2) + row_top.reshape(n_act, k, r)).view(n_act, k * r)
+    top_score, top_idx = cand.topk(min(2 * k, k * r), dim=1)  # (B, 2K), best first
+    top_tok = row_tok.reshape(n_act, k * r).gather(1, top_idx)
+    top_beam = top_idx // r
+    # row of this step's batch
+    top_row = row_offset // k if first else top_beam + row_offset
+    return top_score, top_tok, top_row.expand_as(top_beam)
+
+
+def _next_memory(memory: Memory, keep_docs: Tensor, *, k: int, first: bool, shrunk: bool, per_doc: bool) -> Memory:
+    """The memory rows of the next step: K rows per document after the first step (unless the
+    beams share their document's row, ``per_doc``), only the documents ``keep_docs`` ``(B',)``
+    whose search goes on (``shrunk``: some ended)."""
+    if first and k > 1 and not per_doc:  # from now on K rows per document
+        return memory.select(keep_docs.repeat_interleave(k))
+    if shrunk:  # drop documents whose search is over
+        keep_rows = (keep_docs.unsqueeze(1) * k + torch.arange(k, device=keep_docs.device)).view(-1)
+        return memory.select(keep_docs if per_doc else keep_rows)
+    return memory
+
+
 @torch.no_grad()
 def beam_search(
     model: Summarizer,
@@ -192,11 +273,7 @@ def beam_search(
     Returns:
         for each of the B documents, its best hypotheses (at most ``n_best``), best first.
     """
-    check_lengths(max_len=max_len, min_len=min_len)
-    if beam < 1:
-        raise ValueError(f"beam must be >= 1, got {beam}")
-    if not 1 <= n_best <= beam:
-        raise ValueError(f"n_best must be between 1 and beam={beam}, got {n_best}")
+    _check_arguments(beam=beam, max_len=max_len, min_len=min_len, n_best=n_best)
     k = beam
     device = memory.words.device
     n_docs = memory.words.size(0)
@@ -204,44 +281,21 @@ def beam_search(
     constrain = StepConstraints(pad_id=model.pad_id, bos_id=model.bos_id, eos_id=eos_id, min_len=min_len, never=never)
     blocker = RepeatBlocker.for_rows(n_docs, trigrams=block_trigrams, back_to_back=block_repeats)
 
-    # Speed-ups over tests/decoding/beam_reference.py, same hypotheses: (1) the first step runs one row per
-    # document (all K beams would be the same row; the first select expands the state to K);
-    # (2) each row's best 2K words are taken before the (B, K * 2K) candidate table, not a
-    # (B, K * V') one; (3) models whose rows can share their document's memory row
-    # (memory_per_document) attend B * K queries against B memory rows, never copying it K times.
-    per_doc = k > 1 and model.capabilities.memory_per_document
+    per_doc = k > 1 and model.capabilities.memory_per_document  # speed-up (3) of the module's docstring
     state = model.init_state(memory)
     results = _Results.none_yet(n_docs, n_best, device)
     prev = torch.full((n_docs,), model.bos_id, dtype=torch.long, device=device)
     scores = torch.full((n_docs, k), float("-inf"), device=device)
     scores[:, 0] = 0.0  # at the start only beam 0 is live, so the K beams do not repeat it
-    # history for reading hypotheses back: per step, the rows' parent and token (CPU), attention
-    hist_parent: list[list[int]] = []
-    hist_token: list[list[int]] = []
-    hist_attn: list[Tensor] = []
-    hist_coarse: list[Tensor] = []
+    history = _History()
     row_offset = torch.arange(n_docs, device=device).unsqueeze(1) * k  # (B, 1)
 
     for t in range(max_len):
         n_act = len(results.docs)
         out = model.step(memory, state, prev)
         logprobs = constrain(out.logprobs, step=t, blocker=blocker)  # (B*K, V')
-        n_vocab = logprobs.size(1)
-        hist_attn.append(out.attention.attn)
-        if out.attention.coarse is not None:
-            hist_coarse.append(out.attention.coarse)
-
-        r = min(2 * k, n_vocab)
-        row_top, row_tok = logprobs.topk(r, dim=1)  # (rows, r): each row's best r words
-        if t == 0:  # one row per document: its K beams are copies of it
-            row_top, row_tok = row_top.unsqueeze(1).expand(n_act, k, r), row_tok.unsqueeze(1).expand(n_act, k, r)
-        cand = (scores.unsqueeze(2) + row_top.reshape(n_act, k, r)).view(n_act, k * r)
-        top_score, top_idx = cand.topk(min(2 * k, k * r), dim=1)  # (B, 2K), best first
-        top_tok = row_tok.reshape(n_act, k * r).gather(1, top_idx)
-        top_beam = top_idx // r
-        # row of this step's batch
-        top_row = row_offset[:n_act] // k if t == 0 else top_beam + row_offset[:n_act]
-        top_row = top_row.expand_as(top_beam)
+        history.add_attention(out.attention)
+        top_score, top_tok, top_row = _top_candidates(logprobs, scores, row_offset[:n_act], k=k, first=t == 0)
         live_score, live_tok, live_row, done = _next_beams(
             top_score, top_tok, top_row, results, t=t, k=k, max_len=max_len, length_norm=length_norm, eos_id=eos_id
         )
@@ -250,25 +304,19 @@ def beam_search(
         keep_docs = (~done).nonzero().squeeze(1)
         if keep_docs.numel() == 0:
             break
-        if t == 0 and k > 1 and not per_doc:  # from now on K rows per document
-            memory = memory.select(keep_docs.repeat_interleave(k))
-        elif keep_docs.numel() < n_act:  # drop documents whose search is over
-            keep_rows = (keep_docs.unsqueeze(1) * k + torch.arange(k, device=device)).view(-1)
-            memory = memory.select(keep_docs if per_doc else keep_rows)
-        if keep_docs.numel() < n_act:
+        shrunk = keep_docs.numel() < n_act
+        memory = _next_memory(memory, keep_docs, k=k, first=t == 0, shrunk=shrunk, per_doc=per_doc)
+        if shrunk:
             results.keep(keep_docs)
             live_score, live_tok, live_row = live_score[keep_docs], live_tok[keep_docs], live_row[keep_docs]
         parents = live_row.view(-1)
-        shrunk = keep_docs.numel() < n_act
         state = out.state if k == 1 and not shrunk else out.state.select(parents)  # t = 0: B -> B*K rows
         prev, scores = live_tok.view(-1), live_score
-        parents_cpu, tokens_cpu = torch.stack([parents, prev]).tolist()
-        hist_parent.append(parents_cpu)
-        hist_token.append(tokens_cpu)
+        history.add_beams(parents, prev)
         if blocker is not None:
-            blocker.advance(hist_parent[-1], hist_token[-1])
+            blocker.advance(history.parent[-1], history.token[-1])
 
-    return _read_back(results.finished, n_best, hist_parent, hist_token, hist_attn, hist_coarse)
+    return _read_back(results.finished, n_best, history.parent, history.token, history.attn, history.coarse)
 
 
 def _read_back(

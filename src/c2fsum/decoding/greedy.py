@@ -116,14 +116,38 @@ def greedy_decode(
             blocker.advance(parents, tok.tolist())
         prev = tok
 
-    n_steps = len(tokens)
-    tok_all = torch.full((n_docs, n_steps), model.pad_id, dtype=torch.long, device=device)
+    return _hypotheses(
+        tokens, attn, coarse, final.cpu().tolist(), lengths, ended_eos, pad_id=model.pad_id, device=device
+    )
+
+
+def _hypotheses(
+    tokens: list[tuple[Tensor, Tensor]],
+    attn: list[tuple[Tensor, Tensor]],
+    coarse: list[tuple[Tensor, Tensor]],
+    final_scores: list[float],
+    lengths: list[int],
+    ended_eos: list[bool],
+    *,
+    pad_id: int,
+    device: torch.device,
+) -> list[Hypothesis]:
+    """The B hypotheses of a greedy search, read from its per-step history.
+
+    Args:
+        tokens, attn, coarse: per step, ``(rows, values)``: the document ``(R,)`` of each row of
+            that step's batch and its token ``(R,)``, word attention ``(R, M, N)`` or chunk
+            attention ``(R, M)`` (``coarse`` empty for models without it).
+        final_scores, lengths, ended_eos: per document, its summed log-probability, its number
+            of steps (``</s>`` included) and whether it ended with ``</s>``.
+    """
+    n_docs, n_steps = len(lengths), len(tokens)
+    tok_all = torch.full((n_docs, n_steps), pad_id, dtype=torch.long, device=device)
     for t, (rows, tok) in enumerate(tokens):
         tok_all[rows, t] = tok
     tok_all = tok_all.cpu()
     attn_all = gather_history(attn, n_docs, n_steps)
     coarse_all = gather_history(coarse, n_docs, n_steps) if coarse else None
-    final_scores = final.cpu().tolist()
     hyps = []
     for d in range(n_docs):
         n, n_tok = lengths[d], lengths[d] - int(ended_eos[d])
