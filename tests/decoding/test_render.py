@@ -152,6 +152,14 @@ def test_dataset_placeholders_are_never_split_or_leaked() -> None:
     assert "<" not in text and "dig" not in text and "cit" not in text
 
 
+def test_a_citation_removed_after_et_al_leaves_one_period_and_the_sentence_end() -> None:
+    """SumPubMed's "developed by wolf et al. <cit>." read "wolf et al.." once the citation was left
+    out; the abbreviation's period ends the sentence, and the next one still opens with a capital."""
+    tokens = "the model of wolf et al. < cit > . furthermore we found a role for x .".split()
+    assert render(tokens) == "The model of wolf et al. Furthermore we found a role for x."
+    assert render("it binds . the end .".split()) == "It binds. The end."  # a plain period stays
+
+
 def test_a_cut_summary_stops_at_its_last_whole_sentence() -> None:
     assert render("the trial ended . the judge said that the".split()) == "The trial ended."
     assert render("the trial ended '' . the judge said".split()) == "The trial ended”."

@@ -320,6 +320,8 @@ def detokenize(pairs: Sequence[tuple[str, str | None]]) -> str:
         if tok in ("``", "''"):
             double_open = word == _OPEN_QUOTE
         no_space = glue_next or (tok in _NO_SPACE_BEFORE and not opens) or _BRACKETS.get(tok) in (")", "]", "}")
+        if tok == "." and k and _is_word(kept_tokens[k - 1]) and pieces[-1].endswith("."):
+            continue  # "et al. ." (a citation removed between): the abbreviation's period ends the sentence
         pieces.append(word if no_space else " " + word)
         glue_next = opens or tok in _NO_SPACE_AFTER or _BRACKETS.get(tok) in ("(", "[", "{")
     return "".join(pieces)

@@ -98,23 +98,33 @@ not this paper's finding."""
 
 REFERS_BACK = re.compile(
     r"(?:rather|instead|conversely|similarly|likewise|in contrast|on the other hand|nevertheless|nonetheless"
-    r"|by contrast|in turn|accordingly)(?: ,)? |"
+    r"|by contrast|in turn|accordingly|secondly|thirdly|lastly)(?: ,)? |(?:first|firstly|second|third) , |"
     + LEAD_IN
     + r"(?:these|this|such|both|they|those|the latter|the former)\b"
     r"(?! (?:study|paper|work|article|report|review|manuscript|thesis|chapter)\b)"
 )
 """A sentence that opens on what the one before said ("these results ...", "this suggests ...",
-"rather , ..."; not "this study", the paper itself)."""
+"rather , ...", "firstly , ..."; not "this study", the paper itself)."""
+
+REFERS_INSIDE = re.compile(r"^(?:\S+ ){1,11}?(?:these|those) ([a-z][a-z-]*)\b")
+"""A sentence that names, in its first words, what one before it introduced ("the detection of f.
+tularensis in organ samples of these hares ..."): "these"/"those" and a word the sentence has not
+said before them."""
 
 
 BROKEN = re.compile(
     r" (?:on|at|from|via|in|to|by|of|with|for|and|the|a|an) [.]$"  # "... freely available on ." (its URL removed)
     r"|< dig > (?:we|our|here|this|these|in this study|the|thus|however|therefore|moreover|several|for example"
     r"|in addition|taken together|finally) "  # two sentences glued where SumPubMed removed a number and its period
+    r"|^< dig > (?:on|in|at|of|and|or|to|for|with|by|from) "  # the tail of one cut at a removed number
+    r"|^[a-z]+\. "  # the tail of one cut after an abbreviation ("sp. nov. , from the middle jurassic ...")
+    r"|^(?:were|was|is|are|been|and|or|but|which) "  # ... or before its verb ("sp. were distributed ...")
+    r"|\?$"  # a question asks, it states no finding
 )
 """A sentence the data set broke: an address removed before its end ("... the r package freely
-available on ."), or two sentences glued where a number and its period were removed ("... strain
-by < dig > we have subsequently used ...")."""
+available on ."), two sentences glued where a number and its period were removed ("... strain
+by < dig > we have subsequently used ..."), the tail of a sentence cut at a removed number or
+after an abbreviation ("< dig > on threaded and unthreaded perls ."); or a question."""
 
 
 def sentence_rule(words: Sequence[str]) -> str:
@@ -132,6 +142,13 @@ def sentence_rule(words: Sequence[str]) -> str:
     ''
     >>> sentence_rule("rather , the introns argue for independent evolution .".split())
     'refers'
+    >>> sentence_rule("pcr of organ samples of these hares was the start of our work .".split())
+    'refers'
+    >>> sentence_rule("we caught < dig > hares and in these hares found f. tularensis .".split())
+    ''
+    >>> tails = ("< dig > on threaded perls .", "nov. , from the jurassic .", "were abundant in the cell .")
+    >>> [sentence_rule(s.split()) for s in (*tails, "why ?")]
+    ['broken', 'broken', 'broken', 'broken']
     """
     text = " ".join(w for w in words if w not in MARKS)
     if POINTS_ELSEWHERE.search(text) and ONLY_POINTS.search(text) and words_in(list(words)) <= 30:
@@ -141,6 +158,9 @@ def sentence_rule(words: Sequence[str]) -> str:
     if BROKEN.search(text):
         return "broken"
     if REFERS_BACK.match(text):
+        return "refers"
+    inside = REFERS_INSIDE.match(text)
+    if inside and f" {inside.group(1)} " not in " " + text[: inside.start(1)]:
         return "refers"
     return ""
 
