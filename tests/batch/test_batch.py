@@ -31,6 +31,7 @@ MODEL = "cnndm-small"
 N_A, N_B = 8, 4
 """Articles of the two shards of :func:`corpus`."""
 C2FSUM = [sys.executable, "-m", "c2fsum"]
+Completed = subprocess.CompletedProcess
 
 
 def _env() -> dict[str, str]:
@@ -209,9 +210,24 @@ def test_a_small_corpus_is_cut_into_blocks_for_every_worker(tmp_path):
     assert block_bytes([str(tmp_path / "a.jsonl")], 1000) == 1
 
 
-def _run(args: list[str], out: Path, *, kill_when=None, timeout: float = 240) -> subprocess.CompletedProcess | None:
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:  # not Linux, or gone
+        return []
+
+
+def _alive(pid: int) -> bool:
+    """The process runs (a zombie, ended and waiting for init to reap it, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _run(args: list[str], out: Path, *, kill_when=None, timeout: float = 240) -> Completed | list[int]:
     """``c2fsum batch`` in a process; with ``kill_when(out, proc)`` polled, SIGKILL there (the
-    driver, or the pid it returns) once it holds, and None back."""
+    driver, or the pid it returns) once it holds, and the victim's child processes back."""
     cmd = [*C2FSUM, "-q", "batch", "--model", MODEL, "--output", str(out), *args]
     if kill_when is None:
         return subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=timeout)
@@ -221,9 +237,10 @@ def _run(args: list[str], out: Path, *, kill_when=None, timeout: float = 240) ->
         while time.monotonic() < deadline and proc.poll() is None:
             victim = kill_when(out, proc)
             if victim:
+                children = _children(victim)
                 os.kill(victim, signal.SIGKILL)
                 proc.wait(timeout=60)
-                return None
+                return children
             time.sleep(0.05)
         raise AssertionError(f"the run ended before it was killed: {proc.communicate()}")
     finally:
@@ -259,8 +276,9 @@ def _worker_after_a_piece(out: Path, proc: subprocess.Popen) -> int | None:
     return None
 
 
-def _resumed(result: subprocess.CompletedProcess) -> tuple[int, int]:
+def _resumed(result: subprocess.CompletedProcess | list[int]) -> tuple[int, int]:
     """(papers summarized, records done before) from the run's last line."""
+    assert isinstance(result, subprocess.CompletedProcess), "the run was killed"
     assert result.returncode == 0, result.stderr
     line = result.stdout.strip().splitlines()[-1]
     summarized = int(line.split("c2fsum batch: ")[1].split()[0])
@@ -275,7 +293,12 @@ def test_killed_local_run_finished_by_the_same_command(corpus, reference, tmp_pa
     out = tmp_path / "out"
     args = ["--input", str(corpus), "--workers", "1", "--batch-size", "2"]
     if victim == "driver":
-        assert _run(args, out, kill_when=_driver_after_a_piece) is None
+        pool = _run(args, out, kill_when=_driver_after_a_piece)
+        assert isinstance(pool, list)
+        deadline = time.monotonic() + 30  # each pool process sees its driver gone within 0.5 s, then exits
+        while any(map(_alive, pool)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in pool if _alive(pid)], "pool processes outlived their driver"
     else:
         cmd = [*C2FSUM, "-q", "batch", "--model", MODEL, "--output", str(out), *args]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
@@ -298,7 +321,7 @@ def test_ray_agrees_with_local_and_resumes_after_a_kill(corpus, reference, ray_a
     out = tmp_path / "out"
     args = ["--input", str(corpus), "--engine", "ray", "--address", ray_address, "--workers", "2"]
     args += ["--batch-size", "2"]
-    assert _run(args, out, kill_when=_driver_after_a_piece) is None
+    assert isinstance(_run(args, out, kill_when=_driver_after_a_piece), list)
     result = _run(args, out)
     summarized, before = _resumed(result)
     assert before >= 2 and summarized + before == N_A + N_B

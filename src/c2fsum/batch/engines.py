@@ -27,6 +27,8 @@ import logging
 import math
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -73,7 +75,16 @@ _WORKER: Summarizer | None = None
 
 def _start(job: Job) -> None:
     global _WORKER
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True, name="parent-watch").start()
     _WORKER = Summarizer(job)
+
+
+def _exit_with_parent(parent: int, every: float = 0.5) -> None:
+    """A pool process's watch: it ends when its driver is gone (a SIGKILL of the driver leaves
+    the pool's processes to init, each holding a model, waiting on a queue no one writes)."""
+    while os.getppid() == parent:
+        time.sleep(every)
+    os._exit(1)
 
 
 def _call(batch: dict[str, list]) -> dict[str, list]:
