@@ -335,6 +335,137 @@ def _png_data(path: Path | None) -> str | None:
     return base64.b64encode(path.read_bytes()).decode("ascii")
 
 
+def _example_ids(
+    evaluated: list[System], preds: dict[str, dict[str, dict]], doc_ids: list[str] | None, n_examples: int
+) -> list[str]:
+    """The documents shown side by side: ``doc_ids`` (an :class:`InputError` names the systems
+    that did not predict one of them), else the first ``n_examples`` every system predicted."""
+    if not doc_ids:
+        return choose_documents([p for p in preds.values() if p], n_examples)
+    for doc_id in doc_ids:
+        missing = [s.label for s in evaluated if doc_id not in preds[s.key]]
+        if missing:
+            raise InputError(
+                f"document {doc_id!r}: not among the predictions of {', '.join(missing)} "
+                f"(first test ids: {', '.join(list(next(iter(preds.values()), {}))[:3])})"
+            )
+    return list(doc_ids)
+
+
+def _examples(
+    evaluated: list[System],
+    preds: dict[str, dict[str, dict]],
+    ids: list[str],
+    *,
+    data_dir: Path,
+    split: str,
+    max_words: int,
+) -> list[dict]:
+    """Figures 6.2-6.4: for each document of ``ids``, its source (the words the models read), its
+    reference summaries and every system's prediction."""
+    docs = _documents(data_dir, split, ids)
+    examples = []
+    for doc_id in ids:
+        doc = docs.get(doc_id)
+        examples.append(
+            {
+                "id": doc_id,
+                "source": _source_text(doc, max_words or SOURCE_WORDS)
+                if doc
+                else f"(source not found in {data_dir / (split + '.jsonl')})",
+                "gold": [" ".join(r) for r in doc["refs"]] if doc else [],
+                "outputs": [(s.label, preds[s.key][doc_id]["candidate"]) for s in evaluated if doc_id in preds[s.key]],
+            }
+        )
+    return examples
+
+
+def _heatmaps(models: list[System], doc_id: str | None, figures: Path, *, progress: bool) -> list[dict]:
+    """Figures 6.5-6.12: each model's coarse attention on ``doc_id``, drawn into ``figures``; per
+    model ``label``, ``path`` (None when it could not be drawn) and ``error`` (why not)."""
+    heatmaps = []
+    for s in tqdm(models, desc="heatmaps", unit="model", disable=not progress):
+        entry = {"label": s.label, "path": None, "error": None}
+        if doc_id is None:
+            entry["error"] = "no document predicted by every system"
+        else:
+            out = figures / f"attention-{s.key}.png"
+            try:
+                assert s.eval_dir is not None
+                attention_figure(read_attention(s.eval_dir, doc_id), out)
+                entry["path"] = out
+            except (ValueError, FileNotFoundError, RuntimeError) as e:
+                entry["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+                log.warning("heatmap of %s failed: %s", s.label, entry["error"])
+        heatmaps.append(entry)
+    return heatmaps
+
+
+def _curves(systems: list[System], figures: Path) -> tuple[Path | None, str | None]:
+    """Figure 6.1: the perplexity curves of every run that logged anything, drawn into
+    ``figures/curves.png``; returns its path, or None and the reason it could not be drawn."""
+    run_dirs = [s for s in systems if s.kind == "model" and s.run_dir and (s.run_dir / "metrics.jsonl").is_file()]
+    if not run_dirs:
+        return None, "no run has a metrics.jsonl yet"
+    try:
+        paths = [cast(Path, s.run_dir) for s in run_dirs]
+        return training_curves(paths, figures / "curves.png", labels=[s.label for s in run_dirs]), None
+    except (ValueError, FileNotFoundError) as e:
+        return None, str(e).splitlines()[0]
+
+
+def _budget(settings: dict) -> str:
+    """The training budget of every preset in words (minutes, epochs or steps)."""
+    budget = (
+        f"{settings['budget_minutes']:g} minutes of training per preset"
+        if settings.get("budget_minutes")
+        else f"{settings.get('epochs')} epoch(s) per preset"
+        if settings.get("epochs")
+        else "max steps only"
+    )
+    if settings.get("max_steps"):
+        budget += f" (at most {settings['max_steps']} steps)"
+    return budget
+
+
+def _table_context(rows: list[dict], whole_rows: list[dict], run_rows: list[dict], sig_rows: list[dict]) -> dict:
+    """The report's tables, each as Markdown (``*_md``, empty when it has no rows, except the
+    results) and as header and body cells for the HTML: results, entropy, whole articles and
+    their entropy, runs, significance."""
+    entropy_rows = [r for r in rows if r.get("entropy") is not None]
+    whole_entropy = [r for r in whole_rows if r.get("entropy") is not None]
+    return {
+        "results_md": markdown_table(rows, COLUMNS),
+        "results": table_cells(rows, COLUMNS),
+        "entropy_md": markdown_table(entropy_rows, ENTROPY_COLUMNS) if entropy_rows else "",
+        "entropy": table_cells(entropy_rows, ENTROPY_COLUMNS),
+        "whole_md": markdown_table(whole_rows, COLUMNS) if whole_rows else "",
+        "whole": table_cells(whole_rows, COLUMNS),
+        "whole_entropy_md": markdown_table(whole_entropy, ENTROPY_COLUMNS) if whole_entropy else "",
+        "whole_entropy": table_cells(whole_entropy, ENTROPY_COLUMNS),
+        "runs_md": markdown_table(run_rows, RUN_COLUMNS) if run_rows else "",
+        "runs": table_cells(run_rows, RUN_COLUMNS),
+        "significance_md": markdown_table(sig_rows, SIGNIFICANCE_COLUMNS) if sig_rows else "",
+        "significance": table_cells(sig_rows, SIGNIFICANCE_COLUMNS),
+    }
+
+
+def _write(exp: Path, context: dict) -> Path:
+    """Render ``report.md`` and ``report.html`` into ``exp`` from ``context``; returns the HTML's path."""
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
+    )
+    atomic_write_text(exp / "report.md", env.get_template("experiment.md.j2").render(**context))
+    html = exp / "report.html"
+    atomic_write_text(html, env.get_template("experiment.html.j2").render(**context))
+    return html
+
+
 def build_report(
     exp_dir: str | Path, *, n_examples: int = 3, doc_ids: list[str] | None = None, progress: bool = True
 ) -> Path:
@@ -355,109 +486,30 @@ def build_report(
     protocol, protocol_problems = input_protocol(settings, systems)
     whole_rows = [{**s.whole_metrics, "model": s.label} for s in models if s.whole_metrics is not None]
 
-    # Figures 6.2-6.4: the same documents through every system
     preds = {s.key: _predictions(s) for s in evaluated}
-    if doc_ids:
-        for doc_id in doc_ids:
-            missing = [s.label for s in evaluated if doc_id not in preds[s.key]]
-            if missing:
-                raise InputError(
-                    f"document {doc_id!r}: not among the predictions of {', '.join(missing)} "
-                    f"(first test ids: {', '.join(list(next(iter(preds.values()), {}))[:3])})"
-                )
-        ids = list(doc_ids)
-    else:
-        ids = choose_documents([p for p in preds.values() if p], n_examples)
-    docs = _documents(data_dir, split, ids)
-    examples = []
-    for doc_id in ids:
-        doc = docs.get(doc_id)
-        examples.append(
-            {
-                "id": doc_id,
-                "source": _source_text(doc, max_words or SOURCE_WORDS)
-                if doc
-                else f"(source not found in {data_dir / (split + '.jsonl')})",
-                "gold": [" ".join(r) for r in doc["refs"]] if doc else [],
-                "outputs": [(s.label, preds[s.key][doc_id]["candidate"]) for s in evaluated if doc_id in preds[s.key]],
-            }
-        )
-
-    # Figures 6.5-6.12: coarse attention of each model on one document
+    ids = _example_ids(evaluated, preds, doc_ids, n_examples)
+    examples = _examples(evaluated, preds, ids, data_dir=data_dir, split=split, max_words=max_words)
     doc_for_heatmap = ids[0] if ids else None
-    heatmaps = []
-    for s in tqdm(models, desc="heatmaps", unit="model", disable=not progress):
-        entry = {"label": s.label, "path": None, "error": None}
-        if doc_for_heatmap is None:
-            entry["error"] = "no document predicted by every system"
-        else:
-            out = figures / f"attention-{s.key}.png"
-            try:
-                assert s.eval_dir is not None
-                attention_figure(read_attention(s.eval_dir, doc_for_heatmap), out)
-                entry["path"] = out
-            except (ValueError, FileNotFoundError, RuntimeError) as e:
-                entry["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-                log.warning("heatmap of %s failed: %s", s.label, entry["error"])
-        heatmaps.append(entry)
+    heatmaps = _heatmaps(models, doc_for_heatmap, figures, progress=progress)
+    curves, curves_error = _curves(systems, figures)
 
-    # Figure 6.1: perplexity curves of every run that logged anything
-    curves, curves_error = None, None
-    run_dirs = [s for s in systems if s.kind == "model" and s.run_dir and (s.run_dir / "metrics.jsonl").is_file()]
-    if run_dirs:
-        try:
-            curves = training_curves(
-                [cast(Path, s.run_dir) for s in run_dirs], figures / "curves.png", labels=[s.label for s in run_dirs]
-            )
-        except (ValueError, FileNotFoundError) as e:
-            curves_error = str(e).splitlines()[0]
-    else:
-        curves_error = "no run has a metrics.jsonl yet"
-
-    budget = (
-        f"{settings['budget_minutes']:g} minutes of training per preset"
-        if settings.get("budget_minutes")
-        else f"{settings.get('epochs')} epoch(s) per preset"
-        if settings.get("epochs")
-        else "max steps only"
-    )
-    if settings.get("max_steps"):
-        budget += f" (at most {settings['max_steps']} steps)"
     n_docs = sorted({r["n_docs"] for r in rows if r.get("n_docs") is not None})
-    results_head, results_body = table_cells(rows, COLUMNS)
-    entropy_rows = [r for r in rows if r.get("entropy") is not None]
-    entropy_head, entropy_body = table_cells(entropy_rows, ENTROPY_COLUMNS)
-    sig_rows = significance_rows(evaluated)
-    run_rows = _run_rows(systems)
-    run_head, run_body = table_cells(run_rows, RUN_COLUMNS)
     problems = [p for s in systems for p in s.problems if not p.endswith("timing.json: missing")]
     problems += protocol_problems
-    whole_entropy = [r for r in whole_rows if r.get("entropy") is not None]
     context = {
         "title": f"c2fsum experiment: {exp.name}",
         "exp_dir": str(exp),
         "built": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "settings": settings,
-        "budget": budget,
+        "budget": _budget(settings),
         "split": split,
         "n_docs": ", ".join(map(str, n_docs)) or "-",
         "protocol": protocol,
         "max_words": max_words,
         "paper_max_words": PAPER_MAX_WORDS,
-        "results_md": markdown_table(rows, COLUMNS),
-        "results": (results_head, results_body),
-        "entropy_md": markdown_table(entropy_rows, ENTROPY_COLUMNS) if entropy_rows else "",
-        "entropy": (entropy_head, entropy_body),
-        "whole_md": markdown_table(whole_rows, COLUMNS) if whole_rows else "",
-        "whole": table_cells(whole_rows, COLUMNS),
-        "whole_entropy_md": markdown_table(whole_entropy, ENTROPY_COLUMNS) if whole_entropy else "",
-        "whole_entropy": table_cells(whole_entropy, ENTROPY_COLUMNS),
-        "runs_md": markdown_table(run_rows, RUN_COLUMNS) if run_rows else "",
-        "runs": (run_head, run_body),
+        **_table_context(rows, whole_rows, _run_rows(systems), significance_rows(evaluated)),
         "orderings": orderings(rows),
         "examples": examples,
-        "significance_md": markdown_table(sig_rows, SIGNIFICANCE_COLUMNS) if sig_rows else "",
-        "significance": table_cells(sig_rows, SIGNIFICANCE_COLUMNS),
         "significance_samples": SIGNIFICANCE_SAMPLES,
         "heatmap_doc": doc_for_heatmap,
         "heatmaps": [
@@ -478,15 +530,4 @@ def build_report(
         "ilp_budget": next((cast(dict, s.metrics).get("ilp_budget") for s in evaluated if s.key == "ilp"), None),
         "berkeley": next((cast(dict, s.metrics) for s in evaluated if s.key == "berkeley"), None),
     }
-    env = Environment(
-        loader=FileSystemLoader(TEMPLATES),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
-    )
-    atomic_write_text(exp / "report.md", env.get_template("experiment.md.j2").render(**context))
-    html = exp / "report.html"
-    atomic_write_text(html, env.get_template("experiment.html.j2").render(**context))
-    return html
+    return _write(exp, context)
