@@ -34,6 +34,7 @@ from c2fsum.evaluation.significance import bootstrap_mean
 from c2fsum.models.checkpoint import (
     REWRITER_DIR,
     STORED_DTYPES,
+    Loaded,
     load_checkpoint,
     read_json,
     resolve_rewriter,
@@ -141,6 +142,71 @@ def test_scores(eval_dir: Path, *, samples: int = 1000, seed: int = 0) -> dict[s
     return {"metrics": metrics, "ci": ci, "samples": samples, "seed": seed, "failures": failures}
 
 
+def _load_for_export(model: str | Path, which: str, decode: list[str] | None) -> tuple[Loaded, Loaded | None]:
+    """The checkpoint to export, its config with the ``decode`` overrides, and, for a
+    select-rewrite model, its rewriter's checkpoint (None otherwise); the model's config then
+    names the rewriter folder it ships inside (``REWRITER_DIR``)."""
+    loaded = load_checkpoint(model, which=which)
+    if decode:
+        loaded.config = resolve(loaded.config.to_dict(), [f"decode.{item}" for item in decode], "--decode")
+    rewriter = None
+    if loaded.config.model.rewriter:  # select-rewrite: its rewriter ships inside it, in REWRITER_DIR
+        rewriter = load_checkpoint(resolve_rewriter(loaded.path, loaded.config.model.rewriter))
+        loaded.config = resolve(loaded.config.to_dict(), [f"model.rewriter={REWRITER_DIR}"], "export")
+    return loaded, rewriter
+
+
+def _data_stats(data_dir: str | Path | None) -> str | None:
+    """The statistics table of a ``c2fsum prepare`` output folder (None without ``data_dir``)."""
+    if not data_dir:
+        return None
+    from c2fsum.data.prepare import format_stats_table
+
+    stats_path = Path(data_dir) / "stats.json"
+    if not stats_path.is_file():
+        raise FileNotFoundError(f"{stats_path}: missing (--data expects a `c2fsum prepare` output folder)")
+    return format_stats_table(read_json(stats_path))
+
+
+def _write_rewriter(folder: Path, rewriter: Loaded, meta: dict[str, Any], *, name: str, dtype: str) -> int:
+    """Write a select-rewrite model's rewriter into ``folder`` (``REWRITER_DIR`` of the export,
+    with its own ``export.json`` and manifest); returns the bytes of its weights."""
+    folder.mkdir()
+    write_model_files(
+        folder,
+        model=rewriter.model,
+        config=rewriter.config,
+        vocab=rewriter.vocab,
+        lengths=rewriter.lengths,
+        dtype=STORED_DTYPES[dtype],
+    )
+    sub_meta = {**meta, "name": f"{name}/{REWRITER_DIR}", "source": str(rewriter.path)}
+    sub_meta["parameters"] = sum(v.numel() for v in rewriter.model.state_dict().values())
+    sub_meta["source_step"] = training_facts(rewriter.path, rewriter.config.train.best_metric).get("checkpoint_step")
+    (folder / "export.json").write_text(json.dumps(sub_meta, indent=2) + "\n", encoding="utf-8")
+    write_manifest(folder)
+    return (folder / "model.safetensors").stat().st_size
+
+
+def _readable_by_all(folder: Path) -> None:
+    """Make ``folder`` and everything in it readable by every user (package data, once installed)."""
+    for f in folder.rglob("*"):
+        f.chmod(0o755 if f.is_dir() else 0o644)
+    folder.chmod(0o755)
+
+
+def _checked_size(folder: Path, out: Path, *, max_mb: float, weight_bytes: int, dtype: str) -> int:
+    """The bytes of every file in ``folder``; :class:`CheckpointError` when more than ``max_mb`` MB."""
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    if size > max_mb * 1e6:
+        raise CheckpointError(
+            f"{out}: the export would be {size / 1e6:.2f} MB, more than {max_mb:g} MB "
+            f"(weights {weight_bytes / 1e6:.2f} MB as {dtype}; try --dtype float16 or a smaller model); "
+            "nothing written"
+        )
+    return size
+
+
 def export_model(
     model: str | Path,
     out: str | Path,
@@ -167,26 +233,13 @@ def export_model(
     """
     if dtype not in STORED_DTYPES:
         raise InputError(f"--dtype {dtype}: expected one of {', '.join(STORED_DTYPES)}")
-    loaded = load_checkpoint(model, which=which)
-    if decode:
-        loaded.config = resolve(loaded.config.to_dict(), [f"decode.{item}" for item in decode], "--decode")
-    rewriter = None
-    if loaded.config.model.rewriter:  # select-rewrite: its rewriter ships inside it, in REWRITER_DIR
-        rewriter = load_checkpoint(resolve_rewriter(loaded.path, loaded.config.model.rewriter))
-        loaded.config = resolve(loaded.config.to_dict(), [f"model.rewriter={REWRITER_DIR}"], "export")
+    loaded, rewriter = _load_for_export(model, which, decode)
     out = Path(out)
     name = name or out.name
     n_params = sum(v.numel() for v in loaded.model.state_dict().values())
     train = training_facts(loaded.path, loaded.config.train.best_metric)
     scores = test_scores(Path(eval_dir)) if eval_dir else None
-    stats = None
-    if data_dir:
-        from c2fsum.data.prepare import format_stats_table
-
-        stats_path = Path(data_dir) / "stats.json"
-        if not stats_path.is_file():
-            raise FileNotFoundError(f"{stats_path}: missing (--data expects a `c2fsum prepare` output folder)")
-        stats = format_stats_table(read_json(stats_path))
+    stats = _data_stats(data_dir)
     author_notes = Path(notes).read_text(encoding="utf-8").strip() if notes else ""
     meta = {
         "format": EXPORT_FORMAT,
@@ -211,23 +264,7 @@ def export_model(
         (tmp / "export.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         weight_bytes = (tmp / "model.safetensors").stat().st_size
         if rewriter is not None:
-            (tmp / REWRITER_DIR).mkdir()
-            write_model_files(
-                tmp / REWRITER_DIR,
-                model=rewriter.model,
-                config=rewriter.config,
-                vocab=rewriter.vocab,
-                lengths=rewriter.lengths,
-                dtype=STORED_DTYPES[dtype],
-            )
-            sub_meta = {**meta, "name": f"{name}/{REWRITER_DIR}", "source": str(rewriter.path)}
-            sub_meta["parameters"] = sum(v.numel() for v in rewriter.model.state_dict().values())
-            sub_meta["source_step"] = training_facts(rewriter.path, rewriter.config.train.best_metric).get(
-                "checkpoint_step"
-            )
-            (tmp / REWRITER_DIR / "export.json").write_text(json.dumps(sub_meta, indent=2) + "\n", encoding="utf-8")
-            write_manifest(tmp / REWRITER_DIR)
-            weight_bytes += (tmp / REWRITER_DIR / "model.safetensors").stat().st_size
+            weight_bytes += _write_rewriter(tmp / REWRITER_DIR, rewriter, meta, name=name, dtype=dtype)
             meta["parameters"] += sum(v.numel() for v in rewriter.model.state_dict().values())
         card = model_card(
             name=name,
@@ -243,16 +280,8 @@ def export_model(
         )
         (tmp / "README.md").write_text(card, encoding="utf-8")
         write_manifest(tmp)
-        for f in tmp.rglob("*"):  # package data: readable by every user once installed
-            f.chmod(0o755 if f.is_dir() else 0o644)
-        tmp.chmod(0o755)
-        size = sum(p.stat().st_size for p in tmp.rglob("*") if p.is_file())
-        if size > max_mb * 1e6:
-            raise CheckpointError(
-                f"{out}: the export would be {size / 1e6:.2f} MB, more than {max_mb:g} MB "
-                f"(weights {weight_bytes / 1e6:.2f} MB as {dtype}; try --dtype float16 or a smaller model); "
-                "nothing written"
-            )
+        _readable_by_all(tmp)
+        size = _checked_size(tmp, out, max_mb=max_mb, weight_bytes=weight_bytes, dtype=dtype)
     load_checkpoint(out.resolve())  # the folder reads back through the verified path
     return {**meta, "bytes": size}
 
