@@ -229,15 +229,59 @@ def prepare(
     where = _describe_inputs(inputs, hf)
     if not sources:
         raise DataError(f"{where}: no train/val/test input found")
-    vocab_splits = ["train"] if "train" in sources else list(sources)
-    if "train" not in sources:
-        log.warning("no train split among the inputs: the vocabulary is built from %s", ", ".join(vocab_splits))
-
+    vocab_splits = _vocab_splits(sources)
     out = Path(output_dir)
+    split_stats, counts = _prepare_splits(
+        sources,
+        out,
+        vocab_splits,
+        workers=workers,
+        all_highlights=all_highlights,
+        progress=progress,
+        chunk_size=chunk_size,
+    )
+    _fail_if_empty(split_stats, out, where)
+    _publish_splits(out, sources)
+    stats: dict[str, Any] = {
+        "version": STATS_VERSION,
+        "inputs": where,
+        "splits": split_stats,
+        "vocab": _write_vocab(out, counts, vocab_size=vocab_size, built_from=vocab_splits),
+        "skipped_inputs": input_skips.as_dict(),
+        "settings": {"all_highlights": all_highlights, "vocab_size": vocab_size},
+    }
+    atomic_write_text(out / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
+    took = time.perf_counter() - started
+    log.info("prepared %s in %.1f s with %d worker(s):\n%s", out, took, workers, format_stats_table(stats))
+    return stats
+
+
+def _vocab_splits(sources: Mapping[str, Any]) -> list[str]:
+    """The splits whose words make the vocabulary: train, or every split when there is no train."""
+    if "train" in sources:
+        return ["train"]
+    vocab_splits = list(sources)
+    log.warning("no train split among the inputs: the vocabulary is built from %s", ", ".join(vocab_splits))
+    return vocab_splits
+
+
+def _prepare_splits(
+    sources: dict[str, list[Source]],
+    out: Path,
+    vocab_splits: list[str],
+    *,
+    workers: int,
+    all_highlights: bool,
+    progress: bool,
+    chunk_size: int,
+) -> tuple[dict[str, dict[str, Any]], Counter]:
+    """Tokenize every split's documents on ``workers`` processes into its temporary file in
+    ``out`` (created if needed; the directory's splits change only on success,
+    :func:`_publish_splits`); returns each split's statistics and the word counts of the
+    ``vocab_splits``."""
     out.mkdir(parents=True, exist_ok=True)
     counts: Counter = Counter()
     split_stats: dict[str, dict[str, Any]] = {}
-    # every split goes to a temporary file first: the directory changes only on success
     with split_pool(workers, [_tmp_path(out, split) for split in sources]) as pool:
         for split, split_sources in sources.items():
             split_stats[split] = _prepare_split(
@@ -251,19 +295,29 @@ def prepare(
                 chunk_size=chunk_size,
                 max_pending=4 * workers,
             )
+    return split_stats, counts
 
-    if sum(s["documents"] for s in split_stats.values()) == 0:
-        for split in sources:
-            _tmp_path(out, split).unlink(missing_ok=True)
-        skipped: Counter = Counter()
-        dropped: Counter = Counter()
-        for s in split_stats.values():
-            skipped.update(s["skipped"])
-            dropped.update(s["dropped"])
-        raise DataError(
-            f"{where}: no usable document (skipped: {dict(skipped) or 'none'}, dropped: {dict(dropped) or 'none'})"
-        )
 
+def _fail_if_empty(split_stats: dict[str, dict[str, Any]], out: Path, where: str) -> None:
+    """Raise :class:`DataError` (with the skipped and dropped counts, the temporary split files
+    removed) when no split kept a single document."""
+    if sum(s["documents"] for s in split_stats.values()) > 0:
+        return
+    for split in split_stats:
+        _tmp_path(out, split).unlink(missing_ok=True)
+    skipped: Counter = Counter()
+    dropped: Counter = Counter()
+    for s in split_stats.values():
+        skipped.update(s["skipped"])
+        dropped.update(s["dropped"])
+    raise DataError(
+        f"{where}: no usable document (skipped: {dict(skipped) or 'none'}, dropped: {dict(dropped) or 'none'})"
+    )
+
+
+def _publish_splits(out: Path, sources: Mapping[str, Any]) -> None:
+    """Move each prepared split's temporary file to ``SPLIT.jsonl``; a split file left from an
+    earlier run whose split has no input this time is removed."""
     for split in SPLITS:
         final = out / f"{split}.jsonl"
         if split in sources:
@@ -271,34 +325,23 @@ def prepare(
         elif final.exists():
             log.warning("%s: removed, left from an earlier run (no %s input this time)", final, split)
             final.unlink()
+
+
+def _write_vocab(out: Path, counts: Counter, *, vocab_size: int, built_from: list[str]) -> dict[str, Any]:
+    """Build the vocabulary from the word ``counts``, write ``vocab.txt`` and return its figures
+    for stats.json (size, words, the share of word tokens it covers)."""
     vocab = Vocab.build(counts, vocab_size)
     vocab.save(out / "vocab.txt")
     ordinary = sum(c for w, c in counts.items() if w not in SPECIALS)
     covered = sum(c for w, c in zip(vocab.itos, vocab.counts, strict=True) if w not in SPECIALS)
-    stats: dict[str, Any] = {
-        "version": STATS_VERSION,
-        "inputs": where,
-        "splits": split_stats,
-        "vocab": {
-            "size": len(vocab),
-            "words": len(vocab) - len(SPECIALS),
-            "max_words": vocab_size,
-            "built_from": vocab_splits,
-            "word_types": sum(1 for w in counts if w not in SPECIALS),
-            "token_coverage": round(covered / ordinary, 4) if ordinary else 0.0,
-        },
-        "skipped_inputs": input_skips.as_dict(),
-        "settings": {"all_highlights": all_highlights, "vocab_size": vocab_size},
+    return {
+        "size": len(vocab),
+        "words": len(vocab) - len(SPECIALS),
+        "max_words": vocab_size,
+        "built_from": built_from,
+        "word_types": sum(1 for w in counts if w not in SPECIALS),
+        "token_coverage": round(covered / ordinary, 4) if ordinary else 0.0,
     }
-    atomic_write_text(out / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
-    log.info(
-        "prepared %s in %.1f s with %d worker(s):\n%s",
-        out,
-        time.perf_counter() - started,
-        workers,
-        format_stats_table(stats),
-    )
-    return stats
 
 
 def _tmp_path(out: Path, split: str) -> Path:
