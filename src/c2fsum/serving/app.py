@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from importlib import resources
@@ -124,12 +125,8 @@ def _validation_message(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "malformed request"
 
 
-def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None = None, device: str = "cpu") -> FastAPI:
-    """An ASGI app serving ``model`` (a loaded :class:`Pipeline` or a run directory, loaded once here)."""
-    settings = settings or ServeSettings()
-    pipeline = model if isinstance(model, Pipeline) else Pipeline(model, device=device)
-    cfg = pipeline.config
-    M, N = cfg.data.chunks, cfg.data.chunk_len
+def _summarizer(pipeline: Pipeline, chunk_len: int) -> Callable[[list[str], DecodeOptions], list[dict | InputError]]:
+    """The batcher's work: summarize a batch of texts with ``pipeline`` (chunks of ``chunk_len`` words)."""
 
     def summarize(texts: list[str], o: DecodeOptions) -> list[dict | InputError]:
         """Each text's response body, or the :class:`InputError` that refuses a text the model gives
@@ -141,12 +138,139 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
         return [
             InputError(f"text: no summary: {s.refusal}")
             if s.refusal
-            else summary_to_response(s, chunk_len=N, text=text, max_words=o.max_words)
+            else summary_to_response(s, chunk_len=chunk_len, text=text, max_words=o.max_words)
             for s, text in zip(out, texts, strict=True)
         ]
 
+    return summarize
+
+
+async def _malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """A request FastAPI could not validate: 422 naming each problem (:func:`_validation_message`)."""
+    return JSONResponse(status_code=422, content={"detail": _validation_message(exc)})
+
+
+async def _unparsable(request: Request, exc: StarletteHTTPException) -> Response:
+    """FastAPI answers a body that ``json.loads`` cannot decode for another reason than bad JSON
+    syntax (bytes that are not UTF-8, nesting deeper than Python's recursion limit) with 400
+    "There was an error parsing the body": make it the 422 of every other malformed body."""
+    cause = exc.__cause__
+    if exc.status_code != 400 or cause is None:
+        return await http_exception_handler(request, exc)
+    if isinstance(cause, UnicodeDecodeError):
+        why = f"not UTF-8 text ({cause.reason} at byte {cause.start})"
+    elif isinstance(cause, RecursionError):
+        why = "nested too deeply"
+    else:
+        why = type(cause).__name__
+    return JSONResponse(status_code=422, content={"detail": f"the request body is not valid JSON: {why}"})
+
+
+async def _bug(request: Request, exc: Exception) -> JSONResponse:
+    """A bug, not the request's fault (those are :class:`~c2fsum.errors.UserError`, 422): 500,
+    its traceback in the server's log."""
+    log.error("%s %s: internal error", request.method, request.url.path, exc_info=exc)
+    detail = f"internal error ({type(exc).__name__}); the server's log has its traceback"
+    return JSONResponse(status_code=500, content={"detail": detail})
+
+
+def _error(status: int, detail: str, headers: dict | None = None) -> JSONResponse:
+    """An error answer: ``{"detail": detail}`` with ``status``."""
+    return JSONResponse(status_code=status, content={"detail": detail}, headers=headers)
+
+
+def _refused_text(text: str, settings: ServeSettings) -> JSONResponse | None:
+    """The answer to a request whose text cannot be summarized at all (413 too long, 422 not valid
+    Unicode or without anything but whitespace), else None."""
+    if len(text) > settings.max_chars:
+        return _error(
+            413,
+            f"text: {len(text)} characters; this server accepts at most {settings.max_chars} "
+            "(start it with a larger `c2fsum serve --max-chars` to raise the limit)",
+        )
+    bad = _unpaired_surrogate(text)
+    if bad is not None:
+        return _error(422, f"text: not valid Unicode (unpaired surrogate U+{ord(text[bad]):04X} at character {bad})")
+    if not text.strip():
+        return _error(422, "text: empty or only whitespace, nothing to summarize")
+    return None
+
+
+def _health(pipeline: Pipeline, settings: ServeSettings, batcher: Batcher, defaults: DecodeDefaults) -> dict:
+    """The ``/health`` body: the model, its grid and decoding ``defaults``, the server's limits and
+    the batcher's counts."""
+    cfg = pipeline.config
+    M, N = cfg.data.chunks, cfg.data.chunk_len
+    return {
+        "status": "ok",
+        "model": str(pipeline.path),
+        "family": cfg.model.family,
+        "grid": (M, N),
+        "chunk_len": N,
+        "hard": pipeline.model.capabilities.hard,
+        "defaults": defaults.model_dump(),
+        "limits": {
+            "max_chars": settings.max_chars,
+            "max_beam": settings.max_beam,
+            "max_length": settings.max_length,
+        },
+        "waiting": batcher.waiting,
+        "batches": batcher.batches,
+        "documents": batcher.documents,
+    }
+
+
+def _add_routes(app: FastAPI, pipeline: Pipeline, batcher: Batcher, settings: ServeSettings) -> None:
+    """Register the page at ``/``, ``GET /health`` and ``POST /summarize`` on ``app``."""
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> FileResponse:
+        return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    defaults = DecodeDefaults(**served_defaults(pipeline.defaults, settings).to_dict())  # a request leaving all out
+
+    @app.get("/health", response_model=Health, summary="Liveness, model facts and the model's decoding defaults")
+    async def health() -> dict:
+        return _health(pipeline, settings, batcher, defaults)
+
+    @app.post(
+        "/summarize",
+        response_model=SummarizeResponse,
+        responses=_ERRORS,
+        summary="Summarize one article and show where the model read",
+    )
+    async def summarize_endpoint(req: SummarizeRequest):
+        refused = _refused_text(req.text, settings)
+        if refused is not None:
+            return refused
+        try:
+            options = request_options(pipeline.defaults, req, settings)
+        except InputError as e:
+            return _error(422, str(e))
+        try:
+            body = await batcher.submit(req.text, options, timeout=settings.timeout)
+            if isinstance(body, InputError):
+                return _error(422, str(body))
+            return body
+        except QueueFullError as e:
+            return _error(503, str(e), headers={"Retry-After": "1"})
+        except RequestTimeoutError as e:
+            return _error(504, str(e))
+        except UserError as e:  # what the request asked for; anything else is a bug: 500, traceback logged
+            return _error(422, str(e).splitlines()[0] if str(e) else "text: cannot be summarized")
+
+
+def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None = None, device: str = "cpu") -> FastAPI:
+    """An ASGI app serving ``model`` (a loaded :class:`Pipeline` or a run directory, loaded once here)."""
+    settings = settings or ServeSettings()
+    pipeline = model if isinstance(model, Pipeline) else Pipeline(model, device=device)
+    cfg = pipeline.config
+    M, N = cfg.data.chunks, cfg.data.chunk_len
     batcher = Batcher(
-        summarize, max_batch=settings.max_batch, max_queue=settings.max_queue, batch_wait=settings.batch_wait
+        _summarizer(pipeline, N),
+        max_batch=settings.max_batch,
+        max_queue=settings.max_queue,
+        batch_wait=settings.batch_wait,
     )
 
     @asynccontextmanager
@@ -166,100 +290,10 @@ def create_app(model: Pipeline | str | Path, *, settings: ServeSettings | None =
     app.state.pipeline, app.state.batcher, app.state.settings = pipeline, batcher, settings
     app.add_middleware(BodySizeLimit, max_bytes=settings.body_bytes)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-
-    @app.exception_handler(RequestValidationError)
-    async def _malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse(status_code=422, content={"detail": _validation_message(exc)})
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _unparsable(request: Request, exc: StarletteHTTPException) -> Response:
-        """FastAPI answers a body that ``json.loads`` cannot decode for another reason than bad JSON
-        syntax (bytes that are not UTF-8, nesting deeper than Python's recursion limit) with 400
-        "There was an error parsing the body": make it the 422 of every other malformed body."""
-        cause = exc.__cause__
-        if exc.status_code != 400 or cause is None:
-            return await http_exception_handler(request, exc)
-        if isinstance(cause, UnicodeDecodeError):
-            why = f"not UTF-8 text ({cause.reason} at byte {cause.start})"
-        elif isinstance(cause, RecursionError):
-            why = "nested too deeply"
-        else:
-            why = type(cause).__name__
-        return JSONResponse(status_code=422, content={"detail": f"the request body is not valid JSON: {why}"})
-
-    @app.exception_handler(Exception)
-    async def _bug(request: Request, exc: Exception) -> JSONResponse:
-        """A bug, not the request's fault (those are :class:`~c2fsum.errors.UserError`, 422): 500,
-        its traceback in the server's log."""
-        log.error("%s %s: internal error", request.method, request.url.path, exc_info=exc)
-        detail = f"internal error ({type(exc).__name__}); the server's log has its traceback"
-        return JSONResponse(status_code=500, content={"detail": detail})
-
-    def error(status: int, detail: str, headers: dict | None = None) -> JSONResponse:
-        return JSONResponse(status_code=status, content={"detail": detail}, headers=headers)
-
-    @app.get("/", include_in_schema=False)
-    async def page() -> FileResponse:
-        return FileResponse(STATIC / "index.html", media_type="text/html")
-
-    defaults = DecodeDefaults(**served_defaults(pipeline.defaults, settings).to_dict())  # a request leaving all out
-
-    @app.get("/health", response_model=Health, summary="Liveness, model facts and the model's decoding defaults")
-    async def health() -> dict:
-        return {
-            "status": "ok",
-            "model": str(pipeline.path),
-            "family": cfg.model.family,
-            "grid": (M, N),
-            "chunk_len": N,
-            "hard": pipeline.model.capabilities.hard,
-            "defaults": defaults.model_dump(),
-            "limits": {
-                "max_chars": settings.max_chars,
-                "max_beam": settings.max_beam,
-                "max_length": settings.max_length,
-            },
-            "waiting": batcher.waiting,
-            "batches": batcher.batches,
-            "documents": batcher.documents,
-        }
-
-    @app.post(
-        "/summarize",
-        response_model=SummarizeResponse,
-        responses=_ERRORS,
-        summary="Summarize one article and show where the model read",
-    )
-    async def summarize_endpoint(req: SummarizeRequest):
-        if len(req.text) > settings.max_chars:
-            return error(
-                413,
-                f"text: {len(req.text)} characters; this server accepts at most {settings.max_chars} "
-                "(start it with a larger `c2fsum serve --max-chars` to raise the limit)",
-            )
-        bad = _unpaired_surrogate(req.text)
-        if bad is not None:
-            return error(
-                422, f"text: not valid Unicode (unpaired surrogate U+{ord(req.text[bad]):04X} at character {bad})"
-            )
-        if not req.text.strip():
-            return error(422, "text: empty or only whitespace, nothing to summarize")
-        try:
-            options = request_options(pipeline.defaults, req, settings)
-        except InputError as e:
-            return error(422, str(e))
-        try:
-            body = await batcher.submit(req.text, options, timeout=settings.timeout)
-            if isinstance(body, InputError):
-                return error(422, str(body))
-            return body
-        except QueueFullError as e:
-            return error(503, str(e), headers={"Retry-After": "1"})
-        except RequestTimeoutError as e:
-            return error(504, str(e))
-        except UserError as e:  # what the request asked for; anything else is a bug: 500, traceback logged
-            return error(422, str(e).splitlines()[0] if str(e) else "text: cannot be summarized")
-
+    app.exception_handler(RequestValidationError)(_malformed)
+    app.exception_handler(StarletteHTTPException)(_unparsable)
+    app.exception_handler(Exception)(_bug)
+    _add_routes(app, pipeline, batcher, settings)
     return app
 
 
