@@ -1,6 +1,7 @@
 """Issue 47's selector: sections and places, the extraction history, the pick rules, and the warm
 start that adds them to a selector trained without them."""
 
+import pytest
 import torch
 from test_select_rewrite import _batch, selection_labels_tensor
 
@@ -122,11 +123,10 @@ def test_the_rules_block_bring_the_antecedent_and_cap_the_overlap():
         assert picks.index(1) == picks.index(2) - 1  # the antecedent right before
     none = PickRules(blocked=torch.zeros_like(blocked), antecedent=torch.full_like(antecedent, -1), max_overlap=0.0)
     capped = model.pick(memory, min_words=100, rules=none)
-    x = memory.content
-    assert x is not None
-    assert memory.letters is not None  # decoding: all words read as well
+    assert len(memory.said) == 2  # decoding: content words and all words
     for b, picks in enumerate(capped.picks):  # no two picks share a word, content or not
-        for words in (x, memory.letters):
+        for sets in memory.said:
+            words = sets.matrix.to_dense().view(B, S1, -1)
             rows = words[b, [j + 1 for j in picks]]
             assert (rows.sum(0) <= 1).all()
 
@@ -136,17 +136,36 @@ def test_overlap_is_the_larger_share_of_content_words_and_of_all_words_by_hand()
     {drug, worked, mice} and {drug, failed, rats} share 1 of 3; all words {the, drug, worked, in,
     mice} and {the, drug, failed, in, rats} share 3 of 5 = 0.6; "in mice the drug worked" (c)
     shares 3 of 3 content words with a."""
-    from c2fsum.models.select_rewrite import SelectorMemory, word_sets
+    from c2fsum.models.select_rewrite import SelectorMemory, WordSets, word_sets
 
     paper = [s.split() for s in ("the drug worked in mice .", "the drug failed in rats .", "in mice the drug worked")]
-    content = content_matrix([content_sets(paper)], 3)
-    letters = content_matrix([word_sets(paper)], 3)
-    assert letters[0, 1:].sum(-1).tolist() == [5, 5, 5]
-    memory = SelectorMemory(*[torch.zeros(1)] * 5, state=(torch.zeros(1), torch.zeros(1)), content=content)
+    content = WordSets.of([content_sets(paper)], 3)
+    letters = WordSets.of([word_sets(paper)], 3)
+    assert letters.sizes.tolist() == [[0, 5, 5, 5]]
+    memory = SelectorMemory(*[torch.zeros(1)] * 5, state=(torch.zeros(1), torch.zeros(1)), said=(content,))
     a = torch.tensor([1])  # candidate 1: sentence a
     assert [round(v, 4) for v in memory.overlap(a)[0].tolist()] == [0.0, 1.0, round(1 / 3, 4), 1.0]
-    memory.letters = letters
+    memory.said = (content, letters)
     assert [round(v, 4) for v in memory.overlap(a)[0].tolist()] == [0.0, 1.0, 0.6, 1.0]
+
+
+def test_sparse_word_sets_share_what_dense_sets_share_on_a_batch():
+    """Two papers of unequal length in one batch (columns of each its own, padding rows empty): each
+    share is |A & B| / min(|A|, |B|) counted with Python sets."""
+    import random
+
+    from c2fsum.models.select_rewrite import WordSets
+
+    rng = random.Random(4)
+    papers = [[{f"w{rng.randrange(12)}" for _ in range(rng.randint(0, 6))} for _ in range(n)] for n in (5, 3)]
+    sets = WordSets.of(papers, 5)
+    for k in range(6):
+        got = sets.shared(torch.tensor([k, min(k, 3)]))
+        for b, paper in enumerate(papers):
+            rows = [set(), *paper, *[set()] * (5 - len(paper))]
+            pick = rows[k if b == 0 else min(k, 3)]
+            want = [len(r & pick) / max(1, min(len(r), len(pick))) for r in rows]
+            assert got[b].tolist() == pytest.approx(want, abs=1e-6)
 
 
 def test_episode_labels_draw_among_the_best_selections_in_training_and_take_the_best_in_eval():

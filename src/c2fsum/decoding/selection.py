@@ -425,6 +425,7 @@ def compose(
     budget: int = 0,
     min_share: float = 0.0,
     cells: list[list[int]] | None = None,
+    attention: bool = True,
 ) -> Decoded:
     """One paper's summary from its picks, decided in pick order and written in the paper's order:
     each picked sentence copied (a word the paper repeats back to back, "in in vitro", once), or,
@@ -445,11 +446,13 @@ def compose(
     ``fine_fraction``: the words of all ``picks`` (each read, copied or rewritten) over the paper's;
     ``fine_chunks``: the chunks that hold them.
     ``cells``: the paper's :func:`sentence_cells` where the caller has them (composing a paper again
-    after a refill does not cut it again)."""
+    after a refill does not cut it again). ``attention=False``: the hypothesis's attention is left
+    empty ``(0, M, N)`` (a draft the refill composes again: each summary word on its own cell of a
+    100,000-word paper is 90 MB)."""
     M, N = grid_shape
     cells = sentence_cells(example.words) if cells is None else cells
     words: list[str] = []
-    rows: list[Tensor] = []
+    rows: list[list[int]] = []  # the cells each written sentence's words sit on
     used: list[int] = []
     written: list[list[str]] = []
     seen: set[tuple[str, ...]] = set()
@@ -480,9 +483,7 @@ def compose(
                 continue
             seen |= grams
             words.extend(new)
-            attn = torch.zeros(len(new), M * N)  # (T_j, M * N): each word of the sentence on its own cell
-            attn[torch.arange(len(version)), torch.tensor(version, dtype=torch.long)] = 1.0
-            rows.append(attn)
+            rows.append(version)
             used.append(j)
             written.append(new)
             break
@@ -490,8 +491,10 @@ def compose(
         range(len(used)), key=lambda k: used[k] if PAPER_ORDER else k
     )  # the summary reads in the paper's order
     words = [w for k in order for w in written[k]]
-    attention = torch.cat([rows[k] for k in order], 0).view(-1, M, N) if rows else torch.zeros(0, M, N)
-    hyp = Hypothesis(tokens=_ids(example, vocab, words), score=0.0, norm_score=0.0, attn=attention, eos=True)
+    on = torch.tensor([c for k in order for c in rows[k]] if attention else [], dtype=torch.long)
+    attn = torch.zeros(len(on), M * N)  # (T, M * N): each word of the summary on its own cell
+    attn[torch.arange(len(on)), on] = 1.0
+    hyp = Hypothesis(tokens=_ids(example, vocab, words), score=0.0, norm_score=0.0, attn=attn.view(-1, M, N), eos=True)
     sizes = [sum(1 for c in sentence if example.words[c] not in MARKS) for sentence in cells]
     total, read = sum(sizes), sum(sizes[j] for j in set(picks))
     fraction = read / max(total, 1)
@@ -554,10 +557,21 @@ def decode_selected(
 
     share = options.rewrite_min_share
     rewrites = rewrite(picks)
-    out = [
-        compose(ex, p, vocab, shape, r, budget=budget, min_share=share, cells=c)
-        for ex, p, shape, r, c in zip(examples, picks, shapes, rewrites, cells, strict=True)
-    ]
+
+    def draft(i: int, attention: bool = False) -> Decoded:
+        return compose(
+            examples[i],
+            picks[i],
+            vocab,
+            shapes[i],
+            rewrites[i],
+            budget=budget,
+            min_share=share,
+            cells=cells[i],
+            attention=attention,
+        )
+
+    out = [draft(i) for i in range(len(examples))]
     more = further[0] if further else []  # the picks under four times the budget: where the room is filled from
     for _ in range(REFILL_ROUNDS if budget > 0 else 0):
         room = [budget - len(d.words) for d in out]
@@ -582,7 +596,5 @@ def decode_selected(
             if w:
                 picks[i] = picks[i] + w
                 rewrites[i] = rewrites[i] + r
-                out[i] = compose(
-                    examples[i], picks[i], vocab, shapes[i], rewrites[i], budget=budget, min_share=share, cells=cells[i]
-                )
-    return out
+                out[i] = draft(i)
+    return [draft(i, attention=True) for i in range(len(examples))]  # the summaries, with their attention

@@ -175,6 +175,55 @@ def content_matrix(papers: Sequence[Sequence[set[str]]], S: int) -> Tensor:
     return out
 
 
+@dataclass
+class WordSets:
+    """Each candidate's set of words, for the overlap rule: a sparse 0/1 matrix ``(B*(S+1), W)``
+    (row ``b*(S+1) + k`` is candidate k of paper b, STOP's row and padding empty; each paper's words
+    in columns of their own), its rows' columns as ``crow`` ``(B*(S+1)+1,)`` and ``col`` ``(nnz,)``
+    (row r's are ``col[crow[r]:crow[r+1]]``), and ``sizes`` ``(B, S+1)`` the sets' sizes. Sparse
+    because a 100,000-word paper's dense ``(S+1, U)`` matrix took 150-200 MB per kind of words."""
+
+    matrix: Tensor
+    crow: Tensor
+    col: Tensor
+    sizes: Tensor
+
+    @classmethod
+    def of(cls, papers: Sequence[Sequence[set[str]]], S: int, device: torch.device | str = "cpu") -> WordSets:
+        """The word sets of each paper's first ``S`` sentences (:func:`content_sets`, :func:`word_sets`)."""
+        crow, cols = [0], []
+        sizes = torch.zeros(len(papers), S + 1)
+        base = 0
+        for b, paper in enumerate(papers):
+            index: dict[str, int] = {}
+            crow.append(crow[-1])  # STOP
+            for j in range(S):
+                words = paper[j] if j < len(paper) else set()
+                cols.extend(sorted(base + index.setdefault(w, len(index)) for w in words))
+                crow.append(len(cols))
+                sizes[b, j + 1] = len(words)
+            base += len(index)
+        crow_t, col_t = torch.tensor(crow, dtype=torch.long), torch.tensor(cols, dtype=torch.long)
+        row_t = torch.repeat_interleave(torch.arange(len(crow) - 1), crow_t.diff())
+        size = (len(papers) * (S + 1), max(base, 1))
+        matrix = torch.sparse_coo_tensor(
+            torch.stack([row_t, col_t]), torch.ones(len(cols)), size, is_coalesced=True, check_invariants=True
+        )
+        return cls(matrix=matrix.to(device), crow=crow_t, col=col_t, sizes=sizes.to(device))
+
+    def shared(self, j: Tensor) -> Tensor:
+        """``(B, S+1)``: the words each candidate shares with candidate ``j`` ``(B,)`` of its paper,
+        over the smaller of the two sets (1: one says all the other says)."""
+        B, S1 = self.sizes.shape
+        rows = (torch.arange(B) * S1 + j.cpu()).tolist()
+        cols = torch.cat([self.col[self.crow[r] : self.crow[r + 1]] for r in rows])  # each paper's are its own
+        picked = torch.zeros(self.matrix.size(1), 1, device=self.sizes.device)
+        picked[cols.to(picked.device)] = 1.0
+        shared = torch.sparse.mm(self.matrix, picked).view(B, S1)
+        least = torch.minimum(self.sizes, self.sizes.gather(1, j.view(-1, 1))).clamp(min=1)
+        return shared / least
+
+
 # -- sentences and labels (plain lists) ---------------------------------------------------------
 def sentence_spans(tokens: Sequence[T_], end: T_, skip: frozenset | set = frozenset()) -> list[list[int]]:
     """The positions of each sentence of a prepared document's cells: each ends after an ``end``
@@ -307,10 +356,10 @@ class SelectorMemory:
         real: ``(B, S+1)`` bool: STOP and the real sentences.
         words: ``(B, S)`` each sentence's length in words.
         state: the decoder's first ``(h, c)``, each ``(layers, B, H)``.
-        content: ``(B, S+1, U)`` 0/1, each candidate's content words (:func:`content_matrix`), or
-            None when the papers' words were not given (no history, no overlap rule).
-        letters: ``(B, S+1, V)`` 0/1, each candidate's words (:func:`word_sets`), at decoding
-            only (the overlap rule), else None.
+        content: ``(B, S+1, U)`` 0/1, each candidate's content words (:func:`content_matrix`), for
+            the extraction history (``selector_features=history``), else None.
+        said: at decoding (the papers' words given), each candidate's content words and, with
+            :data:`OVERLAP_WORDS`, all its words, as :class:`WordSets` (the overlap rule).
     """
 
     keys: Tensor
@@ -320,7 +369,7 @@ class SelectorMemory:
     words: Tensor
     state: tuple[Tensor, Tensor]
     content: Tensor | None = None
-    letters: Tensor | None = None
+    said: tuple[WordSets, ...] = ()
 
     def coverage(self, have: Tensor) -> Tensor:
         """``(B, T, S+1)``: the share of each candidate's content words among ``have`` ``(B, T, U)``
@@ -331,20 +380,13 @@ class SelectorMemory:
 
     def overlap(self, j: Tensor) -> Tensor:
         """``(B, S+1)``: the words each candidate shares with candidate ``j`` ``(B,)``, over the
-        smaller of the two sentences' (1: one says all the other says): the larger of that share
-        of content words and of all words (``letters``, when read)."""
-        assert self.content is not None
-        out = _shared(self.content, j)
-        return out if self.letters is None else torch.maximum(out, _shared(self.letters, j))
-
-
-def _shared(words: Tensor, j: Tensor) -> Tensor:
-    """``(B, S+1)``: of ``words`` ``(B, S+1, U)`` (0/1), those each candidate shares with candidate
-    ``j`` ``(B,)``, over the smaller of the two sentences' counts."""
-    row = words.gather(1, j.view(-1, 1, 1).expand(-1, 1, words.size(-1)))  # (B, 1, U)
-    shared = (words * row).sum(-1)  # (B, S+1)
-    least = torch.minimum(words.sum(-1), row.sum(-1)).clamp(min=1)
-    return shared / least
+        smaller of the two sentences' (1: one says all the other says): the largest such share over
+        the kinds of words in ``said`` (content words; all words)."""
+        assert self.said, "the overlap rule reads the papers' words: read(sents, examples) in eval mode"
+        out = self.said[0].shared(j)
+        for more in self.said[1:]:
+            out = torch.maximum(out, more.shared(j))
+        return out
 
 
 @dataclass
@@ -356,7 +398,7 @@ class PickRules:
         antecedent: ``(B, S+1)`` long: the candidate a sentence refers back to ("These results ..."),
             picked with it, just before it, when not picked already; -1: none.
         max_overlap: a sentence sharing more than this share of its content words with a pick (of
-            the smaller sentence's) is not picked (1.0: no rule; needs ``SelectorMemory.content``).
+            the smaller sentence's) is not picked (1.0: no rule; needs ``SelectorMemory.said``).
     """
 
     blocked: Tensor
@@ -525,13 +567,14 @@ class SentenceSelector(Summarizer):
         back = self.doc_backward(gather_rows(s, flip))[0]  # (B, S, H/2), read last sentence first
         h = torch.cat([self.doc_forward(s)[0], gather_rows(back, flip)], -1)  # (B, S, H)
         B, S = h.size(0), h.size(1)
-        content = letters = None
+        content, said = None, ()
         if examples is not None:
             papers = [document_sentences(ex) for ex in examples]
-            if "history" in self.features or not self.training:  # decoding's overlap rule reads it too
+            if "history" in self.features:
                 content = content_matrix([content_sets(p) for p in papers], S).to(h.device)
-            if not self.training and OVERLAP_WORDS:
-                letters = content_matrix([word_sets(p) for p in papers], S).to(h.device)
+            if not self.training:  # decoding's overlap rule
+                kinds = (content_sets, word_sets) if OVERLAP_WORDS else (content_sets,)
+                said = tuple(WordSets.of([kind(p) for p in papers], S, h.device) for kind in kinds)
             if "sections" in self.features:
                 places = torch.zeros(B, S, 3, dtype=torch.long)
                 for b, (ex, p) in enumerate(zip(examples, papers, strict=True)):
@@ -557,7 +600,7 @@ class SentenceSelector(Summarizer):
             words=sents.words,
             state=state,
             content=content,
-            letters=letters,
+            said=said,
         )
 
     # -- picking --------------------------------------------------------------------------------
@@ -716,8 +759,8 @@ class SentenceSelector(Summarizer):
                 if memory.content is not None and have is not None:
                     row = memory.content[rows, idx]  # (B, U)
                     have = torch.where(real.unsqueeze(1), torch.maximum(have, row), have)
-                    if rules is not None and rules.max_overlap < 1.0:
-                        overlap = torch.where(real.unsqueeze(1), torch.maximum(overlap, memory.overlap(idx)), overlap)
+                if rules is not None and rules.max_overlap < 1.0 and memory.said and bool(real.any()):
+                    overlap = torch.where(real.unsqueeze(1), torch.maximum(overlap, memory.overlap(idx)), overlap)
             done = done | (choice == STOP)
             previous = choice.unsqueeze(1)
             if bool(done.all()):
