@@ -28,7 +28,6 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 import torch
-from torch import Tensor
 
 from c2fsum.baselines.ilp import MIN_SENTENCE_WORDS, words_in
 from c2fsum.config import Config
