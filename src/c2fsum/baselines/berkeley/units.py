@@ -174,11 +174,23 @@ def _content_end(words: Sequence[str]) -> int:
 
 
 def candidate_spans(t: Tagged) -> list[tuple[int, int, str]]:
-    """Every span the rules of the module docstring find, before overlaps are resolved."""
-    w, tags, ch = t.words, t.tags, t.chunks
-    n, end = len(w), _content_end(t.words)
+    """Every span the rules of the module docstring find, before overlaps are resolved: the
+    ``paren`` spans, then per comma its ``relcl``, ``appos`` or ``adjunct``, then ``intro``, then ``time``."""
+    end = _content_end(t.words)
+    commas = _clause_commas(t)
+    return [
+        *_paren_spans(t.words, end),
+        *_comma_spans(t, commas, end),
+        *_intro_span(t, commas, end),
+        *_time_spans(t, end),
+    ]
+
+
+def _paren_spans(w: Sequence[str], end: int) -> list[tuple[int, int, str]]:
+    """``paren`` spans: a bracketed part with its brackets, a ``-- ... --`` part with its dashes
+    (at most 20 tokens inside), and an odd last ``-- ...`` up to ``end`` (the final mark)."""
+    n = len(w)
     out: list[tuple[int, int, str]] = []
-    # paren
     for i, tok in enumerate(w):
         if tok in OPEN:
             for k in range(i + 1, n):
@@ -191,96 +203,155 @@ def candidate_spans(t: Tagged) -> list[tuple[int, int, str]]:
             out.append((a, b + 1, "paren"))
     if len(dashes) % 2 == 1 and dashes[-1] > 0 and 1 < end - dashes[-1] <= 21:
         out.append((dashes[-1], end, "paren"))
-    commas = [  # not the comma of a date, "march ## , ####"
+    return out
+
+
+def _clause_commas(t: Tagged) -> list[int]:
+    """The indices of the sentence's commas, except the comma of a date (``march ## , ####``)."""
+    w, tags = t.words, t.tags
+    n = len(w)
+    return [
         i
         for i, tok in enumerate(w)
         if tok == "," and not (2 <= i < n - 1 and tags[i - 1] == "CD" and w[i - 2] in MONTHS and tags[i + 1] == "CD")
     ]
+
+
+def _comma_spans(t: Tagged, commas: list[int], end: int) -> list[tuple[int, int, str]]:
+    """For each comma, the part after it up to the next comma (or ``end``) when it is a ``relcl``,
+    an ``appos`` or an ``adjunct`` (:func:`_comma_part_kind`)."""
+    tags = t.tags
+    out: list[tuple[int, int, str]] = []
     for ci, i in enumerate(commas):
         k = commas[ci + 1] if ci + 1 < len(commas) else end  # the inner part is w[i+1:k]
         if k <= i + 1 or i + 1 >= end:
             continue
-        inner = range(i + 1, k)
         if k == end and not any(tags[j] in FINITE or tags[j] in ("VBN", "VB") for j in range(i)):
             continue  # a last part with no clause before it: it is the clause
-        has_verb = any(tags[j] in FINITE for j in inner)
-        after = w[k + 1] if k < n - 1 and k < end else ""
-        # relcl (any verb: the tagger reads some past tenses after "who" as VBN)
-        if w[i + 1] in RELATIVE and any(_is_verb(tags[j]) for j in inner) and i > 0:
-            out.append((i + 1, k, "relcl"))
-            continue
-        # appos
-        if (
-            i > 0
-            and ch[i - 1].endswith("NP")
-            and (tags[i - 1].startswith("NN") or tags[i - 1] == "CD")
-            and not has_verb
-            and tags[i + 1] in ("DT", "PRP$", "CD")
-            and (k - i - 1 >= 2 or tags[i + 1] == "CD")
-            and not (tags[i + 1] == "CD" and (tags[i - 1] == "CD" or w[i - 1] in MONTHS))
-            and k - i - 1 <= 15
-            and after not in ("and", "or", "but")
-            and not any(w[c + 1] in ("and", "or") for c in commas[ci + 1 : ci + 4] if c + 1 < n)
-            and not any(w[j] in ("and", "or", "&", ";") for j in inner)
-            and (k == end or w[k] == ",")
-        ):
-            out.append((i + 1, k, "appos"))
-            continue
-        # adjunct
-        starts_pp = ch[i + 1] in ("B-PP", "B-ADVP") or tags[i + 1] in ("RB", "IN")
-        according = w[i + 1] == "according"
-        if i > 0 and (starts_pp or according) and not has_verb and k - i - 1 <= 10:
-            if w[i + 1] not in ("that", "because", "if", "while", "although", "as", "so", "and", "but", "to", "not"):
-                out.append((i + 1, k, "adjunct"))
-    # intro
-    if (
+        kind = _comma_part_kind(t, commas, ci, k, end)
+        if kind is not None:
+            out.append((i + 1, k, kind))
+    return out
+
+
+def _comma_part_kind(t: Tagged, commas: list[int], ci: int, k: int, end: int) -> str | None:
+    """The kind of the part ``words[i+1:k]`` after the comma ``i = commas[ci]``: ``relcl`` (any
+    verb: the tagger reads some past tenses after "who" as VBN), ``appos``, ``adjunct``, or None."""
+    w, tags, ch = t.words, t.tags, t.chunks
+    i = commas[ci]
+    inner = range(i + 1, k)
+    if w[i + 1] in RELATIVE and any(_is_verb(tags[j]) for j in inner) and i > 0:
+        return "relcl"
+    if any(tags[j] in FINITE for j in inner):
+        return None
+    if _is_appositive(t, commas, ci, k, end):
+        return "appos"
+    starts_pp = ch[i + 1] in ("B-PP", "B-ADVP") or tags[i + 1] in ("RB", "IN")
+    according = w[i + 1] == "according"
+    if i > 0 and (starts_pp or according) and k - i - 1 <= 10:
+        if w[i + 1] not in ("that", "because", "if", "while", "although", "as", "so", "and", "but", "to", "not"):
+            return "adjunct"
+    return None
+
+
+def _is_appositive(t: Tagged, commas: list[int], ci: int, k: int, end: int) -> bool:
+    """Whether the part ``words[i+1:k]`` (no finite verb) after the comma ``i = commas[ci]`` is an
+    appositive by the module docstring's rules (after a noun, opening with a determiner, a
+    possessive or a number, short, no list)."""
+    w, tags, ch = t.words, t.tags, t.chunks
+    n = len(w)
+    i = commas[ci]
+    after = w[k + 1] if k < n - 1 and k < end else ""
+    return (
+        i > 0
+        and ch[i - 1].endswith("NP")
+        and (tags[i - 1].startswith("NN") or tags[i - 1] == "CD")
+        and tags[i + 1] in ("DT", "PRP$", "CD")
+        and (k - i - 1 >= 2 or tags[i + 1] == "CD")
+        and not (tags[i + 1] == "CD" and (tags[i - 1] == "CD" or w[i - 1] in MONTHS))
+        and k - i - 1 <= 15
+        and after not in ("and", "or", "but")
+        and not any(w[c + 1] in ("and", "or") for c in commas[ci + 1 : ci + 4] if c + 1 < n)
+        and not any(w[j] in ("and", "or", "&", ";") for j in range(i + 1, k))
+        and (k == end or w[k] == ",")
+    )
+
+
+def _intro_span(t: Tagged, commas: list[int], end: int) -> list[tuple[int, int, str]]:
+    """The ``intro`` span (at most one): a sentence-initial prepositional or adverbial phrase up to
+    the first comma (within 12 tokens), with no finite verb, a verb after the comma."""
+    w, tags, ch = t.words, t.tags, t.chunks
+    if not (
         commas
         and 0 < commas[0] <= 12
         and (ch[0] in ("B-PP", "B-ADVP") or tags[0] in ("RB", "IN") or w[0] == "according")
     ):
-        i = commas[0]
-        head_verbs = [j for j in range(i) if tags[j] in FINITE or tags[j] == "VB"]
-        if (
-            w[0] not in ("that", "because", "if", "while", "although", "as", "so", "when", "after", "before")
-            and not head_verbs
-            and any(_is_verb(tags[j]) for j in range(i + 1, end))
-        ):
-            out.append((0, i, "intro"))
-    # time
-    for i in range(end):
-        if w[i] in TIME_PREPS and ch[i] == "B-PP" and i + 1 < end:
-            k = i + 1
-            while k < end and (ch[k] in ("B-NP", "I-NP") if k == i + 1 else ch[k] == "I-NP"):
-                k += 1
-            if k == i + 1 and tags[i + 1] == "CD":  # "in ####"
-                k = i + 2
-            while k < end and w[k - 1] in MONTHS and tags[k] == "CD":  # "on february ##"
-                k += 1
-            if k + 1 < end and tags[k - 1] == "CD" and w[k - 2] in MONTHS and w[k] == "," and tags[k + 1] == "CD":
-                k += 2  # "on february ## , ####"
-            follows = w[k] if k < n else ""
-            if (
-                i > 0
-                and k > i + 1
-                and w[k - 1] in TIME_WORDS
-                and follows not in ("of", "'s", "'", "ago", "old", "later", "earlier")
-                and tags[k - 1] != "POS"
-            ):
-                out.append((i, k, "time"))
-        elif (
-            i > 0
-            and w[i] in TIME_DETS
-            and i + 1 < end
-            and w[i + 1] in TIME_WORDS
-            and tags[i + 1].startswith("NN")
-            and w[i - 1] not in TIME_PREPS
-        ):
-            if i + 2 >= n or (w[i + 2] not in ("of", "'s", "'") and tags[i + 2] != "POS"):
-                out.append((i, i + 2, "time"))
-        elif i > 0 and w[i] in BARE_TIME and w[i - 1] not in TIME_PREPS:
-            if i + 1 >= n or (w[i + 1] not in ("of", "'s", "'") and tags[i + 1] != "POS"):
-                out.append((i, i + 1, "time"))
-    return out
+        return []
+    i = commas[0]
+    head_verbs = [j for j in range(i) if tags[j] in FINITE or tags[j] == "VB"]
+    if (
+        w[0] not in ("that", "because", "if", "while", "although", "as", "so", "when", "after", "before")
+        and not head_verbs
+        and any(_is_verb(tags[j]) for j in range(i + 1, end))
+    ):
+        return [(0, i, "intro")]
+    return []
+
+
+def _time_spans(t: Tagged, end: int) -> list[tuple[int, int, str]]:
+    """The ``time`` spans, each starting at a token before ``end`` (:func:`_time_span_at`)."""
+    spans = (_time_span_at(t, i, end) for i in range(end))
+    return [s for s in spans if s is not None]
+
+
+def _time_span_at(t: Tagged, i: int, end: int) -> tuple[int, int, str] | None:
+    """The ``time`` span starting at token ``i``: a temporal prepositional phrase
+    (:func:`_time_phrase`), a ``last week`` or a bare ``yesterday``; None when there is none."""
+    w, tags, ch = t.words, t.tags, t.chunks
+    n = len(w)
+    if w[i] in TIME_PREPS and ch[i] == "B-PP" and i + 1 < end:
+        return _time_phrase(t, i, end)
+    if (
+        i > 0
+        and w[i] in TIME_DETS
+        and i + 1 < end
+        and w[i + 1] in TIME_WORDS
+        and tags[i + 1].startswith("NN")
+        and w[i - 1] not in TIME_PREPS
+    ):
+        if i + 2 >= n or (w[i + 2] not in ("of", "'s", "'") and tags[i + 2] != "POS"):
+            return (i, i + 2, "time")
+        return None
+    if i > 0 and w[i] in BARE_TIME and w[i - 1] not in TIME_PREPS:
+        if i + 1 >= n or (w[i + 1] not in ("of", "'s", "'") and tags[i + 1] != "POS"):
+            return (i, i + 1, "time")
+    return None
+
+
+def _time_phrase(t: Tagged, i: int, end: int) -> tuple[int, int, str] | None:
+    """The prepositional phrase opened by the time preposition at ``i`` when its noun phrase ends
+    in a time word (a month taking its day and year along), else None."""
+    w, tags, ch = t.words, t.tags, t.chunks
+    n = len(w)
+    k = i + 1
+    while k < end and (ch[k] in ("B-NP", "I-NP") if k == i + 1 else ch[k] == "I-NP"):
+        k += 1
+    if k == i + 1 and tags[i + 1] == "CD":  # "in ####"
+        k = i + 2
+    while k < end and w[k - 1] in MONTHS and tags[k] == "CD":  # "on february ##"
+        k += 1
+    if k + 1 < end and tags[k - 1] == "CD" and w[k - 2] in MONTHS and w[k] == "," and tags[k + 1] == "CD":
+        k += 2  # "on february ## , ####"
+    follows = w[k] if k < n else ""
+    if (
+        i > 0
+        and k > i + 1
+        and w[k - 1] in TIME_WORDS
+        and follows not in ("of", "'s", "'", "ago", "old", "later", "earlier")
+        and tags[k - 1] != "POS"
+    ):
+        return (i, k, "time")
+    return None
 
 
 def sentence_units(words: Sequence[str], tagged: Tagged | None = None) -> SentenceUnits:
