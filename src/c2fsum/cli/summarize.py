@@ -66,7 +66,8 @@ def _summarize_file(
             progress=not a.quiet and long_work(docs),
             names=article_names(path, read, lines=a.lines),
         )
-    attention.extend({"file": path, **s.to_json()} if several else s.to_json() for s in summaries)
+    if a.attention_out:  # (every word's attention over a 100,000-word text is 900 MB of Python floats)
+        attention.extend({"file": path, **s.to_json()} if several else s.to_json() for s in summaries)
     written = iter(summaries)
     out = []  # (the lines are made before any is printed: a refused text prints nothing of its file)
     for n, r in enumerate(read, 1):
