@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 
 # ------------------------------------------------------------------ placeholders (pysbd's)
 _PLACEHOLDER_CHARS = "∯∮♨☝ȸȹ☉☈☇☄ᓴᓷᓰᓱᓳᓸ✂⌬ƪ☏♟♝⎋♬♭\r\n\x00"
@@ -332,6 +333,25 @@ def _sentences(text: str, science: bool) -> list[str]:
     """:func:`sentences` of a view whose placeholder characters are already replaced."""
     if not text:
         return []
+    text = _protect(text, science)
+    parts: list[str] = []
+    for segment in text.split("\r"):
+        if not segment:
+            continue
+        for needle, rule, repl in _ELLIPSIS_RULES:
+            if needle in segment:
+                segment = rule.sub(repl, segment)
+        if any(p in segment for p in _PUNCTUATIONS):
+            parts += _process_segment(segment, science)
+        else:
+            parts.append(segment)
+    return _post_process(parts)
+
+
+def _protect(text: str, science: bool) -> str:
+    """pysbd's rules before the segments are split: list items as line breaks (``\r``), and the
+    periods and marks that end no sentence (abbreviations, numbers, repeated ``!?``, ``a.b``,
+    coordinates, file formats, brackets between quotes) replaced by placeholder symbols."""
     text = _list_items(text, science=science)
     text = _abbreviations(text, science)
     if science and "< dig >. < dig >" in text:  # SumPubMed's "1.5.2": "< dig > . < dig >" (a version, an ec number)
@@ -347,19 +367,13 @@ def _sentences(text: str, science: bool) -> list[str]:
         text = _FILE_FORMAT.sub("∯", text)
     if '"' in text or "”" in text:  # check_for_parens_between_quotes (views have no double quotes)
         text = _PARENS_BETWEEN_DOUBLE_QUOTES.sub(_parens_between_quotes, text)
-    parts: list[str] = []
-    for segment in text.split("\r"):
-        if not segment:
-            continue
-        for needle, rule, repl in _ELLIPSIS_RULES:
-            if needle in segment:
-                segment = rule.sub(repl, segment)
-        if any(p in segment for p in _PUNCTUATIONS):
-            parts += _process_segment(segment, science)
-        else:
-            parts.append(segment)
-    # pysbd's post-processing of each sentence replaces strings that never span two sentences:
-    # done once on all of them, joined by a character that no view holds
+    return text
+
+
+def _post_process(parts: list[str]) -> list[str]:
+    """The sentences ``parts`` with pysbd's placeholder symbols turned back, stripped, empty ones
+    left out. pysbd's post-processing of each sentence replaces strings that never span two
+    sentences: done once on all of them, joined by a character that no view holds."""
     joined = _SEPARATOR.join(parts)
     present = set(_ANY_SYMBOL.findall(joined))  # the symbols in the text (one scan, not one per string)
     if present:
@@ -509,7 +523,28 @@ def _abbreviations_in_line(line: str, science: bool = False) -> str:
     """
     if "." not in line:
         return line
-    words = _WORDS[science]
+    words, every_length = _line_words(line, science)
+    ends: list[int] = []  # the periods that end no sentence
+    pos = line.find(".")
+    while pos >= 0:
+        for start in _word_starts(line, pos, words, science=science, every_length=every_length):
+            verdict = _abbreviation_period(line, start, pos, words, science)
+            if verdict is not None:
+                if verdict:
+                    ends.append(pos)
+                break
+        pos = line.find(".", pos + 1)
+    if not ends:
+        return line
+    n = len(line)
+    return "∯".join(line[a + 1 : b] for a, b in zip([-1, *ends], [*ends, n], strict=True))
+
+
+def _line_words(line: str, science: bool) -> tuple[AbstractSet[str], bool]:
+    """The abbreviations that may end at a period of ``line``: the plain ones and the words of
+    ``line`` that a dotted abbreviation's pattern finds (where the abbreviation occurs); and
+    whether every word length must be tried (a found word holds whitespace or a control character)."""
+    words: AbstractSet[str] = _WORDS[science]
     lowered = line if line.islower() else line.lower()  # (only uppercase letters lowercase to ASCII)
     every_length = False
     for abbr in _DOTTED_ABBR:
@@ -521,53 +556,57 @@ def _abbreviations_in_line(line: str, science: bool = False) -> str:
                 found.add(first.group().strip().lower())
             words = words | found
             every_length = every_length or not all(w.isprintable() and " " not in w for w in found)
-    ends: list[int] = []  # the periods that end no sentence
-    n = len(line)
-    pos = line.find(".")
-    while pos >= 0:
-        lo = pos - _MAX_ABBR - 1 if pos > _MAX_ABBR else 0
-        space = line.rfind(" ", lo, pos)
-        run_start = space + 1 if space >= 0 else lo  # after a space, at the line's start, or too far back
-        run = line[run_start:pos]
-        if every_length or not run.isprintable():
-            starts: Iterable[int] = range(pos - 1, pos - min(_MAX_ABBR, pos) - 1, -1)
-        else:
-            whole = run_start < pos and (space >= 0 or lo == 0) and pos - run_start <= _MAX_ABBR
-            if not (whole and run in words) and not (science and not _OPENERS.isdisjoint(run)):
-                pos = line.find(".", pos + 1)
-                continue
-            starts = [run_start + k + 1 for k in range(len(run) - 2, -1, -1) if run[k] in _OPENERS] if science else []
-            if whole:
-                starts.append(run_start)
-        for start in starts:
-            if start > 0 and not line[start - 1].isspace():
-                if not (science and line[start - 1] in "([-/" and line[start:pos].lower() in _SCIENCE_ABBR):
-                    continue
-            word = line[start:pos]
-            if word not in words:
-                continue
-            # pysbd's findall is case-insensitive; its matches are then looked up in lowercase
-            key = word.lower()
-            if key in _PREPOSITIVE:
-                after = _AFTER_PREPOSITIVE
-            elif key in _NUMBER_ABBR and not (science and key in _SCIENCE_ABBR):  # "p. gingivalis", "p. 0"
-                after = _AFTER_NUMBER_ABBR
-            else:
-                after = _AFTER_SCIENCE_ABBR if science else _AFTER_ABBR
-            if pos + 1 < n and after.match(line, pos + 1):
-                if science and key not in _PLAIN_ABBR and line[max(0, start - 3) : pos] not in _SPACED_ABBR:
-                    nxt = _NEXT_WORD.match(line, pos + 1)
-                    if nxt and nxt.group(1) in _STARTERS:
-                        if not (key in _SPECIES_ABBR and nxt.group(1) in _PREPOSITIONS) and not (
-                            key in _LABEL_ABBR and _LABEL.match(line, pos + 1)
-                        ):
-                            break  # "hepatitis a. the ...": a sentence end after all
-                ends.append(pos)
-                break
-        pos = line.find(".", pos + 1)
-    if not ends:
-        return line
-    return "∯".join(line[a + 1 : b] for a, b in zip([-1, *ends], [*ends, n], strict=True))
+    return words, every_length
+
+
+def _word_starts(line: str, pos: int, words: AbstractSet[str], *, science: bool, every_length: bool) -> Iterable[int]:
+    """Where a word that ends at the period ``line[pos]`` may start, shortest word first (empty
+    when no abbreviation can end there): after an opening bracket, hyphen or slash inside the run
+    since the last space (``science``), then the whole run; every length when ``every_length``
+    or the run holds a control character."""
+    lo = pos - _MAX_ABBR - 1 if pos > _MAX_ABBR else 0
+    space = line.rfind(" ", lo, pos)
+    run_start = space + 1 if space >= 0 else lo  # after a space, at the line's start, or too far back
+    run = line[run_start:pos]
+    if every_length or not run.isprintable():
+        return range(pos - 1, pos - min(_MAX_ABBR, pos) - 1, -1)
+    whole = run_start < pos and (space >= 0 or lo == 0) and pos - run_start <= _MAX_ABBR
+    if not (whole and run in words) and not (science and not _OPENERS.isdisjoint(run)):
+        return ()
+    starts = [run_start + k + 1 for k in range(len(run) - 2, -1, -1) if run[k] in _OPENERS] if science else []
+    if whole:
+        starts.append(run_start)
+    return starts
+
+
+def _abbreviation_period(line: str, start: int, pos: int, words: AbstractSet[str], science: bool) -> bool | None:
+    """Whether the period ``line[pos]`` after the word ``line[start:pos]`` ends no sentence: True
+    (an abbreviation, and the text after it fits its kind), False (a sentence end after all:
+    ``hepatitis a. the ...``), None (no abbreviation here: the next start is tried)."""
+    if start > 0 and not line[start - 1].isspace():
+        if not (science and line[start - 1] in "([-/" and line[start:pos].lower() in _SCIENCE_ABBR):
+            return None
+    word = line[start:pos]
+    if word not in words:
+        return None
+    # pysbd's findall is case-insensitive; its matches are then looked up in lowercase
+    key = word.lower()
+    if key in _PREPOSITIVE:
+        after = _AFTER_PREPOSITIVE
+    elif key in _NUMBER_ABBR and not (science and key in _SCIENCE_ABBR):  # "p. gingivalis", "p. 0"
+        after = _AFTER_NUMBER_ABBR
+    else:
+        after = _AFTER_SCIENCE_ABBR if science else _AFTER_ABBR
+    if not (pos + 1 < len(line) and after.match(line, pos + 1)):
+        return None
+    if science and key not in _PLAIN_ABBR and line[max(0, start - 3) : pos] not in _SPACED_ABBR:
+        nxt = _NEXT_WORD.match(line, pos + 1)
+        if nxt and nxt.group(1) in _STARTERS:
+            if not (key in _SPECIES_ABBR and nxt.group(1) in _PREPOSITIONS) and not (
+                key in _LABEL_ABBR and _LABEL.match(line, pos + 1)
+            ):
+                return False  # "hepatitis a. the ...": a sentence end after all
+    return True
 
 
 # ------------------------------------------------------------------ one segment
