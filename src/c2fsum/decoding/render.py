@@ -135,15 +135,19 @@ def align(
         if prev is not None and prev + 1 < len(source) and source[prev + 1] == tok:
             cells.append(prev + 1)
             continue
-        best, best_key = None, None
-        for c in where[tok][:_MAX_CANDIDATES]:
+        candidates = where[tok][:_MAX_CANDIDATES]
+        runs = []
+        for c in candidates:
             run = 1
             while i + run < len(tokens) and c + run < len(source) and source[c + run] == tokens[i + run]:
                 run += 1
-            key = (run, float(att[i, c]) if att is not None and i < att.size(0) else 0.0)
-            if best_key is None or key > best_key:
-                best, best_key = c, key
-        cells.append(best)
+            runs.append(run)
+        longest = max(runs)
+        tied = [c for c, run in zip(candidates, runs, strict=True) if run == longest]
+        if att is not None and i < att.size(0) and len(tied) > 1:  # the most attended (argmax: the first of equals)
+            cells.append(tied[int(att[i, tied].argmax())])
+        else:
+            cells.append(tied[0])
     return cells
 
 
