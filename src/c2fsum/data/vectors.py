@@ -27,6 +27,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,7 +121,6 @@ def train_vectors(
     and line) or ValueError (no word left to train).
     """
     from gensim.models import Word2Vec  # heavy import, only when asked for
-    from gensim.utils import RULE_DEFAULT, RULE_DISCARD
 
     settings = settings or Word2VecSettings()
     data_dir = Path(data_dir)
@@ -129,9 +129,6 @@ def train_vectors(
     if not vocab_file.exists():
         raise FileNotFoundError(f"{vocab_file}: no vocabulary (run `c2fsum prepare` first)")
     known = set(Vocab.load(vocab_file).itos) - set(SPECIALS)
-
-    def keep(word: str, count: int, min_count: int) -> int:
-        return RULE_DEFAULT if word in known else RULE_DISCARD
 
     started = time.perf_counter()
     sentences = _Sentences(train, summaries=settings.summaries)
@@ -144,32 +141,14 @@ def train_vectors(
         epochs=settings.epochs,
         seed=settings.seed,
     )
-    gensim_log = logging.getLogger("gensim")
-    level = gensim_log.level
-    gensim_log.setLevel(logging.WARNING)  # its INFO lines every second would drown the bar
-    try:
-        with tqdm(desc="vectors: counting", unit="doc", file=sys.stderr, disable=not progress) as bar:
-            sentences.bar = bar
-            model.build_vocab(sentences, trim_rule=keep)
-        n_docs = sentences.documents
-        words = list(model.wv.index_to_key)
+    with _gensim_quiet():
+        n_docs, words = _count_words(model, sentences, known, progress=progress)
         if not words:
             raise ValueError(
                 f"{train}: no word of {vocab_file} occurs {settings.min_count} times or more (lower --min-count)"
             )
         counted = time.perf_counter()
-        with tqdm(
-            total=settings.epochs * n_docs, desc="vectors", unit="doc", file=sys.stderr, disable=not progress
-        ) as bar:
-            sentences.bar = bar
-            model.train(
-                sentences,
-                total_examples=model.corpus_count,
-                epochs=settings.epochs,
-                callbacks=[_EpochBar(bar, settings.epochs)],
-            )
-    finally:
-        gensim_log.setLevel(level)
+        _train(model, sentences, n_docs, epochs=settings.epochs, progress=progress)
     seconds = time.perf_counter() - started
     vectors = WordVectors(words, np.ascontiguousarray(model.wv.vectors, dtype=np.float32))
     record = {
@@ -178,14 +157,7 @@ def train_vectors(
         "sentences": int(model.corpus_count),
         "tokens": int(model.corpus_total_words),
         "words": len(words),
-        "dim": settings.dim,
-        "epochs": settings.epochs,
-        "min_count": settings.min_count,
-        "window": settings.window,
-        "workers": settings.workers,
-        "algorithm": "skip-gram" if settings.skip_gram else "cbow",
-        "summaries": settings.summaries,
-        "seed": settings.seed,
+        **_settings_record(settings),
         "seconds_counting": round(counted - started, 1),
         "seconds": round(seconds, 1),
     }
@@ -199,6 +171,54 @@ def train_vectors(
         seconds,
     )
     return vectors, record
+
+
+@contextmanager
+def _gensim_quiet() -> Iterator[None]:
+    """gensim's log at WARNING within (its INFO lines every second would drown the bar), its level
+    restored after."""
+    gensim_log = logging.getLogger("gensim")
+    level = gensim_log.level
+    gensim_log.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        gensim_log.setLevel(level)
+
+
+def _count_words(model, sentences: _Sentences, known: set[str], *, progress: bool) -> tuple[int, list[str]]:
+    """Build ``model``'s vocabulary from one pass over ``sentences``: the words of ``known`` seen
+    ``min_count`` times or more. Returns the documents read and the words, most frequent first."""
+    from gensim.utils import RULE_DEFAULT, RULE_DISCARD
+
+    def keep(word: str, count: int, min_count: int) -> int:
+        return RULE_DEFAULT if word in known else RULE_DISCARD
+
+    with tqdm(desc="vectors: counting", unit="doc", file=sys.stderr, disable=not progress) as bar:
+        sentences.bar = bar
+        model.build_vocab(sentences, trim_rule=keep)
+    return sentences.documents, list(model.wv.index_to_key)
+
+
+def _train(model, sentences: _Sentences, n_docs: int, *, epochs: int, progress: bool) -> None:
+    """Train ``model`` for ``epochs`` passes over ``sentences`` (``n_docs`` documents each)."""
+    with tqdm(total=epochs * n_docs, desc="vectors", unit="doc", file=sys.stderr, disable=not progress) as bar:
+        sentences.bar = bar
+        model.train(sentences, total_examples=model.corpus_count, epochs=epochs, callbacks=[_EpochBar(bar, epochs)])
+
+
+def _settings_record(settings: Word2VecSettings) -> dict:
+    """The settings that made the vectors, as the record names them."""
+    return {
+        "dim": settings.dim,
+        "epochs": settings.epochs,
+        "min_count": settings.min_count,
+        "window": settings.window,
+        "workers": settings.workers,
+        "algorithm": "skip-gram" if settings.skip_gram else "cbow",
+        "summaries": settings.summaries,
+        "seed": settings.seed,
+    }
 
 
 # ------------------------------------------------------------------------------ the files
