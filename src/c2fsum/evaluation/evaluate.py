@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -123,14 +124,7 @@ def evaluate(
     reader, per_summary = reader_measures(
         ({"id": d.example.id, "candidate": c} for d, c in zip(decoded, candidates, strict=True)), data_dir, split
     )
-    stats = OutputStats()
-    entropy = EntropyMeter()
-    doc_entropy = []
-    for d in decoded:
-        stats.add(d.hypothesis.tokens, len(vocab))
-        n_chunks = d.example.n_chunks(cfg.data.chunk_len)
-        words = entropy.add(d.hypothesis.attn, d.hypothesis.coarse, n_chunks=min(n_chunks, d.hypothesis.attn.size(1)))
-        doc_entropy.append(float(words.mean()) if words.numel() else 0.0)
+    stats, entropy, doc_entropy = _output_measures(decoded, cfg.data.chunk_len, len(vocab))
     rewriting = rewriting_measures(decoded)
     metrics = {
         "ppl": ppl,
@@ -150,28 +144,55 @@ def evaluate(
         **o.to_dict(),  # every decoding option, by the names of the config's decode section
         "checkpoint": str(pipe.path),
     }
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    write_jsonl(
-        out / "predictions.jsonl",
-        (
-            {
-                "id": d.example.id,
-                "candidate": c,
-                "text": d.readable,
-                "references": r,
-                "score": d.hypothesis.score,
-                "fine_fraction": d.fine_fraction,
-                "entropy": e,
-                **reading(d, cfg),
-                **counts,
-            }
-            for d, c, r, e, counts in zip(decoded, candidates, references, doc_entropy, per_summary, strict=True)
-        ),
-    )
-    name = cfg.name or cfg.model.family
-    write_jsonl(
-        out / "attention.jsonl", (chunk_attention(d, cfg.data.chunk_len, name) for d in decoded[:attention_docs])
-    )
-    write_json(out / "metrics.json", metrics)
+    rows = _prediction_rows(decoded, candidates, references, doc_entropy, per_summary, cfg)
+    _write_outputs(Path(out_dir), rows, decoded[:attention_docs], metrics, cfg)
     return metrics
+
+
+def _output_measures(
+    decoded: list[Decoded], chunk_len: int, vocab_size: int
+) -> tuple[OutputStats, EntropyMeter, list[float]]:
+    """The summaries' token statistics, their chunk-attention entropy over all words, and each
+    summary's mean entropy per word (0 for an empty one)."""
+    stats = OutputStats()
+    entropy = EntropyMeter()
+    doc_entropy = []
+    for d in decoded:
+        stats.add(d.hypothesis.tokens, vocab_size)
+        n_chunks = d.example.n_chunks(chunk_len)
+        words = entropy.add(d.hypothesis.attn, d.hypothesis.coarse, n_chunks=min(n_chunks, d.hypothesis.attn.size(1)))
+        doc_entropy.append(float(words.mean()) if words.numel() else 0.0)
+    return stats, entropy, doc_entropy
+
+
+def _prediction_rows(
+    decoded: list[Decoded],
+    candidates: list[str],
+    references: list[list[str]],
+    doc_entropy: list[float],
+    per_summary: list[dict[str, Any]],
+    cfg: Config,
+) -> Iterator[dict]:
+    """The lines of ``predictions.jsonl``, one per document (module docstring)."""
+    for d, c, r, e, counts in zip(decoded, candidates, references, doc_entropy, per_summary, strict=True):
+        yield {
+            "id": d.example.id,
+            "candidate": c,
+            "text": d.readable,
+            "references": r,
+            "score": d.hypothesis.score,
+            "fine_fraction": d.fine_fraction,
+            "entropy": e,
+            **reading(d, cfg),
+            **counts,
+        }
+
+
+def _write_outputs(out: Path, rows: Iterable[dict], shown: list[Decoded], metrics: dict, cfg: Config) -> None:
+    """Write ``predictions.jsonl`` (``rows``), ``attention.jsonl`` (the chunk attention of the
+    ``shown`` documents) and ``metrics.json`` into ``out`` (created if needed)."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_jsonl(out / "predictions.jsonl", rows)
+    name = cfg.name or cfg.model.family
+    write_jsonl(out / "attention.jsonl", (chunk_attention(d, cfg.data.chunk_len, name) for d in shown))
+    write_json(out / "metrics.json", metrics)
