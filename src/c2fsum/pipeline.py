@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm.auto import tqdm
 
-from c2fsum.data.tokenize import preprocess_article, preprocess_document
+from c2fsum.data.tokenize import Document, preprocess_article, preprocess_document
 from c2fsum.errors import InputError
 
 if TYPE_CHECKING:  # torch and the model side are imported where a model is loaded or run (below)
@@ -469,11 +469,6 @@ def extract(
     is called in warnings and errors (a file, ``FILE:LINE``; default ``text I``). InputError for an
     unknown method, a budget below 1 word or a text without words.
     """
-    from c2fsum.baselines.extractive import lead_sentences, sentence_words
-    from c2fsum.baselines.ilp import MIN_SENTENCE_WORDS, SENTENCE_MARKS, build_problem, solve
-    from c2fsum.decoding.render import render_sentences
-    from c2fsum.metrics.output_stats import ends_sentence
-
     if method not in EXTRACT_METHODS:
         raise InputError(f"method: got {method!r}, expected one of {', '.join(EXTRACT_METHODS)}")
     if words < 1:
@@ -486,57 +481,88 @@ def extract(
         name = _name(names, i)
         if not isinstance(text, str):
             raise InputError(f"{name}: expected a str, got {type(text).__name__}")
-        bar.set_description(stages[0])
-        text = printable(text)
-        head = leading_words(text, MAX_INPUT_WORDS)
-        if len(head) < len(text):
-            limit = f"{MAX_INPUT_WORDS:,}"
-            log.warning("%s: longer than %s words; only the first %s are read", name, limit, limit)
-        doc = preprocess_document(head)  # headings as sections, non-running text left out
-        sents = doc.sentences
-        if not sents:
-            raise InputError(f"{name}: empty article, nothing to summarize")
-        if not any(ends_sentence(s[:-1]) for s in sents):  # headings, a list, a text without punctuation
-            out.append(Extract(text="", tokens=[], sentences=[], refusal=why_no_summary(sents, words)))
-            bar.update(len(stages))
-            continue
-        bar.update()
-        if method == "ilp":
-            bar.set_description(stages[1])
-            problem = build_problem(sents, words, min_words=MIN_SENTENCE_WORDS)
-            bar.update()
-            bar.set_description(stages[2])
-            chosen = solve(problem)
-            bar.update()
-        else:
-            chosen = lead_sentences(sents, words)
-        bar.set_description(stages[-1])
-        if not chosen:
-            first = next((len(w) for w in map(sentence_words, sents) if w), 0)
-            why = (
-                why_no_summary(sents, words) or f"ILP chose no sentence within {words} words"
-                if method == "ilp"
-                else f"LEAD takes the first sentences that fit, and the first has {first:,} words, more than "
-                f"{words}; allow more words"
-            )
-            out.append(Extract(text="", tokens=[], sentences=[], refusal=why))
-            bar.update()
-            continue
-        picked = [[t for t in sents[j] if t not in SENTENCE_MARKS] for j in chosen]
-        written = doc.written(chosen)  # each sentence as the text writes it, where it reads back the same
-        if len(written) < len(chosen):  # the others spelled from their tokens: headings' capitals, <dig>, brackets
-            spelled = doc.surface()
-            source = [t for s in sents for t in s]  # the document's cells, as Example.words and surface count them
-            surface = [spelled.get(k, t) for k, t in enumerate(source)]
-            rendered = render_sentences(picked, source=source, surface=surface)
-            lines = [written.get(j, r) for j, r in zip(chosen, rendered, strict=True)]
-        else:
-            lines = [written[j] for j in chosen]
-        tokens = [t for sentence in picked for t in sentence]
-        out.append(Extract(text="\n".join(lines), tokens=tokens, sentences=chosen))
-        bar.update()
+        out.append(_extract_one(text, name, method=method, words=words, bar=bar, stages=stages))
     bar.close()
     return out
+
+
+def _extract_one(text: str, name: str, *, method: str, words: int, bar: tqdm, stages: list[str]) -> Extract:
+    """:func:`extract` of one text called ``name``; ``bar`` advances by each of ``stages`` (all of
+    them when the text has no sentence to give)."""
+    from c2fsum.baselines.ilp import SENTENCE_MARKS
+    from c2fsum.metrics.output_stats import ends_sentence
+
+    bar.set_description(stages[0])
+    text = printable(text)
+    head = leading_words(text, MAX_INPUT_WORDS)
+    if len(head) < len(text):
+        limit = f"{MAX_INPUT_WORDS:,}"
+        log.warning("%s: longer than %s words; only the first %s are read", name, limit, limit)
+    doc = preprocess_document(head)  # headings as sections, non-running text left out
+    sents = doc.sentences
+    if not sents:
+        raise InputError(f"{name}: empty article, nothing to summarize")
+    if not any(ends_sentence(s[:-1]) for s in sents):  # headings, a list, a text without punctuation
+        result = Extract(text="", tokens=[], sentences=[], refusal=why_no_summary(sents, words))
+        bar.update(len(stages))
+        return result
+    bar.update()
+    chosen = _choose_sentences(sents, method=method, words=words, bar=bar, stages=stages)
+    bar.set_description(stages[-1])
+    if not chosen:
+        result = Extract(text="", tokens=[], sentences=[], refusal=_none_chosen(sents, method=method, words=words))
+        bar.update()
+        return result
+    picked = [[t for t in sents[j] if t not in SENTENCE_MARKS] for j in chosen]
+    tokens = [t for sentence in picked for t in sentence]
+    result = Extract(text="\n".join(_written_lines(doc, chosen, picked)), tokens=tokens, sentences=chosen)
+    bar.update()
+    return result
+
+
+def _choose_sentences(sents: list[list[str]], *, method: str, words: int, bar: tqdm, stages: list[str]) -> list[int]:
+    """The indices of the sentences ``method`` (ILP or LEAD) chooses within ``words`` words, in
+    document order; ILP advances ``bar`` over its concepts and solve stages."""
+    from c2fsum.baselines.extractive import lead_sentences
+    from c2fsum.baselines.ilp import MIN_SENTENCE_WORDS, build_problem, solve
+
+    if method != "ilp":
+        return lead_sentences(sents, words)
+    bar.set_description(stages[1])
+    problem = build_problem(sents, words, min_words=MIN_SENTENCE_WORDS)
+    bar.update()
+    bar.set_description(stages[2])
+    chosen = solve(problem)
+    bar.update()
+    return chosen
+
+
+def _none_chosen(sents: list[list[str]], *, method: str, words: int) -> str:
+    """Why ``method`` chose no sentence of ``sents`` within ``words`` words."""
+    from c2fsum.baselines.extractive import sentence_words
+
+    if method == "ilp":
+        return why_no_summary(sents, words) or f"ILP chose no sentence within {words} words"
+    first = next((len(w) for w in map(sentence_words, sents) if w), 0)
+    return (
+        f"LEAD takes the first sentences that fit, and the first has {first:,} words, more than "
+        f"{words}; allow more words"
+    )
+
+
+def _written_lines(doc: Document, chosen: list[int], picked: list[list[str]]) -> list[str]:
+    """The ``chosen`` sentences of ``doc`` as the text writes them, where they read back the
+    same; the others spelled from their tokens ``picked`` (headings' capitals, <dig>, brackets)."""
+    from c2fsum.decoding.render import render_sentences
+
+    written = doc.written(chosen)
+    if len(written) >= len(chosen):
+        return [written[j] for j in chosen]
+    spelled = doc.surface()
+    source = [t for s in doc.sentences for t in s]  # the document's cells, as Example.words and surface count them
+    surface = [spelled.get(k, t) for k, t in enumerate(source)]
+    rendered = render_sentences(picked, source=source, surface=surface)
+    return [written.get(j, r) for j, r in zip(chosen, rendered, strict=True)]
 
 
 def load(run_dir: str | Path, *, device: str = "cpu") -> Pipeline:
