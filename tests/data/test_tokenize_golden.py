@@ -123,7 +123,7 @@ def test_plain_paragraph_ends_without_the_tokenizer_agree_with_it():
 @pytest.mark.real_data(DATA / "pubmed", DATA / "cnndm")
 def test_simple_words_without_the_tokenizer_agree_with_it():
     """The fast path for a plain word with a comma, semicolon, colon, period or 's after it
-    (:data:`tok._SIMPLE_WORD`, in :func:`tok._fill_once`) against one NLTK pass in mid-text, on
+    (:data:`tok._SIMPLE_WORD`, in :meth:`tok._MidTextCache.fill_once`) against one NLTK pass in mid-text, on
     every such word of 40 papers and 300 news articles, and on look-alikes that must go to NLTK."""
     with gzip.open(need_real(DATA / "pubmed" / "val.jsonl.gz"), "rt") as f:
         texts = [json.loads(next(f))["article"] for _ in range(40)]
@@ -134,10 +134,10 @@ def test_simple_words_without_the_tokenizer_agree_with_it():
     simple = sorted(w for w in words if tok._SIMPLE_WORD.fullmatch(w) and not w.isalnum())
     assert len(simple) > 3_000  # most words the tokenizer would read
     for w in ("gonna,", "x-cannot.", "wanna's", "u.s.", "it's", "a--b,", "0.5,", "cells,,"):
-        tok._ONCE.pop(w, None)
-    tok._fill_once(sorted(words))
+        tok._MID_TEXT.once.pop(w, None)
+    tok._MID_TEXT.fill_once(sorted(words))
     for w in sorted(words):
-        assert tok._ONCE[w] == tuple(tok._tokenize_pass(w, start=False, end=False)), w
+        assert tok._MID_TEXT.once[w] == tuple(tok._tokenize_pass(w, start=False, end=False)), w
 
 
 @pytest.mark.real_data(DATA / "pubmed")
@@ -151,9 +151,9 @@ def test_one_tokenizer_call_per_document_gives_the_same_sentences(monkeypatch):
     real = tok._word_tokens
 
     def cold(normalized: str) -> list[str]:
-        tok._FIXED.clear()
-        tok._ONCE.clear()
-        tok._RENORMALIZED.clear()
+        tok._MID_TEXT.fixed.clear()
+        tok._MID_TEXT.once.clear()
+        tok._MID_TEXT.normal_parts.clear()
         return real(normalized)
 
     monkeypatch.setattr(tok, "_word_tokens", cold)

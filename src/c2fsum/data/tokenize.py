@@ -297,7 +297,7 @@ def _word_tokens(normalized: str | list[str]) -> list[str]:
     each whitespace-separated word as found in mid-text (cached: most words recur), then those
     of the last word and the closers after it, tokenized as a text of their own. The same
     holds for every further pass, so the fixed point can be found word by word too. Words not
-    in the cache yet are tokenized together, in one call of the tokenizer (:func:`_fill`).
+    in the cache yet are tokenized together, in one call of the tokenizer (:meth:`_MidTextCache.fill`).
     ``normalized`` may also be given as its words (``normalized.split()``).
     """
     words = normalized.split() if isinstance(normalized, str) else normalized
@@ -309,83 +309,24 @@ def _word_tokens(normalized: str | list[str]) -> list[str]:
     tokens: list[str] = []
     if k > 0:
         head = words[0]  # (at the text's start only a word with '"' tokenizes differently: NLTK's ^" rule)
-        tokens += _FIXED[head] if '"' not in head and head in _FIXED else _word_fixed(head, True)
-        fixed = _FIXED
-        if len(fixed) > _CACHE_WORDS:
-            fixed.clear()
-            _ONCE.clear()
-            _RENORMALIZED.clear()
-            _SELF.clear()
-            _NOT_SELF.clear()
+        cache = _MID_TEXT
+        fixed = cache.fixed
+        tokens += fixed[head] if '"' not in head and head in fixed else _word_fixed(head, True)
+        cache.clear_if_full()
         middle = words[1:k]
         first = len(tokens)
         try:  # usually all cached (split_blocks fills the cache for the whole document first)
             tokens.extend(itertools.chain.from_iterable(map(fixed.__getitem__, middle)))
         except KeyError:
             del tokens[first:]
-            _fill(list(set(middle).difference(fixed)))
+            cache.fill(list(set(middle).difference(fixed)))
             tokens.extend(itertools.chain.from_iterable(map(fixed.__getitem__, middle)))
     tokens += _text_tokens(" ".join(words[k:]), k == 0)
     return tokens
 
 
-_ONCE: dict[str, tuple[str, ...]] = {}
-"""Word -> its tokens after one tokenizer pass, in mid-text (a cache, cleared when full)."""
-_FIXED: dict[str, tuple[str, ...]] = {}
-"""Word -> its tokens at the fixed point, in mid-text (a cache, cleared when full)."""
-_RENORMALIZED: dict[str, list[str]] = {}
-"""Token -> ``normalize_text(token).split()`` (a cache, cleared with the others)."""
-_SELF: set[str] = set()
-"""Tokens that are their own fixed point in mid-text: ``_renormalized(t) == [t]`` and one pass
-over ``t`` gives ``(t,)`` (``cells``, ``,``, ``'s``; cleared with the caches)."""
-_NOT_SELF: set[str] = set()
-"""Tokens found not to be (``u.s.a.``... rarely; cleared with the caches)."""
 _BATCH = 4096  # words per tokenizer call
 _MARK = "Z"  # between words tokenized together: normalized text has no capitals
-
-
-def _fill(words: list[str]) -> None:
-    """Put the mid-text fixed-point tokens of ``words`` (not cached yet) into ``_FIXED``.
-
-    As :func:`_text_tokens`: at most four passes after the first; a word stable after fewer
-    stays stable, so a word needs as many passes alone as within its text. A word whose tokens
-    after the first pass are each their own fixed point (``cells,`` -> ``cells ,``: :data:`_SELF`)
-    is at its fixed point: the next pass gives the same tokens (each new token is judged once,
-    :func:`_judge`, instead of every word that holds it being passed again). A word of ASCII letters and
-    digits alone (half of the new words of a news article) is its own token: all are cached at once
-    (:func:`_plain_words`), without a Python loop.
-    """
-    plain = _plain_words(words)
-    if plain:
-        own = dict(zip(plain, zip(plain, strict=True), strict=True))  # word -> (word,)
-        _ONCE.update(own)
-        _FIXED.update(own)
-        _SELF.update(plain)
-        words = list(itertools.filterfalse(plain.__contains__, words))
-    _fill_once(words)
-    firsts = list(map(_ONCE.__getitem__, words))
-    _judge(set(itertools.chain.from_iterable(firsts)).difference(_SELF, _NOT_SELF))
-    selves = _SELF
-    current = {}
-    for w, tokens in zip(words, firsts, strict=True):
-        if selves.issuperset(tokens):
-            _FIXED[w] = tokens
-        else:
-            current[w] = tokens
-    for _ in range(4):
-        if not current:
-            break
-        parts = {w: [p for tok in tokens for p in _renormalized(tok)] for w, tokens in current.items()}
-        _fill_once([p for ps in parts.values() for p in ps if p not in _ONCE])
-        unstable = {}
-        for w, tokens in current.items():
-            again = tuple(t for p in parts[w] for t in _ONCE[p])
-            if again == tokens:
-                _FIXED[w] = tokens
-            else:
-                unstable[w] = again
-        current = unstable
-    _FIXED.update(current)
 
 
 def _plain_words(words: list[str]) -> set[str]:
@@ -398,28 +339,9 @@ def _plain_words(words: list[str]) -> set[str]:
     return plain
 
 
-def _judge(tokens: set[str]) -> None:
-    """Put each of ``tokens`` into :data:`_SELF` or :data:`_NOT_SELF` (new tokens tokenized together)."""
-    parts = {t: _renormalized(t) for t in tokens}
-    _fill_once([t for t, p in parts.items() if p == [t] and t not in _ONCE])
-    for t, p in parts.items():
-        (_SELF if p == [t] and _ONCE[t] == (t,) else _NOT_SELF).add(t)
-
-
 # what normalize_text changes in ASCII text: capitals, digits but 0, "#", quotes, runs of dots, PTB
 # bracket names, whitespace (an ASCII string with none of these is its own normal form)
 _ASCII_NOT_NORMAL = re.compile(r"[A-Z1-9#'\s]|\.\.|-(?i:lrb|rrb|lsb|rsb|lcb|rcb)-")
-
-
-def _renormalized(token: str) -> list[str]:
-    """``normalize_text(token).split()``; a token of ASCII letters and digits is already normal,
-    and so is any ASCII token without what normalization changes (``_ASCII_NOT_NORMAL``)."""
-    if token.isascii() and (token.isalnum() or (token and not _ASCII_NOT_NORMAL.search(token))):
-        return [token]
-    parts = _RENORMALIZED.get(token)
-    if parts is None:
-        parts = _RENORMALIZED[token] = normalize_text(token).split()
-    return parts
 
 
 # Most words the tokenizer must read are a plain word (letters and digits, maybe hyphenated) with a comma,
@@ -432,64 +354,159 @@ def _renormalized(token: str) -> list[str]:
 _SIMPLE_WORD = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)(,|;|:|\.|'s)?")
 
 
-def _fill_once(words: list[str]) -> None:
-    """Put the tokens of one mid-text pass over each of ``words`` into ``_ONCE``: all in one call
-    of the tokenizer, the words separated by ``Z`` (NLTK never joins across whitespace); words of
-    letters and digits alone, or :data:`_SIMPLE_WORD`, without it."""
-    hard = []
-    for w in dict.fromkeys(words):
-        if w.isascii() and w.isalnum() and w not in _CONTRACTED:
-            _ONCE[w] = (w,)  # no rule of the tokenizer touches ASCII letters and digits alone
-            _SELF.add(w)  # (and _renormalized(w) is [w])
-            continue
-        simple = _SIMPLE_WORD.fullmatch(w)
-        if simple is None or not _CONTRACTED.isdisjoint(simple.group(1).split("-")):
-            hard.append(w)
-            continue
-        stem, end = simple.groups()  # the tokenizer's rules for these, in mid-text (see _SIMPLE_WORD)
-        _ONCE[w] = (stem,) if end is None else (stem + ".",) if end == "." else (stem, end)
-    for at in range(0, len(hard), _BATCH):  # bounded calls: NLTK times out a regex after 5 s
-        _tokenize_together(hard[at : at + _BATCH])
+class _MidTextCache:
+    """The tokens NLTK gives words in mid-text, found once per process: :meth:`fill` puts the
+    fixed-point tokens of new words into :attr:`fixed`, which the tokenizer then reads
+    (:func:`_word_tokens`); :meth:`clear_if_full` empties every table when ``fixed`` holds more
+    than ``_CACHE_WORDS`` words."""
+
+    __slots__ = ("once", "fixed", "normal_parts", "selves", "not_selves")
+
+    def __init__(self) -> None:
+        self.once: dict[str, tuple[str, ...]] = {}
+        """Word -> its tokens after one tokenizer pass, in mid-text."""
+        self.fixed: dict[str, tuple[str, ...]] = {}
+        """Word -> its tokens at the fixed point, in mid-text."""
+        self.normal_parts: dict[str, list[str]] = {}
+        """Token -> ``normalize_text(token).split()``."""
+        self.selves: set[str] = set()
+        """Tokens that are their own fixed point in mid-text: ``self.renormalized(t) == [t]`` and
+        one pass over ``t`` gives ``(t,)`` (``cells``, ``,``, ``'s``)."""
+        self.not_selves: set[str] = set()
+        """Tokens found not to be (``u.s.a.``... rarely)."""
+
+    def clear_if_full(self) -> None:
+        """Empty every table when :attr:`fixed` holds more than ``_CACHE_WORDS`` words."""
+        if len(self.fixed) > _CACHE_WORDS:
+            self.fixed.clear()
+            self.once.clear()
+            self.normal_parts.clear()
+            self.selves.clear()
+            self.not_selves.clear()
+
+    def fill(self, words: list[str]) -> None:
+        """Put the mid-text fixed-point tokens of ``words`` (not cached yet) into :attr:`fixed`.
+
+        As :func:`_text_tokens`: at most four passes after the first; a word stable after fewer
+        stays stable, so a word needs as many passes alone as within its text. A word whose tokens
+        after the first pass are each their own fixed point (``cells,`` -> ``cells ,``: :attr:`selves`)
+        is at its fixed point: the next pass gives the same tokens (each new token is judged once,
+        :meth:`judge`, instead of every word that holds it being passed again). A word of ASCII letters
+        and digits alone (half of the new words of a news article) is its own token: all are cached at
+        once (:func:`_plain_words`), without a Python loop.
+        """
+        once, fixed = self.once, self.fixed
+        plain = _plain_words(words)
+        if plain:
+            own = dict(zip(plain, zip(plain, strict=True), strict=True))  # word -> (word,)
+            once.update(own)
+            fixed.update(own)
+            self.selves.update(plain)
+            words = list(itertools.filterfalse(plain.__contains__, words))
+        self.fill_once(words)
+        firsts = list(map(once.__getitem__, words))
+        self.judge(set(itertools.chain.from_iterable(firsts)).difference(self.selves, self.not_selves))
+        selves = self.selves
+        current = {}
+        for w, tokens in zip(words, firsts, strict=True):
+            if selves.issuperset(tokens):
+                fixed[w] = tokens
+            else:
+                current[w] = tokens
+        renormalized = self.renormalized
+        for _ in range(4):
+            if not current:
+                break
+            parts = {w: [p for tok in tokens for p in renormalized(tok)] for w, tokens in current.items()}
+            self.fill_once([p for ps in parts.values() for p in ps if p not in once])
+            unstable = {}
+            for w, tokens in current.items():
+                again = tuple(t for p in parts[w] for t in once[p])
+                if again == tokens:
+                    fixed[w] = tokens
+                else:
+                    unstable[w] = again
+            current = unstable
+        fixed.update(current)
+
+    def judge(self, tokens: set[str]) -> None:
+        """Put each of ``tokens`` into :attr:`selves` or :attr:`not_selves` (new tokens tokenized together)."""
+        parts = {t: self.renormalized(t) for t in tokens}
+        self.fill_once([t for t, p in parts.items() if p == [t] and t not in self.once])
+        for t, p in parts.items():
+            (self.selves if p == [t] and self.once[t] == (t,) else self.not_selves).add(t)
+
+    def renormalized(self, token: str) -> list[str]:
+        """``normalize_text(token).split()``; a token of ASCII letters and digits is already normal,
+        and so is any ASCII token without what normalization changes (``_ASCII_NOT_NORMAL``)."""
+        if token.isascii() and (token.isalnum() or (token and not _ASCII_NOT_NORMAL.search(token))):
+            return [token]
+        parts = self.normal_parts.get(token)
+        if parts is None:
+            parts = self.normal_parts[token] = normalize_text(token).split()
+        return parts
+
+    def fill_once(self, words: list[str]) -> None:
+        """Put the tokens of one mid-text pass over each of ``words`` into :attr:`once`: all in one
+        call of the tokenizer, the words separated by ``Z`` (NLTK never joins across whitespace);
+        words of letters and digits alone, or :data:`_SIMPLE_WORD`, without it."""
+        once = self.once
+        hard = []
+        for w in dict.fromkeys(words):
+            if w.isascii() and w.isalnum() and w not in _CONTRACTED:
+                once[w] = (w,)  # no rule of the tokenizer touches ASCII letters and digits alone
+                self.selves.add(w)  # (and self.renormalized(w) is [w])
+                continue
+            simple = _SIMPLE_WORD.fullmatch(w)
+            if simple is None or not _CONTRACTED.isdisjoint(simple.group(1).split("-")):
+                hard.append(w)
+                continue
+            stem, end = simple.groups()  # the tokenizer's rules for these, in mid-text (see _SIMPLE_WORD)
+            once[w] = (stem,) if end is None else (stem + ".",) if end == "." else (stem, end)
+        for at in range(0, len(hard), _BATCH):  # bounded calls: NLTK times out a regex after 5 s
+            self.tokenize_together(hard[at : at + _BATCH])
+
+    def tokenize_together(self, words: list[str]) -> None:
+        """One tokenizer call over ``words``, their tokens into :attr:`once`.
+
+        NLTK never joins across whitespace and changes no character but ``"`` (into ``````/``''``), so
+        the tokens of the words without ``"``, read in order, spell those words: each word's tokens are
+        found by their lengths, with no mark between the words (a fifth less text for the tokenizer).
+        The words with ``"`` come after them, each after a mark ``Z``. (If the tokens did not spell the
+        words, each word would be tokenized after a mark.)
+        """
+        plain = [w for w in words if '"' not in w]
+        quoted = [w for w in words if '"' in w]
+        text = f"{_MARK} " + " ".join(plain) + "".join(f" {_MARK} {w}" for w in quoted) + f" {_MARK}"
+        tokens = _WORD_TOKENIZER.tokenize(text)
+        marks = _positions(tokens, _MARK)
+        if len(marks) == len(quoted) + 2 and marks[0] == 0:
+            body = tokens[1 : marks[1]]
+            if "".join(body) == "".join(plain):
+                first = dict(zip(itertools.accumulate(map(len, body)), itertools.count(1)))  # end -> tokens
+                bounds = [0, *map(first.get, itertools.accumulate(map(len, plain)))]
+                if None not in bounds:
+                    for w, a, b in zip(plain, bounds, bounds[1:], strict=False):
+                        self.once[w] = tuple(body[a:b])
+                    for w, a, b in zip(quoted, marks[1:], marks[2:], strict=False):
+                        self.once[w] = tuple(tokens[a + 1 : b])
+                    return
+        self.tokenize_marked(words)  # pragma: no cover - NLTK never joins words
+
+    def tokenize_marked(self, words: list[str]) -> None:
+        """As :meth:`tokenize_together`, each word after a mark ``Z``."""
+        tokens = _WORD_TOKENIZER.tokenize(f"{_MARK} " + f" {_MARK} ".join(words) + f" {_MARK}")
+        marks = _positions(tokens, _MARK)
+        if len(marks) != len(words) + 1 or marks[0] != 0:  # pragma: no cover - NLTK never joins words
+            for w in words:
+                self.once[w] = _word_once(w, False)
+            return
+        for w, a, b in zip(words, marks, marks[1:], strict=False):
+            self.once[w] = tuple(tokens[a + 1 : b])
 
 
-def _tokenize_together(words: list[str]) -> None:
-    """One tokenizer call over ``words``, their tokens into ``_ONCE``.
-
-    NLTK never joins across whitespace and changes no character but ``"`` (into ``````/``''``), so
-    the tokens of the words without ``"``, read in order, spell those words: each word's tokens are
-    found by their lengths, with no mark between the words (a fifth less text for the tokenizer).
-    The words with ``"`` come after them, each after a mark ``Z``. (If the tokens did not spell the
-    words, each word would be tokenized after a mark.)
-    """
-    plain = [w for w in words if '"' not in w]
-    quoted = [w for w in words if '"' in w]
-    text = f"{_MARK} " + " ".join(plain) + "".join(f" {_MARK} {w}" for w in quoted) + f" {_MARK}"
-    tokens = _WORD_TOKENIZER.tokenize(text)
-    marks = _positions(tokens, _MARK)
-    if len(marks) == len(quoted) + 2 and marks[0] == 0:
-        body = tokens[1 : marks[1]]
-        if "".join(body) == "".join(plain):
-            first = dict(zip(itertools.accumulate(map(len, body)), itertools.count(1)))  # end -> tokens
-            bounds = [0, *map(first.get, itertools.accumulate(map(len, plain)))]
-            if None not in bounds:
-                for w, a, b in zip(plain, bounds, bounds[1:], strict=False):
-                    _ONCE[w] = tuple(body[a:b])
-                for w, a, b in zip(quoted, marks[1:], marks[2:], strict=False):
-                    _ONCE[w] = tuple(tokens[a + 1 : b])
-                return
-    _tokenize_marked(words)  # pragma: no cover - NLTK never joins words
-
-
-def _tokenize_marked(words: list[str]) -> None:
-    """As :func:`_tokenize_together`, each word after a mark ``Z``."""
-    tokens = _WORD_TOKENIZER.tokenize(f"{_MARK} " + f" {_MARK} ".join(words) + f" {_MARK}")
-    marks = _positions(tokens, _MARK)
-    if len(marks) != len(words) + 1 or marks[0] != 0:  # pragma: no cover - NLTK never joins words
-        for w in words:
-            _ONCE[w] = _word_once(w, False)
-        return
-    for w, a, b in zip(words, marks, marks[1:], strict=False):
-        _ONCE[w] = tuple(tokens[a + 1 : b])
+_MID_TEXT = _MidTextCache()
+"""The process's mid-text tokens of words (:class:`_MidTextCache`)."""
 
 
 _PLAIN_END = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)([.?!]?)([\"']?)")
@@ -690,8 +707,8 @@ def _assemble(tokens: Sequence[str], breaks: Sequence[int], starts: list[int] | 
         if len(word) > 1 and word[-1] == "." and word[-2] != ".":
             final_periods.append((sentence, j - start, word[:-1]))
         start = i
-    fixed = _FIXED
-    _fill(list({stem for _, _, stem in final_periods}.difference(fixed)))
+    fixed = _MID_TEXT.fixed
+    _MID_TEXT.fill(list({stem for _, _, stem in final_periods}.difference(fixed)))
     for sentence, j, stem in final_periods:
         sentence[j : j + 1] = [*map(_FINAL_FORMS.__getitem__, fixed[stem]), "."]
     if start < n:
@@ -749,7 +766,7 @@ def split_blocks(texts: Sequence[str]) -> list[list[list[str]]]:
     # not one per paragraph); _word_tokens then finds them cached (it fills what a full cache lost)
     words = set(itertools.chain.from_iterable(itertools.chain.from_iterable(pieces)))
     if len(words) < _CACHE_WORDS:
-        _fill(list(words.difference(_FIXED)))
+        _MID_TEXT.fill(list(words.difference(_MID_TEXT.fixed)))
     for bs in pieces:
         for block in bs:
             if tokens:
