@@ -10,10 +10,26 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+import random
 
 import pytest
 
-from c2fsum.data.layout import NON_RUNNING, Block, blocks, heading_kind, is_non_running, sentence_kind, statement_kind
+from c2fsum.data.layout import (
+    BOTH,
+    LINE,
+    NON_RUNNING,
+    RULES,
+    STATEMENT,
+    TOKENS,
+    Block,
+    Rule,
+    blocks,
+    heading_kind,
+    is_non_running,
+    sentence_kind,
+    sentence_kinds,
+    statement_kind,
+)
 from c2fsum.data.tokenize import preprocess_article, preprocess_document, split_sentences
 from c2fsum.data.vocab import EOS
 from shared_data import DATA, need_real
@@ -516,3 +532,43 @@ def test_the_meeting_note_of_a_real_paper_is_left_out():
     assert "asia pacific" not in text and "january" not in text
     assert "our work provides a complementary and useful approach" in text  # (the paragraph before it)
     assert doc.dropped["publication"] == 5  # (3 before: the supplement's and the publication fee's statements)
+
+
+def _substrings(text: str, rng: random.Random) -> list[str]:
+    """``text``, every run of its words, and 50 random runs of its characters."""
+    words = text.split(" ")
+    runs = [" ".join(words[a:b]) for a in range(len(words)) for b in range(a + 1, len(words) + 1)]
+    cuts = [sorted(rng.sample(range(len(text) + 1), 2)) for _ in range(50)]
+    return [text, *runs, *(text[a:b] for a, b in cuts)]
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[f"{k}-{rule.kind}-{rule.reads}" for k, rule in enumerate(RULES)])
+def test_each_rule_of_the_table_finds_its_examples_and_its_quick_test_admits_all_it_finds(rule: Rule):
+    """Issue 50: every rule's real examples, through each classifier the rule serves (a line: ``is_non_running``,
+    or ``statement_kind`` for a statement; tokens: ``sentence_kind``, and ``sentence_kinds`` on the example as a
+    paragraph); running text is none of the kinds. The rule's quick test (``maybe``) holds wherever the rule
+    finds something: on each example, on every run of its words and on random runs of its characters."""
+    assert rule.kind in NON_RUNNING and rule.match and rule.no_match
+    rng = random.Random(50)
+    for example, wanted in [(x, rule.kind) for x in rule.match] + [(x, None) for x in rule.no_match]:
+        tokens = [t for s in split_sentences(example) for t in s]
+        text = " ".join(tokens)
+        line = example.strip()
+        if rule.reads in (LINE, BOTH, STATEMENT):
+            assert rule.finds(line, line.lower()) == bool(wanted), example
+            assert (statement_kind(line.lower()) if rule.reads == STATEMENT else is_non_running(line)) == wanted
+            for sub in _substrings(line, rng):
+                if rule.found(sub if rule.cased else sub.lower()):
+                    assert rule.maybe is None or rule.maybe(sub.lower()), (example, sub)
+        if rule.reads in (TOKENS, BOTH, STATEMENT):
+            assert rule.finds(text, text, tokens) == bool(wanted), text
+            assert sentence_kind(tokens) == wanted, text
+            assert sentence_kinds(example, [tokens]) == [wanted], example
+            for sub in _substrings(text, rng):
+                if rule.found(sub, sub.split(" ")):
+                    assert rule.maybe is None or rule.maybe(sub), (text, sub)
+
+
+def test_the_footnote_is_the_only_rule_of_tokens_without_a_quick_test():
+    """(``sentence_kinds`` looks only for footnotes in a paragraph that no quick test admits.)"""
+    assert [rule.kind for rule in RULES if rule.reads in (TOKENS, BOTH) and rule.maybe is None] == ["footnote"]

@@ -29,11 +29,18 @@ with no running text at all (a list of short lines) is one ``text`` block too, s
 user gives is read as empty; one whose only prose is legends keeps them as ``text``.
 :func:`is_non_running` judges one sentence the same way (a licence sentence or a URL inside a
 paragraph).
+
+What makes a line or a sentence a file caption, a footnote, a licence, a URL or a statement of the back
+matter (:data:`STATEMENTS`: thanks and funding, ...) is one table, :data:`RULES`: each rule has its kind,
+what it reads (lines, tokens, statements), a quick substring test asked before its pattern, the pattern,
+and real examples it must and must not find. :func:`is_non_running` asks the rules of lines,
+:func:`sentence_kind` those of tokens (a tokenized sentence) and then :func:`statement_kind` the statements'.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 HEADING_WORDS = 12
@@ -77,16 +84,27 @@ _CONTINUING_WORDS = frozenset("of the and in to a an with for by from at as or o
 _DANGLING = re.compile(r"\b(?:fig|figs|figure|figures|table|tables|eq|eqs|equation)\.?$", re.I)
 _CAPITALS = re.compile(r"[A-Z][A-Z ,&/-]{2,}")  # BACKGROUND, RESULTS AND DISCUSSION
 _MARKUP = re.compile(r"<(?:dig|cit)>")
+
+# The patterns of the rules (:data:`RULES`) for lines and tokens. A line is read lower-cased, a footnote's mark and
+# a URL as written; a tokenized sentence is lowercase PTB tokens, digits ``#``, joined by spaces.
 _FILE_CAPTION = re.compile(r"^additional[ _-]?file\b|click here for (?:file|additional)")  # on lowercase
 # a footnote's mark glued to its first word: "3number of unique reads", "5in contrast to rast ..." (a word of two
 # letters, sumpubmed-10691, only if it is a word that starts text: "5th", "2nd", "3d", "6h" are no footnotes)
 _FOOTNOTE_WORD = r"(?:[^\W\d_]{3,}|(?:in|on|at|to|of|by|as|or|if|we|it|is|an|no)(?![^\W_]))"
 _FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|#(?=[^\W\d_]{3})|\d+" + _FOOTNOTE_WORD + ")")  # "#misidentification only ..."
+_TOKEN_FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|[#\d]+" + _FOOTNOTE_WORD + ")")  # (tokens: the mark's digits are "#")
+_TOKEN_FOOTNOTE_ANY = re.compile(r"(?<!\S)(?:[*†‡§¶]|[#\d]+" + _FOOTNOTE_WORD + ")")  # at the start of any token
 _LICENCE = re.compile(
-    r"creative commons|open access article|distributed under the terms|\u00a9|\(c\) (?:19|20)\d\d|copyright|"
-    r"all rights reserved|licensee \w+|this article is (?:published|distributed) under|terms of the \w+ licen[cs]e"
+    r"creative commons|open access article|\u00a9|\(c\) (?:19|20)\d\d|copyright|all rights reserved|licensee \w+"
+    r"|terms of the \w+ licen[cs]e"
 )  # on lowercase
+_LICENCE_TERMS = re.compile(r"distributed under the terms|this article is (?:published|distributed) under")
 _URL = re.compile(r"(?:https?|ftp)://\S+|\bwww\.\S+|\bdoi\s*:\s*\S+|\b10\.\d{4,}/\S+", re.I)
+_URL_TOKEN_FORMS = r"https?|ftp|//\S+|www\.\S+|doi:\S+|[#\d]{2}\.[#\d]{4,}/\S*"
+"""What a token of a URL is: the tokenizer splits ``http : //www.x.org``, ``doi:##.####/...``."""
+_URL_TOKEN = re.compile(rf"^(?:{_URL_TOKEN_FORMS})$")
+_URL_IN_TOKENS = re.compile(_URL_TOKEN_FORMS)
+"""Found wherever a token is a URL (:data:`_URL_TOKEN`), in the tokens joined."""
 
 
 # The back matter's statements (issue 36), on lowercase text, raw or tokenized (`` , ``, ``< dig >``,
@@ -179,6 +197,21 @@ _BACK_HEADING = re.compile(
 )
 
 
+def _maybe_file_caption(low: str) -> bool:
+    return "additional" in low or "click here" in low
+
+
+def _maybe_licence(low: str) -> bool:
+    return (
+        "licen" in low or "copyright" in low or "\u00a9" in low or "commons" in low or "open access" in low
+        or "rights" in low or "(c)" in low
+    )  # fmt: skip
+
+
+def _maybe_url(low: str) -> bool:
+    return "http" in low or "www." in low or "doi" in low or "ftp" in low or "//" in low or "10." in low
+
+
 def _maybe_thanks(low: str) -> bool:
     return (
         "thank" in low or "grateful" in low or "indebted" in low or "acknowledg" in low or "gratitude" in low
@@ -219,35 +252,306 @@ def _maybe_contributions(low: str) -> bool:
     return "approved the" in low or "contributed equally" in low or "drafted the" in low or "wrote the" in low
 
 
-def _maybe_statement(low: str) -> bool:
-    """A quick test (substrings, no regex) that lower-cased ``low`` (a sentence or a paragraph) may
-    hold a statement of :data:`STATEMENTS`: each rule of :func:`statement_kind` asks its own first."""
-    return (
-        _maybe_thanks(low) or _maybe_publication(low) or _maybe_funding(low) or _maybe_competing(low)
-        or _maybe_contributions(low)
-    )  # fmt: skip
+def _few_words_besides_urls(line: str, words: Sequence[str]) -> bool:
+    """At most :data:`URL_WORDS` words of ``line`` outside its URLs."""
+    return len(_URL.sub(" ", line).split()) <= URL_WORDS
+
+
+def _url_tokens(text: str, words: Sequence[str]) -> bool:
+    """Tokens (``words``, ``text`` joined) of which some are a URL (:data:`_URL_TOKEN`) and at most
+    :data:`URL_WORDS` others are words (``doi`` and punctuation aside), with a URL's mark in the text
+    (:func:`_maybe_url`): a DOI's number alone (``##.####/...``, its digits ``#``) is none."""
+    if not _maybe_url(text):
+        return False
+    urls = [t for t in words if _URL_TOKEN.match(t)]
+    if not urls:
+        return False
+    other = [t for t in words if t not in urls and t != "doi" and any(c.isalnum() for c in t)]
+    return len(other) <= URL_WORDS
+
+
+def _licence_word(low: str, words: Sequence[str]) -> bool:
+    """A licence's word (``licence``, ``copyright``, ``rights`` ... : :func:`_maybe_licence`) in ``low``."""
+    return _maybe_licence(low)
+
+
+def _unquoted(low: str, words: Sequence[str]) -> bool:
+    """No quote in ``low``: a sentence in quotes is no statement of the paper's."""
+    return not _QUOTES.search(low)
+
+
+def _funder_named(low: str, words: Sequence[str]) -> bool:
+    return bool(_FUNDER.search(low))
+
+
+def _declared(low: str, words: Sequence[str]) -> bool:
+    return bool(_COMPETING_DECLARED.search(low))
+
+
+LINE, TOKENS, BOTH, STATEMENT = "line", "tokens", "both", "statement"
+"""What a rule reads (:attr:`Rule.reads`)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule of the layout, one row of :data:`RULES`: a line or sentence in which ``pattern`` finds something,
+    and ``also`` holds, is of kind ``kind`` (:data:`NON_RUNNING`).
+
+    ``reads``: :data:`LINE`, a line or a raw sentence (:func:`is_non_running`); :data:`TOKENS`, a tokenized sentence
+    (:func:`sentence_kind`: lowercase tokens, digits ``#``, joined by spaces); :data:`BOTH`, either; :data:`STATEMENT`,
+    a lower-cased sentence of the back matter, raw or tokens joined (:func:`statement_kind`, which
+    :func:`sentence_kind` asks last). ``maybe``: a quick test (substrings, no regex) of the lower-cased text, asked
+    first, that holds wherever the rule finds something (on text with single spaces, as lines and joined tokens
+    are here); rules of one kind may share one. None: no quick test. ``pattern`` is searched in the lower-cased
+    text, or in the text as written with ``cased``; ``also`` is a further test of that text (and of the tokens,
+    for :data:`TOKENS`). ``match`` and ``no_match``: real lines and sentences of SumPubMed papers, raw, that the
+    rule finds, and running text that it does not (a test runs them all, through the classifiers the rule serves).
+    """
+
+    kind: str
+    reads: str
+    maybe: Callable[[str], bool] | None
+    pattern: re.Pattern[str]
+    match: tuple[str, ...]
+    no_match: tuple[str, ...]
+    cased: bool = False
+    also: Callable[[str, Sequence[str]], bool] | None = None
+
+    def found(self, text: str, words: Sequence[str] = ()) -> bool:
+        """Whether ``pattern`` finds something in ``text`` and ``also`` holds (no quick test): what ``maybe``
+        must admit. ``words``: the tokens of ``text``, for :data:`TOKENS`."""
+        return bool(self.pattern.search(text)) and (self.also is None or self.also(text, words))
+
+    def finds(self, text: str, low: str, words: Sequence[str] = ()) -> bool:
+        """Whether the rule finds ``text`` (``low``: lower-cased) of its kind: ``maybe``, then :meth:`found`."""
+        return (self.maybe is None or self.maybe(low)) and self.found(text if self.cased else low, words)
+
+
+RULES = (
+    Rule(
+        "file_caption", BOTH, _maybe_file_caption, _FILE_CAPTION,
+        match=("additional file 8", "additional file 2: table s2 primers used in this study.", "click here for file"),
+        no_match=("the input alignment is clearly flawed, see additional file <dig>",
+                  "co-expression patterns among candidate genes in networks including additional gene transcripts"),
+    ),
+    Rule(
+        "footnote", LINE, None, _FOOTNOTE, cased=True,
+        match=("† indicates that hsp67bb was not amplified.", "3number of unique reads in a sample.",
+               "5in contrast to rast and prodigal rebase predicts a second candidate for this orf",
+               "#misidentification only at species level, all isolates were identified by genus.",
+               "*significant difference at p ≤ <dig>",
+               "‡number of sequences by contig, where <dig> indicates singleton."),
+        no_match=("16s rrna clone library and phylogenetic analysis", "3d surface view", "72e",
+                  "6s: s*ds or the number of synonymous changes"),
+    ),
+    Rule(
+        "footnote", TOKENS, None, _TOKEN_FOOTNOTE,
+        match=("3number of unique reads in a sample.", "*significant difference at p ≤ <dig>", "#standard error.",
+               "‡number of sequences by contig, where <dig> indicates singleton."),
+        no_match=("16s rrna clone library and phylogenetic analysis", "3d surface view"),
+    ),
+    Rule(
+        "licence", BOTH, _maybe_licence, _LICENCE,
+        match=("© 2010 smith et al; licensee biomed central ltd.", "licenses: creative commons",
+               "©pertti and risto sulkava", "copyright © 2009 the authors"),
+        no_match=("license: lgpl",
+                  "the intellectual property rights of the primer sequence belonged to ribo biology, which were "
+                  "asked to be classified.",
+                  "both the client and source codes of rims are made freely available with an open source license."),
+    ),
+    Rule(  # (the terms alone, beside no licence's word, are running text)
+        "licence", BOTH, _maybe_licence, _LICENCE_TERMS, also=_licence_word,
+        match=("qt, qwt and qwtplot <dig> d are distributed under the terms of the gnu lesser general public license.",
+               "this article is distributed under the terms of the creative commons attribution license."),
+        no_match=("qt, qwt and qwtplot <dig> d are distributed under the terms of the gnu lesser general public",),
+    ),
+    Rule(
+        "url", LINE, _maybe_url, _URL, cased=True, also=_few_words_besides_urls,
+        match=("documentation: http://goo.gl/k5ffhu", "project home page:https://sourceforge.net/projects/clinqc",
+               "software home page: http://www.sc.ehu.es/ccwrobot", "doi: 10.1186/1471-2164-9-1"),
+        no_match=("http: hypertext transfer protocol", "// identification ofntvertices of maximal degree//",
+                  "the software mp-pbmice is freely available at http://www.idmshanghai.cn/pbmice."),
+    ),
+    Rule(
+        "url", TOKENS, _maybe_url, _URL_IN_TOKENS, also=_url_tokens,
+        match=("vigor is available at http://www.jcvi.org/vigor.", "project home page: http://bioinfo.mpl.ird.fr/",
+               "see http://ancillary.toxodb.org/docs/snpdiscovery.htm for details.",
+               "<cit> , http://dx.doi.org/ <dig> /dryad.6b5f <dig>"),
+        no_match=("vigor is available for public use at http://www.jcvi.org/vigor.",
+                  "the database is available at http://planaria.sdsu.edu."),
+    ),
+    # the back matter's statements
+    Rule(
+        "acknowledgement", STATEMENT, _maybe_thanks, _THANKS, also=_unquoted,
+        match=("we thank bill hempel for his contribution in the writing of the ms in english.",
+               "the authors are grateful to ms. mary victoria pragnell, ba, for linguistic assistance.",
+               "mp would like to thank steven z. swartz for stimulating discussions and paper revisions.",
+               "many thanks to fan meng and manhong dai for the use of the mgrep software.",
+               "th and tb gratefully acknowledge funding by the deutsche forschungsgemeinschaft."),
+        no_match=("thanks to the scalability of structure software, we reduced the computing time to few days.",
+                  "we acknowledge that scenarios of selection may be more complex than those in this experiment.",
+                  "it is acknowledged that dna methylation aberrations cause diseases <cit>.",
+                  'we thank the "société française de rhumatologie" that provided funds.'),
+    ),
+    Rule(
+        "publication", STATEMENT, _maybe_publication, _PUBLICATION,
+        match=("publication costs for this article were funded by fiocruz.",
+               "publication of this article was funded by italian ministry of health.",
+               "this article has been published as part of bmc bioinformatics volume <dig> supplement <dig> 2011",
+               "the full contents of the supplement are available online at "
+               "http://www.biomedcentral.com/bmcgenomics/supplements/16/s <dig>"),
+        no_match=("in this publication we refer to the matrices as dayhoff matrices and reserve the term pam for "
+                  "distance units.",
+                  "validation of the affymetrix array has been done by the group at lund university and is not "
+                  "included in this publication."),
+    ),
+    Rule(  # a supplement's note of the meeting it comes from
+        "publication", STATEMENT, _maybe_publication, _PROCEEDINGS,
+        match=("from the fifteenth asia pacific bioinformatics conference shenzhen, china.",
+               "from the international conference on intelligent biology and medicine <dig> indianapolis, in, usa.",
+               "from the fourteenth asia pacific bioinformatics conference san francisco, ca, usa. <dig> - <dig> "
+               "january 2016"),
+        no_match=("from the meeting minutes, conclusions followed.",),
+    ),
+    Rule(  # funded: the work (or an author) is funded, and a funder is named
+        "acknowledgement", STATEMENT, _maybe_funding, _FUNDED, also=_funder_named,
+        match=("this research was supported by the israel science foundation.",
+               "this work has been supported in part by the nih grant r01-lm <dig> and nsf grant <dig>",
+               "ph is supported by an mqres scholarship from macquarie university and a top-up scholarship from "
+               "csiro."),
+        no_match=("this hypothesis is supported by findings from pammer et al. <cit>.",
+                  "initiatives such as the microbial genome sequencing project funded by the gordon and betty moore "
+                  "foundation provide data."),
+    ),
+    Rule(  # funding: no funder needed
+        "acknowledgement", STATEMENT, _maybe_funding, _FUNDING,
+        match=("the funders had no role in study design, data collection and analysis, decision to publish, or "
+               "preparation of the manuscript.",
+               "the funding agencies had no role in study design, data analysis or interpretation, or manuscript "
+               "preparation."),
+        no_match=("funestus has received much less attention.",
+                  "most of the calves received colostrum from their own dam only."),
+    ),
+    Rule(
+        "competing_interests", STATEMENT, _maybe_competing, _COMPETING, also=_declared,
+        match=("the authors declare that they have no competing interests.", "competing interests none.",
+               "none of the authors have any conflict of interests."),
+        no_match=("this conflict of interest has to be attenuated by very effective immune responses.",
+                  "competing models were analyzed using the akaike information criterion."),
+    ),
+    Rule(
+        "contributions", STATEMENT, _maybe_contributions, _CONTRIBUTIONS,
+        match=("all authors read and approved the final manuscript.", "lw drafted the manuscript.",
+               "mingkun zhang and zhenwen cui contributed equally to this work",
+               "ad and tt analyzed the data and wrote the paper."),
+        no_match=("the contribution of each parameter was evaluated with logistic regression.",),
+    ),
+)  # fmt: skip
+"""The layout's rules, in the order they are asked (the first that finds a line or sentence gives its kind)."""
+Group = tuple[Callable[[str], bool] | None, tuple[Rule, ...]]
+"""Rules asked in a row that share one quick test (or none), with that test: asked once for them all."""
+
+
+def _groups(rules: tuple[Rule, ...]) -> tuple[Group, ...]:
+    """``rules`` in order, those in a row with the same quick test together."""
+    groups: list[Group] = []
+    for rule in rules:
+        if groups and groups[-1][0] is rule.maybe:
+            groups[-1] = (rule.maybe, (*groups[-1][1], rule))
+        else:
+            groups.append((rule.maybe, (rule,)))
+    return tuple(groups)
+
+
+def _first_kind(groups: tuple[Group, ...], text: str, low: str, words: Sequence[str] = ()) -> str | None:
+    """The kind of the first rule of ``groups`` that finds ``text`` (``low``: lower-cased; ``words``: its tokens),
+    or None: what :meth:`Rule.finds` says, each quick test asked once."""
+    for maybe, rules in groups:
+        if maybe is None or maybe(low):
+            for rule in rules:
+                if rule.found(text if rule.cased else low, words):
+                    return rule.kind
+    return None
+
+
+_LINES = _groups(tuple(rule for rule in RULES if rule.reads in (LINE, BOTH)))
+_TOKENS = _groups(tuple(rule for rule in RULES if rule.reads in (TOKENS, BOTH)))
+_STATEMENTS = _groups(tuple(rule for rule in RULES if rule.reads == STATEMENT))
+_TOKEN_TESTS = tuple(maybe for maybe, _ in _TOKENS if maybe is not None)
+"""The quick tests of the rules of tokens (a paragraph that none admits has only footnotes to find)."""
+_PAPER_TESTS = _TOKEN_TESTS + tuple(maybe for maybe, _ in _STATEMENTS if maybe is not None)
+"""The quick tests of the rules of tokens and of the statements."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """A piece of a document: ``kind`` is ``text``, ``heading`` or one of :data:`NON_RUNNING`."""
+
+    kind: str
+    text: str
+
+
+def is_non_running(text: str) -> str | None:
+    """The kind of non-running text ``text`` (a line or a sentence) is, or None for running text: the first of
+    the rules of lines (:data:`RULES`) that finds it.
+
+    >>> is_non_running("click here for file")
+    'file_caption'
+    >>> is_non_running("the cells were washed twice.") is None
+    True
+
+    The back matter's statements are judged per sentence only (:func:`sentence_kind`), never as a
+    whole line: a paragraph may hold running text beside them.
+    """
+    s = text.strip()
+    if not s:
+        return None
+    low = s.lower()
+    return _first_kind(_LINES, s, low)
+
+
+def sentence_kind(tokens: list[str], statements: bool = True) -> str | None:
+    """:func:`is_non_running` for a tokenized sentence (lowercase PTB tokens, digits ``#``): the first of the
+    rules of tokens (:data:`RULES`) that finds it; then, with ``statements``, :func:`statement_kind`."""
+    words = [t for t in tokens if t != "</s>"] if "</s>" in tokens else tokens
+    if not words:
+        return None
+    text = " ".join(words)
+    kind = _first_kind(_TOKENS, text, text, words)
+    if kind is None and statements:
+        return statement_kind(text)
+    return kind
 
 
 def statement_kind(low: str) -> str | None:
     """The kind of back-matter statement (:data:`STATEMENTS`) the lower-cased sentence ``low`` is,
-    or None.
+    or None: the first of the statements' rules (:data:`RULES`) that finds it.
 
     >>> statement_kind("this work was supported by university of padova grants.")
     'acknowledgement'
     >>> statement_kind("this work was supported by our earlier finding that ...") is None
     True
     """
-    if _maybe_thanks(low) and _THANKS.search(low) and not _QUOTES.search(low):
-        return "acknowledgement"
-    if _maybe_publication(low) and (_PUBLICATION.search(low) or _PROCEEDINGS.match(low)):
-        return "publication"
-    if _maybe_funding(low) and (_FUNDED.search(low) and _FUNDER.search(low) or _FUNDING.search(low)):
-        return "acknowledgement"
-    if _maybe_competing(low) and _COMPETING.search(low) and _COMPETING_DECLARED.search(low):
-        return "competing_interests"
-    if _maybe_contributions(low) and _CONTRIBUTIONS.search(low):
-        return "contributions"
-    return None
+    return _first_kind(_STATEMENTS, low, low)
+
+
+def sentence_kinds(text: str, sentences: list[list[str]], statements: bool = True) -> list[str | None]:
+    """:func:`sentence_kind` of each of the tokenized ``sentences`` of the paragraph ``text``; the
+    paragraph is looked at first, so that most paragraphs cost a few substring tests (the rules' quick
+    tests). ``statements``: judge the back matter's statements too (a paper's text; not a news article's,
+    whose quotes thank)."""
+    low = text.lower()
+    if not any(maybe(low) for maybe in (_PAPER_TESTS if statements else _TOKEN_TESTS)):
+        # only a footnote (the one rule of tokens without a quick test): none when no sentence's first token
+        # starts like one (one search, no loop)
+        if not _TOKEN_FOOTNOTE_ANY.search(" ".join([s[0] for s in sentences])):
+            return [None] * len(sentences)
+        return [None if not _TOKEN_FOOTNOTE.match(s[0]) else sentence_kind(s, statements) for s in sentences]
+    kinds = [sentence_kind(s, statements) for s in sentences]
+    for k in range(1, len(kinds)):  # a publication note's dates, cut from it ("... usa ." "## -- < dig > october ####")
+        if kinds[k - 1] == "publication" and kinds[k] is None and _DATE_ONLY.match(" ".join(sentences[k])):
+            kinds[k] = "publication"
+    return kinds
 
 
 def heading_kind(heading: str) -> str | None:
@@ -263,73 +567,6 @@ def heading_kind(heading: str) -> str | None:
     if not m:
         return None
     return next(kind for kind in STATEMENTS if m.group(kind))
-
-
-@dataclass(frozen=True)
-class Block:
-    """A piece of a document: ``kind`` is ``text``, ``heading`` or one of :data:`NON_RUNNING`."""
-
-    kind: str
-    text: str
-
-
-def is_non_running(text: str) -> str | None:
-    """The kind of non-running text ``text`` (a line or a sentence) is, or None for running text.
-
-    >>> is_non_running("click here for file")
-    'file_caption'
-    >>> is_non_running("the cells were washed twice.") is None
-    True
-
-    The back matter's statements are judged per sentence only (:func:`sentence_kind`), never as a
-    whole line: a paragraph may hold running text beside them.
-    """
-    s = text.strip()
-    if not s:
-        return None
-    low = s.lower()
-    if ("additional" in low or "click here" in low) and _FILE_CAPTION.search(low):
-        return "file_caption"
-    if _FOOTNOTE.match(s):
-        return "footnote"
-    if _maybe_licence(low) and _LICENCE.search(low):
-        return "licence"
-    if _maybe_url(low) and _URL.search(s) and len(_URL.sub(" ", s).split()) <= URL_WORDS:
-        return "url"
-    return None
-
-
-def _maybe_licence(low: str) -> bool:
-    """A quick test (substrings, no regex) that :data:`_LICENCE` may match lower-cased ``low``."""
-    return (
-        "licen" in low or "copyright" in low or "\u00a9" in low or "commons" in low or "open access" in low
-        or "rights" in low or "(c)" in low
-    )  # fmt: skip
-
-
-def _maybe_url(low: str) -> bool:
-    """A quick test that ``low`` may hold a URL or a DOI."""
-    return "http" in low or "www." in low or "doi" in low or "ftp" in low or "//" in low or "10." in low
-
-
-def sentence_kinds(text: str, sentences: list[list[str]], statements: bool = True) -> list[str | None]:
-    """:func:`sentence_kind` of each of the tokenized ``sentences`` of the paragraph ``text``; the
-    paragraph is looked at first, so that most paragraphs cost a few substring tests. ``statements``:
-    judge the back matter's statements too (a paper's text; not a news article's, whose quotes thank)."""
-    low = text.lower()
-    if not (
-        "additional" in low or "click here" in low or _maybe_licence(low) or _maybe_url(low)
-        or (statements and _maybe_statement(low))
-    ):  # fmt: skip
-        # only a footnote: none when no sentence's first token starts like one (one search, no loop)
-        if not _TOKEN_FOOTNOTE_ANY.search(" ".join([s[0] for s in sentences])):
-            return [None] * len(sentences)
-        return [None if not _TOKEN_FOOTNOTE.match(s[0]) else sentence_kind(s, statements) for s in sentences]
-    kinds = [sentence_kind(s, statements) for s in sentences]
-    for k in range(1, len(kinds)):  # a publication note's dates, cut from it ("... usa ." "## -- < dig > october ####")
-        if kinds[k - 1] == "publication" and kinds[k] is None and _DATE_ONLY.match(" ".join(sentences[k])):
-            kinds[k] = "publication"
-    return kinds
 
 
 def _short(line: str) -> bool:
@@ -542,31 +779,3 @@ def blocks(text: str) -> list[Block]:
             return [Block("text", b.text) if b.kind == "legend" else b for b in out]
         return [Block("text", text)]
     return out
-
-
-_URL_TOKEN = re.compile(r"^(?:https?|ftp|//\S+|www\.\S+|doi:\S+|[#\d]{2}\.[#\d]{4,}/\S*)$")
-_TOKEN_FOOTNOTE = re.compile(r"^(?:[*†‡§¶]|[#\d]+" + _FOOTNOTE_WORD + ")")
-_TOKEN_FOOTNOTE_ANY = re.compile(r"(?<!\S)(?:[*†‡§¶]|[#\d]+" + _FOOTNOTE_WORD + ")")  # at the start of any token
-
-
-def sentence_kind(tokens: list[str], statements: bool = True) -> str | None:
-    """:func:`is_non_running` for a tokenized sentence (lowercase PTB tokens, digits ``#``), whose
-    URLs are split by the tokenizer (``http : //www.x.org``, ``doi:##.####/...``); then, with
-    ``statements``, :func:`statement_kind`."""
-    words = [t for t in tokens if t != "</s>"] if "</s>" in tokens else tokens
-    if not words:
-        return None
-    text = " ".join(words)
-    if ("additional" in text or "click here" in text) and _FILE_CAPTION.search(text):
-        return "file_caption"
-    if _TOKEN_FOOTNOTE.match(words[0]):
-        return "footnote"
-    if _maybe_licence(text) and _LICENCE.search(text):
-        return "licence"
-    if _maybe_url(text):
-        urls = [t for t in words if _URL_TOKEN.match(t)]
-        if urls:
-            other = [t for t in words if t not in urls and t != "doi" and any(c.isalnum() for c in t)]
-            if len(other) <= URL_WORDS:
-                return "url"
-    return statement_kind(text) if statements else None
