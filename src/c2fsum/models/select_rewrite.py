@@ -567,7 +567,8 @@ class SentenceSelector(Summarizer):
         back = self.doc_backward(gather_rows(s, flip))[0]  # (B, S, H/2), read last sentence first
         h = torch.cat([self.doc_forward(s)[0], gather_rows(back, flip)], -1)  # (B, S, H)
         B, S = h.size(0), h.size(1)
-        content, said = None, ()
+        content = None
+        said: tuple[WordSets, ...] = ()
         if examples is not None:
             papers = [document_sentences(ex) for ex in examples]
             if "history" in self.features:
