@@ -2,7 +2,8 @@
 
 Hand-made strings modelled on what SumPubMed papers hold (issue 36), each kind worked by hand;
 then invariants on real papers: no heading line is glued to a sentence, and the sentences of a
-text without line breaks are those of the splitter alone.
+text without line breaks are those of the splitter alone. Last, the table of rules (issue 50): each
+rule's real examples, and its quick test against what the rule finds.
 """
 
 from __future__ import annotations

@@ -197,6 +197,8 @@ _BACK_HEADING = re.compile(
 )
 
 
+# The rules' quick tests (Rule.maybe): substrings of the lower-cased text, no regex, each true wherever its rule
+# finds something (the test of the table checks it on the rules' examples)
 def _maybe_file_caption(low: str) -> bool:
     return "additional" in low or "click here" in low
 
@@ -252,6 +254,7 @@ def _maybe_contributions(low: str) -> bool:
     return "approved the" in low or "contributed equally" in low or "drafted the" in low or "wrote the" in low
 
 
+# The rules' further tests (Rule.also): of the text the rule's pattern read (and of its tokens)
 def _few_words_besides_urls(line: str, words: Sequence[str]) -> bool:
     """At most :data:`URL_WORDS` words of ``line`` outside its URLs."""
     return len(_URL.sub(" ", line).split()) <= URL_WORDS
@@ -448,13 +451,13 @@ RULES = (
     ),
 )  # fmt: skip
 """The layout's rules, in the order they are asked (the first that finds a line or sentence gives its kind)."""
-Group = tuple[Callable[[str], bool] | None, tuple[Rule, ...]]
+_Group = tuple[Callable[[str], bool] | None, tuple[Rule, ...]]
 """Rules asked in a row that share one quick test (or none), with that test: asked once for them all."""
 
 
-def _groups(rules: tuple[Rule, ...]) -> tuple[Group, ...]:
+def _groups(rules: tuple[Rule, ...]) -> tuple[_Group, ...]:
     """``rules`` in order, those in a row with the same quick test together."""
-    groups: list[Group] = []
+    groups: list[_Group] = []
     for rule in rules:
         if groups and groups[-1][0] is rule.maybe:
             groups[-1] = (rule.maybe, (*groups[-1][1], rule))
@@ -463,7 +466,7 @@ def _groups(rules: tuple[Rule, ...]) -> tuple[Group, ...]:
     return tuple(groups)
 
 
-def _first_kind(groups: tuple[Group, ...], text: str, low: str, words: Sequence[str] = ()) -> str | None:
+def _first_kind(groups: tuple[_Group, ...], text: str, low: str, words: Sequence[str] = ()) -> str | None:
     """The kind of the first rule of ``groups`` that finds ``text`` (``low``: lower-cased; ``words``: its tokens),
     or None: what :meth:`Rule.finds` says, each quick test asked once."""
     for maybe, rules in groups:
@@ -665,6 +668,22 @@ def blocks(text: str) -> list[Block]:
     a text with no ``text`` block gives its whole text as one."""
     if "\n" not in text:
         return [Block("text", text)] if text.strip() else []
+    classified = [_classified(para) for para in _paragraphs(text)]
+    short_only = [_short_only(lines) for lines in classified]
+    out: list[Block] = []
+    pending: list[list[str]] = []  # paragraphs of short lines, waiting for what follows them
+    for i, lines in enumerate(classified):
+        if short_only[i]:  # a heading or part of a table, decided by what follows
+            pending = _short_paragraph(lines, pending, out)
+        else:
+            pending = _running_paragraph(lines, pending, i + 1 < len(classified) and short_only[i + 1], out)
+    out.extend(_settled(pending, None))
+    return _never_empty(out, text)
+
+
+def _paragraphs(text: str) -> list[list[str]]:
+    """The paragraphs of ``text`` (runs of lines between blank lines), each a list of its lines,
+    whitespace collapsed."""
     paragraphs: list[list[str]] = []
     current: list[str] = []
     for raw in text.split("\n"):
@@ -681,101 +700,149 @@ def blocks(text: str) -> list[Block]:
             current = []
     if current:
         paragraphs.append(current)
-    out: list[Block] = []
-    pending: list[list[str]] = []  # paragraphs of short lines, waiting for what follows them
+    return paragraphs
 
-    def flush(heads: list[str] | None) -> None:
-        """Write the pending short paragraphs, then ``heads`` (the headings at the head of a
-        paragraph of running text; None: no running text follows). With running text after them
-        and no heads of its own, the last pending paragraph of one or two titled lines is its heading;
-        the rest is a table when three lines or more, else headings."""
-        paras = list(pending)
-        pending.clear()
-        if heads is None:
-            heads = []
-        elif not heads and paras and len(paras[-1]) <= 2 and all(_titled(x) for x in paras[-1]):
-            heads = paras.pop()
-        rest = [x for para in paras for x in para]
-        if len(rest) >= 3:  # a table, but a section name in capitals (RESULTS) stays a heading
-            cells: list[str] = []
-            for x in rest:
-                if _CAPITALS.fullmatch(x):
-                    if cells:
-                        out.append(Block("table", "\n".join(cells)))
-                        cells = []
-                    out.append(Block("heading", x))
-                else:
-                    cells.append(x)
+
+def _block(kind: str, text: str) -> Block:
+    """The block of a classified line that is not running text (:func:`_classified`)."""
+    return Block("file_caption" if kind == "caption" else kind, text)
+
+
+def _short_paragraph(lines: list[tuple[str, str]], pending: list[list[str]], out: list[Block]) -> list[list[str]]:
+    """Append to ``out`` the blocks that a paragraph of short lines only (``lines``, :func:`_classified`)
+    settles: its non-running lines, each after the pending short paragraphs before it (:func:`_settled`).
+    Returns the short paragraphs pending after it: ``pending`` and its short lines, or those after its last
+    non-running line."""
+    short: list[str] = []
+    for kind, x in lines:
+        if kind == "line":
+            short.append(x)
+            continue
+        out.extend(_settled([*pending, short] if short else pending, None))
+        pending, short = [], []
+        out.append(_block(kind, x))
+    return [*pending, short] if short else pending
+
+
+def _running_paragraph(
+    lines: list[tuple[str, str]], pending: list[list[str]], table_next: bool, out: list[Block]
+) -> list[list[str]]:
+    """Append to ``out`` the blocks of a paragraph with running text (``lines``, :func:`_classified`): the
+    pending short paragraphs and its headings (:func:`_settled`), then its body (:func:`_body_blocks`).
+    ``table_next``: a paragraph of short lines follows, so that a title on the last lines of this one goes
+    with them (:func:`_title_lines_at_end`). Returns the short paragraphs pending after it."""
+    lead = _heading_lines(lines)
+    heads = [x for _, x in lines[:lead]]
+    if lead > 3:  # a table whose last rows touch the text: no headings
+        out.extend(_settled([*pending, heads], []))
+    else:
+        out.extend(_settled(pending, heads))
+    # a table's or figure's title on the last lines of a paragraph, before the table's cells:
+    # "... invasion <cit> ." / "s. pneumoniae" / "gene expression in the presence of ..."
+    end = _title_lines_at_end(lines, lead) if table_next else len(lines)
+    # a legend (under a figure's or table's number among the headings, at the paragraph's head, on a line
+    # of its own after a sentence, or glued to one) runs to the paragraph's end
+    legend = any(_LEGEND.match(x) for x in heads) or None  # None: no text yet
+    out.extend(_body_blocks(lines[lead:end], legend))
+    # with the short lines after it: a table, or headings (_settled decides)
+    return [[x for _, x in lines[end:]]] if end < len(lines) else []
+
+
+def _heading_lines(lines: list[tuple[str, str]]) -> int:
+    """How many lines at the head of a paragraph with running text are its headings (or, more than three, the
+    last rows of a table before it): short titled lines, each clearly shorter than the paragraph's longest
+    line, none going on into the next line or breaking off before a figure's number; wrapped prose at the end
+    of more than three such lines is the paragraph's text (:func:`_wrapped_prose`)."""
+    longest = max(len(x) for kind, x in lines if kind == "line")
+    lead = 0
+    while lead < len(lines) - 1 and _heads_paragraph(lines[lead], lines[lead + 1][1], longest):
+        lead += 1
+    if lead > 3:
+        while lead > 0 and _wrapped_prose(lines[lead - 1][1]):
+            lead -= 1
+    return lead
+
+
+def _heads_paragraph(line: tuple[str, str], after: str, longest: int) -> bool:
+    """Whether a classified ``line``, followed by the line ``after``, may be a heading of a paragraph whose
+    longest line has ``longest`` characters."""
+    kind, x = line
+    return (
+        kind == "line"
+        and _short(x)
+        and _titled(x)
+        and len(x) <= HEADING_SHARE * longest
+        and not _CONTINUES.match(after)
+        and not _DANGLING.search(x)
+    )
+
+
+def _body_blocks(lines: list[tuple[str, str]], legend: bool | None) -> list[Block]:
+    """The blocks of the body of a paragraph with running text (``lines``, :func:`_classified`, after its
+    headings): its runs of lines as running text and legends (:func:`_text_blocks`), cut at each
+    non-running line and before a legend on a line of its own after a sentence end. ``legend``: the
+    paragraph is a legend already (its headings name a figure); None: nothing of it was text before."""
+    out: list[Block] = []
+    body: list[str] = []
+    for kind, x in lines:
+        if kind == "line":
+            if body and not legend and _SENTENCE_END.search(body[-1]) and _LEGEND.match(x):
+                # a legend on a line of its own after a sentence ("... yields <dig> α=. " / "fig. <dig> ...")
+                _text_blocks(" ".join(body), legend, out)
+                body, legend = [], True
+            body.append(x)
+            continue
+        if body:
+            legend = _text_blocks(" ".join(body), legend, out)
+            body = []
+        out.append(_block(kind, x))
+    if body:
+        _text_blocks(" ".join(body), legend, out)
+    return out
+
+
+def _settled(pending: list[list[str]], heads: list[str] | None) -> list[Block]:
+    """The blocks of the ``pending`` paragraphs of short lines, then of ``heads`` (the headings at the head of
+    a paragraph of running text; None: no running text follows). With running text after them and no heads
+    of its own, the last pending paragraph of one or two titled lines is its heading; the rest is a table
+    when three lines or more (a section name in capitals, ``RESULTS``, stays a heading), else headings."""
+    paras = list(pending)
+    if heads is None:
+        heads = []
+    elif not heads and paras and len(paras[-1]) <= 2 and all(_titled(x) for x in paras[-1]):
+        heads = paras.pop()
+    rest = [x for para in paras for x in para]
+    if len(rest) >= 3:
+        out = _table_blocks(rest)
+    else:
+        out = [Block(_heading_kind(x) if _titled(x) else "table", x) for x in rest]
+    out.extend(Block(_heading_kind(h), h) for h in heads)
+    return out
+
+
+def _table_blocks(rows: list[str]) -> list[Block]:
+    """A table of ``rows`` (three short lines or more), cut at each section name in capitals (``RESULTS``),
+    a heading."""
+    out: list[Block] = []
+    cells: list[str] = []
+    for x in rows:
+        if _CAPITALS.fullmatch(x):
             if cells:
                 out.append(Block("table", "\n".join(cells)))
+                cells = []
+            out.append(Block("heading", x))
         else:
-            out.extend(Block(_heading_kind(x) if _titled(x) else "table", x) for x in rest)
-        out.extend(Block(_heading_kind(h), h) for h in heads)
-
-    classified = [_classified(para) for para in paragraphs]
-    short_only = [_short_only(lines) for lines in classified]
-    for i, lines in enumerate(classified):
-        if short_only[i]:
-            # a paragraph of short lines only: a heading or part of a table, decided by what follows
-            short: list[str] = []
-            for kind, x in lines:
-                if kind == "line":
-                    short.append(x)
-                    continue
-                if short:
-                    pending.append(short)
-                    short = []
-                flush(None)
-                out.append(Block("file_caption" if kind == "caption" else kind, x))
-            if short:
-                pending.append(short)
-            continue
-        longest = max(len(x) for kind, x in lines if kind == "line")
-        lead = 0
-        while (
-            lead < len(lines) - 1
-            and lines[lead][0] == "line"
-            and _short(lines[lead][1])
-            and _titled(lines[lead][1])
-            and len(lines[lead][1]) <= HEADING_SHARE * longest
-            and not _CONTINUES.match(lines[lead + 1][1])
-            and not _DANGLING.search(lines[lead][1])
-        ):
-            lead += 1
-        if lead > 3:  # wrapped prose at the end of the short lines is the paragraph's text (_wrapped_prose)
-            while lead > 0 and _wrapped_prose(lines[lead - 1][1]):
-                lead -= 1
-        if lead > 3:  # a table whose last rows touch the text: no headings
-            pending.append([x for _, x in lines[:lead]])
-            flush([])
-        else:
-            flush([x for _, x in lines[:lead]])
-        # a table's or figure's title on the last lines of a paragraph, before the table's cells:
-        # "... invasion <cit> ." / "s. pneumoniae" / "gene expression in the presence of ..."
-        end = _title_lines_at_end(lines, lead) if i + 1 < len(classified) and short_only[i + 1] else len(lines)
-        # a legend (under a figure's or table's number among the headings, at the paragraph's head, on a line
-        # of its own after a sentence, or glued to one) runs to the paragraph's end
-        legend: bool | None = any(_LEGEND.match(x) for _, x in lines[:lead]) or None  # None: no text yet
-        body: list[str] = []
-        for kind, x in lines[lead:end]:
-            if kind == "line":
-                if body and not legend and _SENTENCE_END.search(body[-1]) and _LEGEND.match(x):
-                    # a legend on a line of its own after a sentence ("... yields <dig> α=. " / "fig. <dig> ...")
-                    _text_blocks(" ".join(body), legend, out)
-                    body, legend = [], True
-                body.append(x)
-                continue
-            if body:
-                legend = _text_blocks(" ".join(body), legend, out)
-                body = []
-            out.append(Block("file_caption" if kind == "caption" else kind, x))
-        if body:
-            _text_blocks(" ".join(body), legend, out)
-        if end < len(lines):  # with the short lines after it: a table, or headings (flush decides)
-            pending.append([x for _, x in lines[end:]])
-    flush(None)
-    if not any(b.kind == "text" for b in out):
-        if any(b.kind == "legend" for b in out):  # captions alone (a passage of a paper): they are the prose
-            return [Block("text", b.text) if b.kind == "legend" else b for b in out]
-        return [Block("text", text)]
+            cells.append(x)
+    if cells:
+        out.append(Block("table", "\n".join(cells)))
     return out
+
+
+def _never_empty(out: list[Block], text: str) -> list[Block]:
+    """``out``, unless it has no running text: then its legends as text (captions alone, a passage of a
+    paper: they are the prose), or else ``text`` as one ``text`` block."""
+    if any(b.kind == "text" for b in out):
+        return out
+    if any(b.kind == "legend" for b in out):
+        return [Block("text", b.text) if b.kind == "legend" else b for b in out]
+    return [Block("text", text)]
