@@ -160,6 +160,16 @@ def test_a_citation_removed_after_et_al_leaves_one_period_and_the_sentence_end()
     assert render("it binds . the end .".split()) == "It binds. The end."  # a plain period stays
 
 
+def test_a_word_that_only_led_to_a_citation_goes_with_it() -> None:
+    """SumPubMed's "e.g. <cit>;" read "e.g.;" (ten test papers read, sumpubmed-5676)."""
+    tokens = "it predicts function , e.g. < cit > ; and species , e.g. < cit > .".split()
+    assert render(tokens) == "It predicts function; and species."
+    tokens = "as described by < cit > . it binds -lrb- see < cit > -rrb- x .".split()
+    assert render(tokens) == "As described. It binds x."
+    assert render("we used e.g. < cit > data by x .".split()) == "We used e.g. data by x."  # no mark after it: kept
+    assert render("as shown before , see e.g. < cit > .".split()) == "As shown before."
+
+
 def test_a_cut_summary_stops_at_its_last_whole_sentence() -> None:
     assert render("the trial ended . the judge said that the".split()) == "The trial ended."
     assert render("the trial ended '' . the judge said".split()) == "The trial ended”."

@@ -260,6 +260,8 @@ def _placeholders(tokens: Sequence[str], spelled: list[str | None]) -> list[tupl
             if tokens[i + 1] == "dig":
                 out.append((NUMBER, NUMBER))
             i += 3 if i + 2 < len(tokens) and tokens[i + 2] == ">" else 2  # "< dig" cut before its ">"
+            if tokens[i - 2 if tokens[i - 1] == ">" else i - 1] == "cit":
+                i += _without_pointer(out, tokens[i] if i < len(tokens) else None)
             continue
         if tok in ("<dig>", "<cit>"):  # a vocabulary that kept them whole
             if tok == "<dig>":
@@ -270,6 +272,27 @@ def _placeholders(tokens: Sequence[str], spelled: list[str | None]) -> list[tupl
             out.append((tok, spelled[i]))
         i += 1
     return out
+
+
+_CITING = frozenset({"e.g.", "e.g", "eg", "i.e.", "see", "cf.", "by", "please"})
+"""Words that only lead to a citation: with the citation left out before a mark they go too."""
+
+
+def _without_pointer(out: list[tuple[str, str | None]], after: str | None) -> int:
+    """A citation left out just before ``after`` (a mark, or the end): the word that led to it
+    ("e.g.", "see", "by") goes from ``out``, with a comma before it ("function , e.g. < cit > ;"
+    reads "function;") or the brackets around it ("( see < cit > )"). Returns how many of the
+    tokens that follow are skipped (1: the closing bracket)."""
+    if after not in (".", ",", ";", ":", "-rrb-", ")", None) or not out or out[-1][0] not in _CITING:
+        return 0
+    while out and out[-1][0] in _CITING:  # "see e.g. < cit >", "please see < cit >"
+        out.pop()
+    if out and out[-1][0] in ("-lrb-", "(") and after in ("-rrb-", ")"):
+        out.pop()
+        return 1
+    if out and out[-1][0] == "," and after not in ("-rrb-", ")"):
+        out.pop()
+    return 0
 
 
 def whole_sentences(pairs: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
