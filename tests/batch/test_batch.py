@@ -183,6 +183,14 @@ def test_without_ray_one_line_names_the_extra(corpus, tmp_path, monkeypatch, cap
     assert not (tmp_path / "o").exists()
 
 
+def test_ray_client_addresses_are_refused_with_the_way_that_works(corpus, tmp_path, capsys):
+    argv = ["batch", "--model", MODEL, "--input", str(corpus), "--output", str(tmp_path / "o")]
+    assert main([*argv, "--engine", "ray", "--address", "ray://head:10001"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Ray Client" in err[0] and "--address auto" in err[0]
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize(
     "nodes, workers, expected",
     [([2], 2, 0.975), ([2], 1, 1.0), ([2], 3, 0.65), ([2, 2], 4, 0.975), ([16], 4, 1.0), ([3, 1], 4, 0.983)],

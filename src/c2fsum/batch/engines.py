@@ -207,7 +207,8 @@ def _read_batches(items: dict[str, Any], batch_size: int) -> Iterator[dict[str, 
 
 
 class RayEngine:
-    """Ray Data on a cluster: joined (``address``: ``auto``, ``HOST:6379`` or ``ray://HOST:10001``),
+    """Ray Data on a cluster: joined (``address``: ``auto`` or ``HOST:6379``; not ``ray://``, see
+    :func:`~c2fsum.batch.run.run_batch`),
     the one this process is already connected to, or a local one started here and stopped at the end."""
 
     name = "ray"

@@ -132,6 +132,12 @@ def run_batch(
         raise InputError(f"--engine: got {engine!r}, expected one of {', '.join(ENGINES)}")
     if batch_size < 1:
         raise InputError(f"--batch-size: expected at least 1, got {batch_size}")
+    if address and address.startswith("ray://"):
+        raise InputError(
+            f"--address {address}: Ray Data does not run through Ray Client in Ray 2.60 (its executor "
+            "needs a driver of its own); run c2fsum batch on a node of the cluster with --address auto, "
+            "or from any machine that reaches it with --address HOST:6379"
+        )
     if address and engine != "ray":
         raise InputError(f"--address {address}: joins a Ray cluster, so needs --engine ray")
     if engine == "ray":

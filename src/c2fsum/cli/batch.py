@@ -66,7 +66,7 @@ def _arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--address",
         metavar="ADDR",
-        help="with --engine ray: the cluster to join (auto, HOST:6379, ray://HOST:10001); default: start a local one",
+        help="with --engine ray: the cluster to join (auto, HOST:6379); default: start a local one",
     )
     s.add_argument(
         "--batch-size", type=positive_int, default=16, metavar="B", help="articles per batch given to a worker (16)"
