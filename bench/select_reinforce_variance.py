@@ -25,22 +25,22 @@ from pathlib import Path
 
 import torch
 
-from c2fsum.config import load_config
+from c2fsum.config import ModelConfig, load_config
 from c2fsum.data.batching import collate, encode_document
 from c2fsum.data.prepare import read_split
 from c2fsum.models import build_model
 from c2fsum.models.checkpoint import load_checkpoint
-from c2fsum.models.select_rewrite import RL_MIN_WORDS, RL_WORDS, SentenceSelector
+from c2fsum.models.select_rewrite import SentenceSelector
 
 
 def gradient(
-    model: SentenceSelector, batch, *, seed: int, baseline: bool, max_words: int, min_words: int
+    model: SentenceSelector, batch, *, seed: int, baseline: bool, summary_words: int, min_words: int
 ) -> torch.Tensor:
     """The REINFORCE surrogate's gradient, flattened over the trainable parameters, for the draw of ``seed``."""
     model.zero_grad(set_to_none=True)
     torch.manual_seed(seed)
     loss, _, _ = model.reinforce(
-        batch.src, batch.src_mask, batch.examples, baseline=baseline, max_words=max_words, min_words=min_words
+        batch.src, batch.src_mask, batch.examples, baseline=baseline, summary_words=summary_words, min_words=min_words
     )
     loss.backward()
     params = [p for p in model.parameters() if p.requires_grad]
@@ -55,8 +55,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--split", default="val")
     ap.add_argument("--papers", type=int, default=8)
     ap.add_argument("--samples", type=int, default=16)
-    ap.add_argument("--max-words", type=int, default=RL_WORDS, help="the selections' word budget")
-    ap.add_argument("--min-words", type=int, default=RL_MIN_WORDS, help="no STOP before this many words")
+    ap.add_argument(
+        "--summary-words", type=int, default=ModelConfig.selector_rl_words, help="the selections' word budget"
+    )
+    ap.add_argument(
+        "--min-words", type=int, default=ModelConfig.selector_rl_min_words, help="no STOP before this many words"
+    )
     ap.add_argument("--json", default="", help="also write the figures to this file")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
@@ -82,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
         for name, base in (("baseline", True), ("none", False)):
             g = torch.stack(
                 [
-                    gradient(model, batch, seed=s, baseline=base, max_words=a.max_words, min_words=a.min_words)
+                    gradient(model, batch, seed=s, baseline=base, summary_words=a.summary_words, min_words=a.min_words)
                     for s in range(a.samples)
                 ]
             )

@@ -147,6 +147,12 @@ class ModelConfig:
     search, in pick order), drawn anew at each training step (the best one at validation)."""
     selector_label_words: int = 207
     """``selector_labels=episodes``: the episodes' word budget (the pubmed presets' summary length)."""
+    selector_rl_words: int = 250
+    """``select-rewrite`` with ``train.objective=mixed``: the word budget of the selections drawn for
+    REINFORCE: about a SumPubMed abstract (the budget ``c2fsum extract`` gives ILP and LEAD by default)."""
+    selector_rl_min_words: int = 100
+    """``select-rewrite`` with ``train.objective=mixed``: no STOP before the selections drawn for
+    REINFORCE hold this many words (decoding's ``min_len`` of the presets)."""
 
 
 @dataclass

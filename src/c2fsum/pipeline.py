@@ -261,31 +261,28 @@ class Pipeline:
     ) -> list[Decoded]:
         """Greedy or beam search over encoded documents (:func:`c2fsum.decoding.documents.decode_examples`)
         with ``options`` (default: the model's, :attr:`defaults`)."""
-        if self.model.capabilities.selects:  # sentence-level coarse-to-fine: pick, then copy or rewrite
-            from c2fsum.decoding.selection import Rewriter, decode_selected
+        import torch
 
-            if self._rewriter is None and self.config.model.rewriter:
-                from c2fsum.models.checkpoint import resolve_rewriter
+        from c2fsum.decoding.documents import decode_examples
+        from c2fsum.models.base import Selector
 
-                where = resolve_rewriter(self.path, self.config.model.rewriter)
-                self._rewriter = Rewriter.load(where, device=self.device)
+        model = self.model
+        if isinstance(model, Selector):  # sentence-level coarse-to-fine: pick, then copy or rewrite
+            from c2fsum.decoding.selection import decode_selected
+
             return decode_selected(
-                self.model,  # type: ignore[arg-type]
+                model,
                 self.vocab,
                 examples,
                 self.reading(),
                 options or self.defaults,
-                rewriter=self._rewriter,
+                rewriter=self.rewriter(),
                 device=self.device,
                 progress=progress,
             )
-        import torch
-
-        from c2fsum.decoding.documents import decode_examples
-
         with torch.no_grad():
             return decode_examples(
-                self.model,
+                model,
                 self.vocab,
                 examples,
                 self.reading(),  # the batch layout: no chunk limit; the examples carry their own cut
@@ -293,6 +290,17 @@ class Pipeline:
                 device=self.device,
                 progress=progress,
             )
+
+    def rewriter(self) -> Rewriter | None:
+        """``select-rewrite``: the rewriter ``model.rewriter`` names, loaded at the first call
+        (:func:`c2fsum.models.checkpoint.load_rewriter`); None without one (learned extraction)."""
+        if self._rewriter is None and self.config.model.rewriter:
+            from c2fsum.decoding.selection import Rewriter
+            from c2fsum.models.checkpoint import load_rewriter
+
+            loaded = load_rewriter(self.path, self.config.model.rewriter, device=self.device)
+            self._rewriter = Rewriter.of(loaded, device=self.device)
+        return self._rewriter
 
     def extract(
         self, texts: list[str] | str, *, words: int = 0, progress: bool = False, names: Sequence[str] | None = None
@@ -302,8 +310,10 @@ class Pipeline:
         ``decode.max_len``), in pick order. ``names``: what each text is called in warnings and
         errors (:meth:`read_texts`). InputError for a model that writes words."""
         from c2fsum.decoding.selection import decode_selected
+        from c2fsum.models.base import Selector
 
-        if not self.model.capabilities.selects:
+        model = self.model
+        if not isinstance(model, Selector):
             raise InputError(
                 f"{self.path}: a {self.config.model.family} model writes words; extraction needs a sentence "
                 "selector (model.family select-rewrite)"
@@ -311,7 +321,7 @@ class Pipeline:
         texts = [texts] if isinstance(texts, str) else texts
         o = self.options(max_len=words or None)
         examples = self.encode_texts(texts, progress=progress, names=names)
-        decoded = decode_selected(self.model, self.vocab, examples, self.reading(), o, device=self.device)  # type: ignore[arg-type]
+        decoded = decode_selected(model, self.vocab, examples, self.reading(), o, device=self.device)
         out = []
         for d in decoded:
             text = d.readable
@@ -373,7 +383,9 @@ class Pipeline:
         """Why the model wrote nothing for a document (its grid's ``words``): a sentence selector
         takes whole sentences (:func:`why_no_summary`, within ``o.max_len`` words); a model that
         writes words ended before its first whole sentence."""
-        if not self.model.capabilities.selects:
+        from c2fsum.models.base import Selector
+
+        if not isinstance(self.model, Selector):
             if o.min_len == 0:
                 return "the model wrote no word (min_len 0 lets it stop at once; the model's own minimum does not)"
             return "the model ended its summary before its first whole sentence"

@@ -153,9 +153,9 @@ def test_no_picks_make_an_empty_summary():
 def test_a_sentence_past_the_budget_is_left_out_and_the_next_may_still_fit():
     vocab, ex = _example()  # sentences of 5, 6 and 5 tokens
     M = ex.n_chunks(4)
-    both = compose(ex, [0, 1, 2], vocab, (M, 4), budget=11)
+    both = compose(ex, [0, 1, 2], vocab, (M, 4), summary_words=11)
     assert both.words == "we used old mice . the drug worked very well .".split()
-    d = compose(ex, [0, 1, 2], vocab, (M, 4), budget=10)
+    d = compose(ex, [0, 1, 2], vocab, (M, 4), summary_words=10)
     assert d.words == "we used old mice . it was quite cheap .".split() and d.sentences == [0, 2]
 
 

@@ -8,16 +8,12 @@ import torch
 
 from c2fsum.config import DataConfig
 from c2fsum.data.batching import collate, encode_document
+from c2fsum.data.sentences import document_sentences, selection_labels, split_sentences
 from c2fsum.data.vocab import Vocab
-from c2fsum.models.select_rewrite import (
-    STOP,
-    SentenceSelector,
-    document_sentences,
-    rouge1_gains,
-    selection_labels,
-    sentence_grid,
-    split_sentences,
-)
+from c2fsum.losses.selection import rouge1_gains, step_rewards
+from c2fsum.models.base import Selector, Summarizer
+from c2fsum.models.select_rewrite import SentenceSelector
+from c2fsum.models.selector_parts import STOP, sentence_grid
 from c2fsum.training.objective import nll_units
 from tiny import tiny_model
 
@@ -164,7 +160,7 @@ def test_the_word_budget_and_the_minimum_bound_the_picks():
     sents = model.sentences(batch.src, batch.src_mask)
     memory = model.read(sents)
     for budget in (1, 3, 5, 8):
-        sel = model.pick(memory, max_words=budget, sample=True)
+        sel = model.pick(memory, summary_words=budget, sample=True)
         for b, picks in enumerate(sel.picks):
             assert sum(int(sents.words[b, j]) for j in picks) <= budget
     full = model.pick(memory, min_words=100)  # STOP only once nothing is left: every sentence picked
@@ -213,10 +209,11 @@ def test_a_train_row_counts_what_validation_counts():
     assert sum(len(ex.tgt) + 1 for ex in exs) != n  # what the window counted before
 
 
-def test_the_selector_declares_it_picks_and_writes_no_words():
+def test_the_selector_is_its_own_kind_of_model_and_writes_no_words():
     model = tiny_model("select-rewrite", 30)
-    assert model.capabilities.selects and not model.capabilities.copies
-    with pytest.raises(TypeError, match="picks sentences"):
+    assert isinstance(model, Selector) and not isinstance(model, Summarizer)
+    assert not model.capabilities.copies and not hasattr(model, "step")
+    with pytest.raises(NotImplementedError):
         model(torch.zeros(1, 1, 2, dtype=torch.long), torch.ones(1, 1, 2, dtype=torch.bool), torch.zeros(1, 1))
     with pytest.raises(ValueError, match="model.hidden"):
         tiny_model("select-rewrite", 30, hidden=11)
@@ -231,16 +228,16 @@ def test_reinforce_alone_raises_the_reward_of_the_greedy_selection():
 
     def greedy_reward() -> float:
         model.eval()
-        sel = model.greedy(model.read(model.sentences(batch.src, batch.src_mask)), max_words=8)
+        sel = model.greedy(model.read(model.sentences(batch.src, batch.src_mask)), summary_words=8)
         model.train()
-        return float(model.step_rewards(exs, sel).sum(1).mean())
+        return float(step_rewards(exs, sel.picks, sel.mask).sum(1).mean())
 
     before = greedy_reward()
     torch.manual_seed(0)
     opt = torch.optim.Adam(model.parameters(), lr=0.02)
     for _ in range(60):
         opt.zero_grad()
-        loss, _, _ = model.reinforce(batch.src, batch.src_mask, exs, max_words=8)
+        loss, _, _ = model.reinforce(batch.src, batch.src_mask, exs, summary_words=8)
         loss.backward()
         opt.step()
     assert greedy_reward() > before + 0.3
@@ -250,9 +247,9 @@ def test_the_greedy_baseline_cancels_when_the_draw_is_the_greedy_selection(monke
     vocab, exs, batch = _batch()
     model = tiny_model("select-rewrite", len(vocab), seed=0)
     monkeypatch.setattr(torch, "multinomial", lambda p, n: p.argmax(-1, keepdim=True))  # every draw: the argmax
-    loss, drawn, greedy = model.reinforce(batch.src, batch.src_mask, exs, max_words=8)
+    loss, drawn, greedy = model.reinforce(batch.src, batch.src_mask, exs, summary_words=8)
     assert float(drawn) == pytest.approx(float(greedy)) and float(loss.detach()) == pytest.approx(0.0, abs=1e-6)
-    plain, _, _ = model.reinforce(batch.src, batch.src_mask, exs, max_words=8, baseline=False)
+    plain, _, _ = model.reinforce(batch.src, batch.src_mask, exs, summary_words=8, baseline=False)
     assert float(plain.detach()) != pytest.approx(0.0, abs=1e-6)
 
 
@@ -273,3 +270,19 @@ def test_a_paper_reads_the_same_alone_and_in_a_batch_of_longer_ones():
         T = int((labels[b] >= 0).sum())
         lp_alone = model.pick_logprobs(alone, labels[b : b + 1, :T])
         assert torch.allclose(lp_alone[0], lp_together[b, :T, :S1], atol=1e-5)
+
+
+def test_the_reinforce_budget_is_the_model_s_config_and_old_configs_get_the_old_constants():
+    """``model.selector_rl_words`` / ``selector_rl_min_words`` (250 / 100, the constants they
+    replace), read by :meth:`SentenceSelector.reinforce` when no budget is given."""
+    from c2fsum.config import ModelConfig
+
+    assert (ModelConfig.selector_rl_words, ModelConfig.selector_rl_min_words) == (250, 100)
+    vocab, exs, batch = _batch()
+    model = tiny_model("select-rewrite", len(vocab), selector_rl_words=8, selector_rl_min_words=0).train()
+    assert (model.rl_words, model.rl_min_words) == (8, 0)
+    torch.manual_seed(0)
+    given = model.reinforce(batch.src, batch.src_mask, exs, summary_words=8, min_words=0)
+    torch.manual_seed(0)
+    configured = model.reinforce(batch.src, batch.src_mask, exs)
+    assert all(torch.equal(a, b) for a, b in zip(given, configured, strict=True))

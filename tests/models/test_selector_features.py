@@ -9,7 +9,7 @@ from c2fsum.config import Config, DataConfig, ModelConfig
 from c2fsum.data.batching import collate, encode_document
 from c2fsum.data.vocab import Vocab
 from c2fsum.models.checkpoint import warm_start, write_manifest, write_model_files
-from c2fsum.models.select_rewrite import (
+from c2fsum.models.selector_parts import (
     SECTION_KINDS,
     PickRules,
     content_matrix,
@@ -136,7 +136,7 @@ def test_overlap_is_the_larger_share_of_content_words_and_of_all_words_by_hand()
     {drug, worked, mice} and {drug, failed, rats} share 1 of 3; all words {the, drug, worked, in,
     mice} and {the, drug, failed, in, rats} share 3 of 5 = 0.6; "in mice the drug worked" (c)
     shares 3 of 3 content words with a."""
-    from c2fsum.models.select_rewrite import SelectorMemory, WordSets, word_sets
+    from c2fsum.models.selector_parts import SelectorMemory, WordSets, word_sets
 
     paper = [s.split() for s in ("the drug worked in mice .", "the drug failed in rats .", "in mice the drug worked")]
     content = WordSets.of([content_sets(paper)], 3)
@@ -154,7 +154,7 @@ def test_sparse_word_sets_share_what_dense_sets_share_on_a_batch():
     share is |A & B| / min(|A|, |B|) counted with Python sets."""
     import random
 
-    from c2fsum.models.select_rewrite import WordSets
+    from c2fsum.models.selector_parts import WordSets
 
     rng = random.Random(4)
     papers = [[{f"w{rng.randrange(12)}" for _ in range(rng.randint(0, 6))} for _ in range(n)] for n in (5, 3)]
@@ -172,8 +172,8 @@ def test_episode_labels_draw_among_the_best_selections_in_training_and_take_the_
     """``model.selector_labels=episodes``: each example's labels are one of its oracle episodes (in
     pick order), drawn in training mode (all of them turn up over draws), the first in eval mode."""
     from c2fsum.data.align import oracle_episodes
+    from c2fsum.data.sentences import document_sentences, sentence_words
     from c2fsum.data.vocab import BOS, EOS
-    from c2fsum.models.select_rewrite import document_sentences, sentence_words
 
     vocab, exs, _ = _batch()
     model = tiny_model("select-rewrite", len(vocab), seed=3, selector_labels="episodes", selector_label_words=6)

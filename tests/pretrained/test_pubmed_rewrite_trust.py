@@ -15,7 +15,7 @@ import pytest
 import c2fsum
 from c2fsum.data.tokenize import preprocess_document
 from c2fsum.decoding.selection import MAX_OVERLAP, safe_spans, sentence_rule
-from c2fsum.models.select_rewrite import content_sets
+from c2fsum.models.selector_parts import content_sets
 from shared_data import DATA, need_real
 
 pytestmark = pytest.mark.real_data

@@ -34,9 +34,9 @@ import torch
 from c2fsum.config import Config
 from c2fsum.data.batching import Example
 from c2fsum.data.prepare import read_split
+from c2fsum.data.sentences import sentence_cells
 from c2fsum.decoding.documents import Decoded
 from c2fsum.decoding.options import DecodeOptions
-from c2fsum.decoding.selection import sentence_cells
 from c2fsum.evaluation.perplexity import perplexity
 from c2fsum.evaluation.reader import reader_measures
 from c2fsum.metrics.entropy import EntropyMeter

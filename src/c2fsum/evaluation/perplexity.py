@@ -8,20 +8,17 @@
 from __future__ import annotations
 
 import math
-from typing import cast
 
 import torch
 
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, bucketed_batches, collate
-from c2fsum.losses.nll import loss_target, sequence_nll
-from c2fsum.models import Summarizer
-from c2fsum.models.select_rewrite import SentenceSelector
+from c2fsum.models import Model
 
 
 @torch.no_grad()
 def perplexity(
-    model: Summarizer, examples: list[Example], cfg: Config, device: torch.device, batch_size: int | None = None
+    model: Model, examples: list[Example], cfg: Config, device: torch.device, batch_size: int | None = None
 ) -> tuple[float, float, int]:
     """Teacher-forced perplexity over ``examples``: (ppl, summed NLL, tokens).
 
@@ -42,13 +39,7 @@ def perplexity(
         shuffle=False,
     ):
         batch = collate([examples[i] for i in idx], chunks=cfg.data.chunks, chunk_len=cfg.data.chunk_len).to(device)
-        if model.capabilities.selects:  # a sentence selector: perplexity of its picks (models/select_rewrite.py)
-            nll, picks = cast(SentenceSelector, model).selection_nll(batch.src, batch.src_mask, batch.examples)
-            total, tokens = total + float(nll), tokens + picks
-            continue
-        out = model(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, loss_target(model, batch))
-        assert out.target_lp is not None  # forward was given the target
-        total += float(sequence_nll(out.target_lp, batch.tgt_mask))
-        tokens += batch.n_tokens
+        nll, units = model.batch_nll(batch)  # target tokens, or a sentence selector's picks and stops
+        total, tokens = total + float(nll), tokens + units
     model.train(was_training)
     return math.exp(min(total / max(tokens, 1), 50.0)), total, tokens

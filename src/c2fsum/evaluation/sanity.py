@@ -12,6 +12,7 @@ from c2fsum.data.prepare import read_split
 from c2fsum.decoding.documents import decode_examples
 from c2fsum.decoding.options import DecodeOptions
 from c2fsum.errors import InputError
+from c2fsum.models.base import Summarizer
 from c2fsum.models.checkpoint import load_checkpoint
 
 
@@ -30,6 +31,8 @@ def sanity_figures(run_dir: str | Path, data_dir: str | Path, split: str = "test
     """
     loaded = load_checkpoint(run_dir)
     model, cfg, vocab = loaded.model.eval(), loaded.config, loaded.vocab
+    if not isinstance(model, Summarizer):
+        raise InputError(f"{run_dir}: not a coarse-to-fine model (a sentence selector writes no words)")
     docs = read_split(data_dir, split)
     dc = cfg.data
     examples = [encode_document(d, vocab, dc) for d in docs]  # the trained grid, as in training

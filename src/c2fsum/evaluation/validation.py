@@ -10,7 +10,7 @@ from c2fsum.data.vocab import Vocab
 from c2fsum.decoding.documents import decode_examples
 from c2fsum.decoding.options import DecodeOptions
 from c2fsum.metrics.rouge import score_corpus
-from c2fsum.models import Summarizer
+from c2fsum.models import Model, Summarizer
 
 
 def rouge_validation(cfg: Config, vocab: Vocab):
@@ -20,7 +20,9 @@ def rouge_validation(cfg: Config, vocab: Vocab):
     greedy = DecodeOptions.from_config(cfg.decode).override(beam=1, block_trigrams=False, replace_unk=False, min_len=0)
 
     @torch.no_grad()
-    def run(model: Summarizer, examples: list[Example]) -> dict:
+    def run(model: Model, examples: list[Example]) -> dict:
+        if not isinstance(model, Summarizer):
+            raise TypeError("ROUGE validation decodes words; a sentence selector writes none")
         was = model.training
         device = next(model.parameters()).device
         decoded = decode_examples(model, vocab, examples, cfg, greedy, device=device)

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from c2fsum.config import ModelConfig
-from c2fsum.models.base import Capabilities, DecoderState, ForwardOutput, Memory, StepOutput, Summarizer
+from c2fsum.models.base import (
+    Capabilities,
+    DecoderState,
+    ForwardOutput,
+    Memory,
+    Model,
+    Selector,
+    StepOutput,
+    Summarizer,
+)
 from c2fsum.models.coarse_to_fine import CoarseToFine
 from c2fsum.models.flat import Flat
 from c2fsum.models.select_rewrite import SentenceSelector
@@ -18,8 +27,9 @@ FAMILIES: dict[str, type[Flat] | type[CoarseToFine] | type[SentenceSelector]] = 
 """``model.family`` -> the class that builds it."""
 
 
-def build_model(cfg: ModelConfig, vocab_size: int, max_chunks: int = 10) -> Summarizer:
-    """The family named by ``cfg.family`` with the sizes of ``cfg``.
+def build_model(cfg: ModelConfig, vocab_size: int, max_chunks: int = 10) -> Model:
+    """The family named by ``cfg.family`` with the sizes of ``cfg``: a :class:`Summarizer`, or a
+    :class:`Selector` (``select-rewrite``).
 
     ``max_chunks`` (the grid's M) sizes the chunk-position embedding of +POS models.
     """
@@ -36,6 +46,8 @@ __all__ = [
     "Flat",
     "ForwardOutput",
     "Memory",
+    "Model",
+    "Selector",
     "StepOutput",
     "Summarizer",
     "build_model",

@@ -8,16 +8,26 @@ Decoding code (greedy, beam search, sampling) only uses :class:`Summarizer` meth
 ``encode`` (given how to read, a :class:`Reading`), ``init_state`` and ``step``, the ``select``
 methods of :class:`Memory` and :class:`DecoderState`, and what the model declares it can do
 (:class:`Capabilities`), so every model family (MODEL 0-3, pointer models) shares it.
+
+A sentence selector (``select-rewrite``) writes no words: it is a :class:`Selector`, not a
+:class:`Summarizer`, with its own small seam (read the paper's sentences, pick, its loss), decoded
+by :mod:`c2fsum.decoding.selection`. Both are a :class:`ModelBase` (what training, validation,
+perplexity and checkpoints need of any model); :data:`Model` is either.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
+from typing import TypeAlias
 
 import torch
 from torch import Tensor, nn
 
+from c2fsum.data.batching import Batch, Example
+from c2fsum.losses.nll import loss_target, sequence_nll
 from c2fsum.models.chunk_cache import ChunkCache
+from c2fsum.models.selector_parts import PickRules, Selection, SelectionLoss, SelectorMemory, Sentences
 from c2fsum.modules.attention import Attention
 
 
@@ -40,9 +50,6 @@ class Capabilities:
     memory_per_document: bool = False
     """Decoder rows may share their document's memory row (``B * R`` rows against ``B``): beam
     search then never copies the memory K times."""
-    selects: bool = False
-    """Picks whole sentences instead of writing words (:mod:`c2fsum.models.select_rewrite`): trained
-    by its own ``selection_loss``, decoded by :mod:`c2fsum.decoding.selection`."""
 
 
 @dataclass(frozen=True)
@@ -224,13 +231,11 @@ class ForwardOutput:
         return iter((self.logprobs, self.attention.attn))
 
 
-class Summarizer(nn.Module):
-    """Base class of all models. Subclasses implement ``encode``, ``init_state``, ``step`` and
-    declare their :class:`Capabilities` (none by default).
-
-    ``forward`` (teacher forcing) is written once here: ``encode``, then ``teacher_forced``, by
-    default in terms of ``step`` so that training and decoding can never disagree.
-    """
+class ModelBase(nn.Module):
+    """Base class of all models: a :class:`Summarizer` (writes words) or a :class:`Selector` (picks
+    sentences). What training, validation, perplexity and checkpoints ask of either: the vocabulary's
+    ids, the word embeddings, the optimizer's order of parameters, and the summed NLL of a batch's
+    targets (:meth:`batch_nll`, over :meth:`nll_units` units)."""
 
     capabilities: Capabilities = Capabilities()
     vocab_size: int
@@ -238,6 +243,92 @@ class Summarizer(nn.Module):
     unk_id: int = 1
     bos_id: int = 2
     eos_id: int = 3
+
+    def word_embeddings(self) -> list[nn.Embedding]:
+        """The tables that map this model's words to vectors, each once (a shared one once): every
+        ``nn.Embedding`` over the vocabulary (source, target, a BOW chunk encoder's fixed table).
+        What pretrained vectors start (``model.pretrained_emb``)."""
+        return [m for m in self.modules() if isinstance(m, nn.Embedding) and m.num_embeddings == self.vocab_size]
+
+    def optimizer_parameters(self) -> list[tuple[str, nn.Parameter]]:
+        """``(name, parameter)`` in the order an optimizer takes them (saved optimizer states follow
+        it): here ``named_parameters()``; a family whose parameters moved keeps its older order."""
+        return list(self.named_parameters())
+
+    def nll_units(self, examples: Sequence[Example]) -> int:
+        """What :meth:`batch_nll` of ``examples`` sums over (a train row's perplexity is the validation's)."""
+        raise NotImplementedError
+
+    def batch_nll(self, batch: Batch) -> tuple[Tensor, int]:
+        """The summed teacher-forced NLL of a batch's targets and how many units it sums over
+        (:func:`c2fsum.evaluation.perplexity.perplexity`)."""
+        raise NotImplementedError
+
+
+class Selector(ModelBase):
+    """A model that picks whole sentences of a paper, one per summary sentence, instead of writing
+    words (``select-rewrite``, :class:`c2fsum.models.select_rewrite.SentenceSelector`): it reads a
+    batch's sentences (:meth:`sentences`, :meth:`read`), picks from what it read (:meth:`pick`) and
+    learns from its labels (:meth:`selection_loss`); :mod:`c2fsum.decoding.selection` decodes it."""
+
+    def sentences(self, src: Tensor, src_mask: Tensor) -> Sentences:
+        """The grid ``(B, M, N)`` as sentences."""
+        raise NotImplementedError
+
+    def read(self, sents: Sentences, examples: Sequence[Example] | None = None) -> SelectorMemory:
+        """What the selector picks from: the candidates (STOP, then the sentences)."""
+        raise NotImplementedError
+
+    def pick(
+        self,
+        memory: SelectorMemory,
+        *,
+        sample: bool = False,
+        summary_words: int = 0,
+        min_words: int = 0,
+        max_picks: int = 0,
+        rules: PickRules | None = None,
+    ) -> Selection:
+        """Pick sentences one at a time until STOP, the summary's budget of ``summary_words`` words
+        (0: none) or the sentences run out."""
+        raise NotImplementedError
+
+    def labels(self, examples: Sequence[Example]) -> list[list[int]]:
+        """Each example's picks to learn (sentence indices, STOP not included)."""
+        raise NotImplementedError
+
+    def selection_nll(self, src: Tensor, src_mask: Tensor, examples: Sequence[Example]) -> tuple[Tensor, int]:
+        """Summed cross-entropy of the labels' picks and stops over a batch, and their number."""
+        raise NotImplementedError
+
+    def selection_loss(
+        self, src: Tensor, src_mask: Tensor, examples: Sequence[Example], *, rl_weight: float = 0.0
+    ) -> SelectionLoss:
+        """The training loss summed over the batch (cross-entropy on the labels, with REINFORCE
+        when ``rl_weight`` > 0)."""
+        raise NotImplementedError
+
+    @torch.no_grad()
+    def greedy(self, memory: SelectorMemory, **kw) -> Selection:
+        """The most probable pick at each step (:meth:`pick`)."""
+        return self.pick(memory, sample=False, **kw)
+
+    def nll_units(self, examples: Sequence[Example]) -> int:
+        """The labels' picks and their STOPs."""
+        return sum(len(labels) + 1 for labels in self.labels(examples))
+
+    def batch_nll(self, batch: Batch) -> tuple[Tensor, int]:
+        """The cross-entropy of the labels' picks and stops (:meth:`selection_nll`)."""
+        return self.selection_nll(batch.src, batch.src_mask, batch.examples)
+
+
+class Summarizer(ModelBase):
+    """Base class of the models that write words. Subclasses implement ``encode``, ``init_state``,
+    ``step`` and declare their :class:`Capabilities` (none by default).
+
+    ``forward`` (teacher forcing) is written once here: ``encode``, then ``teacher_forced``, by
+    default in terms of ``step`` so that training and decoding can never disagree.
+    """
 
     def encode(
         self,
@@ -264,16 +355,15 @@ class Summarizer(nn.Module):
         """Advance one word. ``prev`` ``(B,)`` holds ids in V'; ids >= V are read as <unk>."""
         raise NotImplementedError
 
-    def word_embeddings(self) -> list[nn.Embedding]:
-        """The tables that map this model's words to vectors, each once (a shared one once): every
-        ``nn.Embedding`` over the vocabulary (source, target, a BOW chunk encoder's fixed table).
-        What pretrained vectors start (``model.pretrained_emb``)."""
-        return [m for m in self.modules() if isinstance(m, nn.Embedding) and m.num_embeddings == self.vocab_size]
+    def nll_units(self, examples: Sequence[Example]) -> int:
+        """Target tokens with ``</s>``."""
+        return sum(len(ex.tgt) + 1 for ex in examples)
 
-    def optimizer_parameters(self) -> list[tuple[str, nn.Parameter]]:
-        """``(name, parameter)`` in the order an optimizer takes them (saved optimizer states follow
-        it): here ``named_parameters()``; a family whose parameters moved keeps its older order."""
-        return list(self.named_parameters())
+    def batch_nll(self, batch: Batch) -> tuple[Tensor, int]:
+        """The summed NLL of the target tokens, teacher-forced, and their number (``</s>`` counted)."""
+        out = self(batch.src, batch.src_mask, batch.tgt_in, batch.src_ext, batch.n_ext, loss_target(self, batch))
+        assert out.target_lp is not None  # forward was given the target
+        return sequence_nll(out.target_lp, batch.tgt_mask), batch.n_tokens
 
     def input_ids(self, prev: Tensor) -> Tensor:
         """Map extended-vocabulary ids (copied words) to <unk> for the embedding lookup."""
@@ -317,3 +407,7 @@ class Summarizer(nn.Module):
         logprobs = torch.stack(out_lp, 1)  # (B, T, V')
         target_lp = None if target is None else logprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1)
         return ForwardOutput(logprobs, Attention.stack(out_attention), target_lp=target_lp)
+
+
+Model: TypeAlias = Summarizer | Selector
+"""Any model: one that writes words or one that picks sentences."""

@@ -56,7 +56,7 @@ from c2fsum.config import Config, config_from_json
 from c2fsum.data.lengths import LENGTHS_FILE, default_min_len
 from c2fsum.data.vocab import Vocab, VocabError
 from c2fsum.errors import CheckpointError
-from c2fsum.models import CoarseToFine, Summarizer, build_model
+from c2fsum.models import CoarseToFine, Model, Summarizer, build_model
 from c2fsum.models.seq2seq import Seq2Seq
 from c2fsum.pretrained.registry import resolve_model
 from c2fsum.utils.io import existing_checkpoint_dir
@@ -70,7 +70,9 @@ FORMAT_VERSION = 1
 
 @dataclass
 class Loaded:
-    model: Summarizer
+    model: Model
+    """A :class:`~c2fsum.models.base.Summarizer`, or a :class:`~c2fsum.models.base.Selector`
+    (``select-rewrite``, whose rewriter :func:`load_rewriter` loads)."""
     config: Config
     """With ``decode.min_len`` resolved to a number (:func:`resolve_min_len`)."""
     vocab: Vocab
@@ -443,3 +445,13 @@ def load_checkpoint(run_or_ckpt: str | Path, *, which: str = "best", device: str
     model.to(device)
     model.eval()
     return Loaded(model=model, config=config, vocab=vocab, path=path, lengths=lengths)
+
+
+def load_rewriter(checkpoint: str | Path, rewriter: str, *, device: str | torch.device = "cpu") -> Loaded:
+    """The rewriter of the ``select-rewrite`` model in ``checkpoint``: its ``model.rewriter``
+    (``rewriter``, found by :func:`resolve_rewriter`), loaded as :func:`load_checkpoint` loads a
+    model (its best checkpoint); CheckpointError when it is no model that writes words."""
+    loaded = load_checkpoint(resolve_rewriter(checkpoint, rewriter), device=device)
+    if not isinstance(loaded.model, Summarizer):
+        raise CheckpointError(f"{loaded.path}: a rewriter writes words; a {loaded.config.model.family} model does not")
+    return loaded

@@ -104,7 +104,7 @@ class ChunkEncoder(nn.Module):
         time, so the scratch memory stays bounded however long the document is.
         """
         if emb is not None:
-            h = self._body(ids, emb, mask)
+            h = self.encode_chunks(ids, emb, mask)
         else:
             M = ids.size(1)
             step = slice_chunks if slice_chunks > 0 else M
@@ -113,7 +113,7 @@ class ChunkEncoder(nn.Module):
             parts = []
             for s in range(0, M, step):
                 i, m = ids[:, s : s + step], mask[:, s : s + step]
-                parts.append(self._body(i, embed(i) if embed is not None and self.kind == "cnn" else None, m))
+                parts.append(self.encode_chunks(i, embed(i) if embed is not None and self.kind == "cnn" else None, m))
             h = parts[0] if len(parts) == 1 else torch.cat(parts, 1)
         if self.pos is not None:
             B, M = ids.shape[:2]
@@ -122,5 +122,7 @@ class ChunkEncoder(nn.Module):
             h = torch.cat([h, p], -1)
         return h
 
-    def _body(self, ids: Tensor, emb: Tensor | None, mask: Tensor) -> Tensor:
+    def encode_chunks(self, ids: Tensor, emb: Tensor | None, mask: Tensor) -> Tensor:
+        """ids ``(B, M, N)``, word embeddings ``(B, M, N, E)`` (a CNN's; None for BOW), mask ->
+        ``(B, M, Hc')``: the chunk vectors without +POS."""
         return self.body(emb, mask) if self.kind == "cnn" else self.body(ids, mask)

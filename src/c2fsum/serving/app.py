@@ -31,8 +31,8 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from c2fsum.data.sentences import MARKS, sentence_cells
 from c2fsum.decoding.options import DecodeOptions
-from c2fsum.decoding.selection import MARKS, sentence_cells
 from c2fsum.errors import InputError, UserError
 from c2fsum.pipeline import MAX_INPUT_WORDS, Pipeline, Summary
 from c2fsum.serving.batcher import Batcher, QueueFullError, RequestTimeoutError

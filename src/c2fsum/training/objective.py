@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import cast
 
 import torch
 from torch import Tensor
@@ -53,9 +52,8 @@ from c2fsum.losses.nll import loss_target, masked_target_logprobs
 from c2fsum.losses.reinforce import MovingAverageBaseline, discounted_returns, reinforce_loss
 from c2fsum.losses.self_critical import mixed_loss, self_critical_loss
 from c2fsum.metrics.rouge import score_pair
-from c2fsum.models import Summarizer
+from c2fsum.models import Model, Selector, Summarizer
 from c2fsum.models.base import DEFAULT_READING, ForwardOutput, Reading
-from c2fsum.models.select_rewrite import SentenceSelector
 
 Reward = Callable[[list[int], Example], float]
 """r(summary ids in V', example) -> a float, e.g. ROUGE-L F against the reference."""
@@ -113,18 +111,14 @@ class BatchLoss:
     """The teacher-forced pass (attention, MODEL 3's ``fine_fraction``), for diagnostics."""
 
 
-def nll_units(model: Summarizer, examples: Sequence[Example]) -> int:
+def nll_units(model: Model, examples: Sequence[Example]) -> int:
     """What :attr:`BatchLoss.nll` of ``examples`` sums over, so that a train row's perplexity is the
     validation's (:func:`c2fsum.evaluation.perplexity.perplexity`): target tokens with ``</s>``, or a
     sentence selector's labels (its picks and the STOP)."""
-    if model.capabilities.selects:
-        return sum(len(labels) + 1 for labels in cast(SentenceSelector, model).labels(examples))
-    return sum(len(ex.tgt) + 1 for ex in examples)
+    return model.nll_units(examples)
 
 
-def soft_attention_for_batch(
-    model: Summarizer, *, epoch: int, soft_pretrain_epochs: int, alternate: float
-) -> bool | None:
+def soft_attention_for_batch(model: Model, *, epoch: int, soft_pretrain_epochs: int, alternate: float) -> bool | None:
     """MODEL 3's soft/hard schedule: whether this training batch attends softly.
 
     +PRETRAIN: soft for the first ``soft_pretrain_epochs`` epochs; +ALTERNATE: afterwards each
@@ -140,7 +134,7 @@ def soft_attention_for_batch(
 
 
 def batch_loss(
-    model: Summarizer,
+    model: Model,
     batch: Batch,
     objective: Objective,
     baseline: MovingAverageBaseline,
@@ -167,10 +161,9 @@ def batch_loss(
             +PRETRAIN / +ALTERNATE, :func:`soft_attention_for_batch`).
     """
     docs = batch.size if docs is None else docs
-    if model.capabilities.selects:  # a sentence selector: its picks' loss (models/select_rewrite.py)
+    if isinstance(model, Selector):  # a sentence selector: its picks' loss (models/select_rewrite.py)
         rl_weight = objective.rl_weight if objective.kind == "mixed" else 0.0
-        selector = cast(SentenceSelector, model)
-        picks = selector.selection_loss(batch.src, batch.src_mask, batch.examples, rl_weight=rl_weight)
+        picks = model.selection_loss(batch.src, batch.src_mask, batch.examples, rl_weight=rl_weight)
         return BatchLoss(loss=picks.loss / docs, nll=picks.nll, rewards=picks.rewards)
     target = loss_target(model, batch)  # (B, T)
     if fused:

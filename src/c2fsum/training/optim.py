@@ -12,7 +12,7 @@ import torch
 
 from c2fsum.config import Config
 from c2fsum.errors import TrainingError
-from c2fsum.models import Summarizer
+from c2fsum.models import Model
 
 
 @dataclass
@@ -33,7 +33,7 @@ class Schedule:
         self.prev_val_ppl = val_ppl
 
 
-def make_optimizer(model: Summarizer, cfg: Config) -> torch.optim.Optimizer:
+def make_optimizer(model: Model, cfg: Config) -> torch.optim.Optimizer:
     """SGD (or Adagrad/Adam) with a separate learning rate for a chunk encoder's parameters."""
     named = [(n, p) for n, p in model.optimizer_parameters() if p.requires_grad]  # BOW embeddings are fixed
     chunk = [p for n, p in named if "chunk_encoder" in n.split(".")]

@@ -18,7 +18,7 @@ import torch
 from c2fsum.config import TrainConfig
 from c2fsum.errors import CheckpointError, TrainingError
 from c2fsum.losses.reinforce import MovingAverageBaseline
-from c2fsum.models import Summarizer
+from c2fsum.models import Model
 from c2fsum.models.checkpoint import warm_start
 from c2fsum.training import rng
 from c2fsum.training.checkpoint import restore_training
@@ -61,7 +61,7 @@ def trainer_state(
 
 def start(
     out: Path,
-    model: Summarizer,
+    model: Model,
     optimizer: torch.optim.Optimizer,
     vocab_size: int,
     tc: TrainConfig,

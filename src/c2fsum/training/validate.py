@@ -11,12 +11,12 @@ from c2fsum.config import Config
 from c2fsum.data.batching import Example
 from c2fsum.data.vocab import Vocab
 from c2fsum.evaluation.perplexity import perplexity
-from c2fsum.models import Summarizer
+from c2fsum.models import Model
 from c2fsum.training.distributed import DistContext
 from c2fsum.training.state import Position
 
 
-def rouge_fn(cfg: Config, vocab: Vocab) -> Callable[[Summarizer, list[Example]], dict] | None:
+def rouge_fn(cfg: Config, vocab: Vocab) -> Callable[[Model, list[Example]], dict] | None:
     """ROUGE of greedy summaries (:func:`c2fsum.evaluation.validation.rouge_validation`) when the run
     asks for it (``train.best_metric=rougeL`` or ``train.val_rouge``), else None."""
     if cfg.train.best_metric != "rougeL" and not cfg.train.val_rouge:
@@ -27,13 +27,13 @@ def rouge_fn(cfg: Config, vocab: Vocab) -> Callable[[Summarizer, list[Example]],
 
 
 def validation_row(
-    model: Summarizer,
+    model: Model,
     val_ex: list[Example],
     cfg: Config,
     dist: DistContext,
     pos: Position,
     *,
-    rouge_fn: Callable[[Summarizer, list[Example]], dict] | None = None,
+    rouge_fn: Callable[[Model, list[Example]], dict] | None = None,
 ) -> dict:
     """The ``val`` row at ``pos`` (step, epoch): perplexity (each rank scores its share, sums all-reduced) and
     ``rouge_fn``'s scores of the first ``train.rouge_val_docs`` documents (rank 0, broadcast),
