@@ -185,8 +185,12 @@ def setup_training(tc: TrainConfig) -> DistContext:
 
 
 def shutdown(ctx: DistContext | None = None) -> None:
-    """Leave the process group (if this module created it)."""
+    """Leave the process group (if this module created it), all ranks together: a rank that tore
+    its group down while another still closed its connections was once killed at exit by gloo
+    ("terminate called without an active exception", SIGABRT, under load in the test suite)."""
     if dist.is_available() and dist.is_initialized() and (ctx is None or ctx.owns_group):
+        if dist.get_world_size() > 1:
+            dist.barrier()
         dist.destroy_process_group()
 
 
