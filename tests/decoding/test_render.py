@@ -182,6 +182,13 @@ def test_an_initial_does_not_end_a_sentence() -> None:
     assert render(tokens) == "We studied s. gordonii in mice."
 
 
+def test_a_removed_number_before_the_period_ends_the_sentence() -> None:
+    """SumPubMed's "< dig > ." rendered "N." was taken for an initial: the next sentence kept its
+    lowercase ("... hbap2- N. of the N genes ...", test paper 408)."""
+    tokens = "it includes hbap2- < dig > . of the < dig > genes , < dig > were markers .".split()
+    assert render(tokens) == "It includes hbap2- N. Of the N genes, N were markers."
+
+
 def test_special_tokens_are_left_out() -> None:
     assert render(["<s>", "hello", "<pad>", "world", "</s>"]) == "Hello world."
 

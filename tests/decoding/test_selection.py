@@ -275,10 +275,12 @@ def test_pick_rules_block_point_and_earlier_sentences_and_give_a_reference_back_
         "these results show that x matters .",  # comes with sentence 1
         "details are given in additional file < dig > .",  # points elsewhere
         "we previously showed that y binds x .",  # earlier work
+        "lastly , there remains the rav family .",  # refers back: comes with sentence 4 (blocked, so never)
+        "based on this knowledge , we mapped x .",  # refers back to a sentence that refers back: blocked
     ]
     doc = {"id": "r", "src": [s.split() + ["</s>"] for s in sentences], "tgt": [], "refs": []}
     vocab = Vocab.from_tokens(w for s in doc["src"] for w in s)
     ex = encode_document(doc, vocab, DataConfig(chunks=0, chunk_len=8, max_tgt_len=10))
-    rules = pick_rules([ex], 5)
-    assert rules.blocked[0].tolist() == [False, True, False, False, True, True]  # STOP, then sentences 0-4
-    assert rules.antecedent[0].tolist() == [-1, -1, -1, 2, -1, -1]  # candidate 3 (sentence 2) brings candidate 2
+    rules = pick_rules([ex], 7)
+    assert rules.blocked[0].tolist() == [False, True, False, False, True, True, False, True]  # STOP, sentences 0-6
+    assert rules.antecedent[0].tolist() == [-1, -1, -1, 2, -1, -1, 5, -1]  # candidate 3 (sentence 2) brings 2

@@ -42,14 +42,16 @@ def ids_to_words(
 
 
 def ends_sentence_at(tokens: Sequence[str], k: int) -> bool:
-    """Does ``tokens[k]`` end a sentence? ``. ! ?`` do, except a period after a single letter
-    (``s . gordonii``: an initial) that is not the last token."""
+    """Does ``tokens[k]`` end a sentence? ``. ! ?`` do, except a period after a single lowercase
+    letter (``s . gordonii``: an initial; tokens are lowercase) that is not the last token. The
+    rendering's number placeholder ``N`` (SumPubMed's ``< dig >``) is no initial: "... hbap2- N ."
+    ends its sentence."""
     tok = tokens[k]
     if tok not in SENTENCE_ENDS:
         return False
     if tok == "." and 0 < k < len(tokens) - 1:
         prev = tokens[k - 1]
-        if len(prev) == 1 and prev.isalpha():
+        if len(prev) == 1 and prev.isalpha() and prev.islower():
             return False
     return True
 

@@ -95,7 +95,8 @@ REFERS_BACK = re.compile(
     r"(?:rather|instead|conversely|similarly|likewise|in contrast|on the other hand|nevertheless|nonetheless"
     r"|by contrast|in turn|accordingly|secondly|thirdly|lastly)(?: ,)? |(?:first|firstly|second|third) , |"
     + LEAD_IN
-    + r"(?:these|this|such|both|they|those|the latter|the former)\b"
+    + r"(?:(?:based on|in light of|in view of|given|consistent with|in line with|in agreement with) )?"
+    r"(?:these|this|such|both|they|those|the latter|the former)\b"
     r"(?! (?:study|paper|work|article|report|review|manuscript|thesis|chapter)\b)"
 )
 """A sentence that opens on what the one before said ("these results ...", "this suggests ...",
@@ -137,6 +138,8 @@ def sentence_rule(words: Sequence[str]) -> str:
     ''
     >>> sentence_rule("rather , the introns argue for independent evolution .".split())
     'refers'
+    >>> sentence_rule("based on this knowledge , our study set out to map x .".split())
+    'refers'
     >>> sentence_rule("pcr of organ samples of these hares was the start of our work .".split())
     'refers'
     >>> sentence_rule("we caught < dig > hares and in these hares found f. tularensis .".split())
@@ -164,16 +167,19 @@ def pick_rules(examples: Sequence[Example], S: int, *, max_overlap: float = MAX_
     """The :class:`~c2fsum.models.selector_parts.PickRules` of a batch of papers of at most ``S``
     sentences (:func:`sentence_rule`): sentences that point elsewhere, report earlier work or were broken are
     never picked; one that refers back comes with the sentence before it (blocked when it opens
-    its paper)."""
+    its paper, or when the sentence before refers back too: "lastly , ..." then "based on this
+    knowledge , ..." would bring a sentence that needs its own)."""
     blocked = torch.zeros(len(examples), S + 1, dtype=torch.bool)
     antecedent = torch.full((len(examples), S + 1), -1, dtype=torch.long)
     for b, ex in enumerate(examples):
+        before = ""
         for j, sentence in enumerate(document_sentences(ex)[:S]):
             why = sentence_rule(sentence)
-            if why in ("points", "earlier", "broken") or (why == "refers" and j == 0):
+            if why in ("points", "earlier", "broken") or (why == "refers" and (j == 0 or before == "refers")):
                 blocked[b, j + 1] = True
             elif why == "refers":
                 antecedent[b, j + 1] = j  # candidate j is sentence j - 1
+            before = why
     return PickRules(blocked=blocked, antecedent=antecedent, max_overlap=max_overlap)
 
 
