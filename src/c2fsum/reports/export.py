@@ -168,18 +168,24 @@ def _data_stats(data_dir: str | Path | None) -> str | None:
     return format_stats_table(read_json(stats_path))
 
 
+def _write_loaded(folder: Path, loaded: Loaded, dtype: str) -> float:
+    """A loaded model's weights (stored as ``dtype``), config, vocabulary and lengths in ``folder``;
+    the largest rounding error of the weights."""
+    return write_model_files(
+        folder,
+        model=loaded.model,
+        config=loaded.config,
+        vocab=loaded.vocab,
+        lengths=loaded.lengths,
+        dtype=STORED_DTYPES[dtype],
+    )
+
+
 def _write_rewriter(folder: Path, rewriter: Loaded, meta: dict[str, Any], *, name: str, dtype: str) -> int:
     """Write a select-rewrite model's rewriter into ``folder`` (``REWRITER_DIR`` of the export,
     with its own ``export.json`` and manifest); returns the bytes of its weights."""
     folder.mkdir()
-    write_model_files(
-        folder,
-        model=rewriter.model,
-        config=rewriter.config,
-        vocab=rewriter.vocab,
-        lengths=rewriter.lengths,
-        dtype=STORED_DTYPES[dtype],
-    )
+    _write_loaded(folder, rewriter, dtype)
     sub_meta = {**meta, "name": f"{name}/{REWRITER_DIR}", "source": str(rewriter.path)}
     sub_meta["parameters"] = sum(v.numel() for v in rewriter.model.state_dict().values())
     sub_meta["source_step"] = training_facts(rewriter.path, rewriter.config.train.best_metric).get("checkpoint_step")
@@ -253,14 +259,7 @@ def export_model(
     }
     with atomic_directory(out) as tmp:
         # the weights (in dtype), config, vocabulary and the lengths that give the default min_len
-        meta["max_abs_rounding_error"] = write_model_files(
-            tmp,
-            model=loaded.model,
-            config=loaded.config,
-            vocab=loaded.vocab,
-            lengths=loaded.lengths,
-            dtype=STORED_DTYPES[dtype],
-        )
+        meta["max_abs_rounding_error"] = _write_loaded(tmp, loaded, dtype)
         (tmp / "export.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         weight_bytes = (tmp / "model.safetensors").stat().st_size
         if rewriter is not None:
