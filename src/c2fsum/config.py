@@ -147,6 +147,15 @@ class ModelConfig:
     search, in pick order), drawn anew at each training step (the best one at validation)."""
     selector_label_words: int = 207
     """``selector_labels=episodes``: the episodes' word budget (the pubmed presets' summary length)."""
+    selector_reward: str = "gains"
+    """``select-rewrite`` with ``train.objective=mixed``: what REINFORCE rewards. ``gains``: each pick
+    its gain in ROUGE-1 recall, the stop the selection's ROUGE-1 F1 (Chen & Bansal); ``summary``: only
+    the whole selection, once, by the mean of its ROUGE-1 and ROUGE-2 F1 (the measure a summary is
+    scored by; issue 47's better-shaped reward)."""
+    selector_redundancy: float = 0.0
+    """``select-rewrite``: weight of the redundancy loss added to the cross-entropy (issue 47, after
+    ExtSum-LG's): at each labelled step, the probability the pointer gives each sentence times the
+    share of its content words the labels before it already hold. 0: none."""
     selector_rl_words: int = 250
     """``select-rewrite`` with ``train.objective=mixed``: the word budget of the selections drawn for
     REINFORCE: about a SumPubMed abstract (the budget ``c2fsum extract`` gives ILP and LEAD by default)."""
@@ -494,6 +503,7 @@ CHOICES = {
     "train.objective": ("ml", "mixed"),
     "train.best_metric": ("ppl", "rougeL"),
     "train.amp": ("off", "bf16"),
+    "model.selector_reward": ("gains", "summary"),
 }
 """The fields that take one of a few words, and those words."""
 AT_LEAST_ONE = ("train.accumulate",)

@@ -48,12 +48,53 @@ def rouge1_gains(sentences: Sequence[Sequence[str]], picks: Sequence[int], refer
     return out
 
 
-def step_rewards(examples: Sequence[Example], picks: Sequence[Sequence[int]], mask: Tensor) -> Tensor:
-    """``(B, T)`` as the selection's step ``mask``: the reward of each step of a selection
-    (:func:`rouge1_gains`: its ``picks``, then its last step, the stop, chosen or forced by the
-    budget), 0 past its end."""
+def _f1(matched: int, candidate: int, reference: int) -> float:
+    if not matched:
+        return 0.0
+    recall, precision = matched / reference, matched / candidate
+    return 2 * recall * precision / (recall + precision)
+
+
+def summary_rouge(sentences: Sequence[Sequence[str]], picks: Sequence[int], reference: Sequence[str]) -> float:
+    """The mean of ROUGE-1 and ROUGE-2 F1 (content words, clipped counts, bigrams over each side's
+    words run together, as the summaries are scored) of the picked sentences, in the paper's order,
+    against ``reference``: what a whole selection is worth (``model.selector_reward=summary``).
+
+    By hand: picks "a b" and "c" against "a b d </s> c": unigrams 3 of 3 picked and of 4 reference
+    words (F1 6/7); bigrams (a, b) of (a, b), (b, c) and of (a, b), (b, d), (d, c) (F1 2/5):
+    (6/7 + 2/5) / 2 = 22/35.
+
+    >>> round(summary_rouge([["a", "b", "."], ["c", "."], ["e"]], [1, 0], "a b d </s> c".split()), 4)
+    0.6286
+    """
+    ref = content(reference)
+    mine = [w for j in sorted(picks) for w in content(sentences[j])]
+    scores = []
+    for n in (1, 2):
+        want = Counter(zip(*(ref[i:] for i in range(n)), strict=False))
+        have = Counter(zip(*(mine[i:] for i in range(n)), strict=False))
+        matched = sum(min(c, want[g]) for g, c in have.items())
+        scores.append(_f1(matched, sum(have.values()), sum(want.values())))
+    return sum(scores) / 2
+
+
+REWARDS = ("gains", "summary")
+"""``model.selector_reward``'s values (:func:`step_rewards`)."""
+
+
+def step_rewards(
+    examples: Sequence[Example], picks: Sequence[Sequence[int]], mask: Tensor, kind: str = "gains"
+) -> Tensor:
+    """``(B, T)`` as the selection's step ``mask``: the reward of each step of a selection, 0 past
+    its end. ``gains``: :func:`rouge1_gains` (its ``picks``, then its last step, the stop, chosen or
+    forced by the budget); ``summary``: :func:`summary_rouge` at its last step, 0 before."""
     out = torch.zeros(mask.shape)
     for b, ex in enumerate(examples):
+        if kind == "summary":
+            steps = int(mask[b].sum())
+            if steps:
+                out[b, steps - 1] = summary_rouge(document_sentences(ex), picks[b], ex.tgt_words)
+            continue
         r = rouge1_gains(document_sentences(ex), picks[b], ex.tgt_words)
         out[b, : len(r)] = torch.tensor(r)
     return out

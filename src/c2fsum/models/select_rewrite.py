@@ -146,6 +146,7 @@ class SentenceSelector(Selector):
         self.label_kind, self.label_words = label_kind(cfg.selector_labels), cfg.selector_label_words
         self.label_cache = LabelCache(partial(example_labels, kind=self.label_kind, words=self.label_words))
         self.rl_words, self.rl_min_words = cfg.selector_rl_words, cfg.selector_rl_min_words
+        self.reward_kind, self.redundancy = cfg.selector_reward, cfg.selector_redundancy
 
     NEW_WEIGHTS = ("section_emb", "place_emb", "inner_emb", "history_w", "stop_w")
     """Weights of ``model.selector_features``: zero at first, so a selector trained without them
@@ -179,7 +180,7 @@ class SentenceSelector(Selector):
         said: tuple[WordSets, ...] = ()
         if examples is not None:
             papers = [document_sentences(ex) for ex in examples]
-            if "history" in self.features:
+            if "history" in self.features or (self.training and self.redundancy > 0):
                 content = content_matrix([content_sets(p) for p in papers], S).to(h.device)
             if not self.training:  # decoding's overlap rule
                 said = WordSets.kinds(papers, S, h.device, all_words=OVERLAP_WORDS)
@@ -260,17 +261,13 @@ class SentenceSelector(Selector):
         neither them nor padding."""
         B, T = labels.shape
         previous = torch.cat([labels.new_full((B, 1), -1), labels[:, :-1]], 1)  # (B, T)
-        picked = F.one_hot(labels.clamp(min=0), memory.keys.size(1)) * (labels >= 0).unsqueeze(-1)  # (B, T, S+1)
-        before = (picked.cumsum(1) - picked) > 0  # picked at an earlier step
-        before[..., STOP] = False
+        before = picked_before(labels, memory.keys.size(1))
         allowed = memory.real.unsqueeze(1) & ~before
         history = None
         if self.uses_history(memory):
-            assert memory.content is not None
-            have = ((before.to(memory.content.dtype) @ memory.content) > 0).to(memory.content.dtype)  # (B, T, U)
             words = torch.cat([memory.words.new_zeros(B, 1), memory.words], 1)  # (B, S+1)
             used = (before.to(words.dtype) * words.unsqueeze(1)).sum(-1)  # (B, T)
-            history = (memory.coverage(have), used)
+            history = (label_coverage(memory, before), used)
         lp, _ = self.steps(memory, previous, allowed, history=history)
         return lp
 
@@ -337,13 +334,24 @@ class SentenceSelector(Selector):
 
     def selection_nll(self, src: Tensor, src_mask: Tensor, examples: Sequence[Example]) -> tuple[Tensor, int]:
         """Summed cross-entropy of the labels' picks and stops over a batch, and their number."""
+        nll, n, _ = self._label_loss(src, src_mask, examples)
+        return nll, n
+
+    def _label_loss(self, src: Tensor, src_mask: Tensor, examples: Sequence[Example]) -> tuple[Tensor, int, Tensor]:
+        """:meth:`selection_nll`'s two values and the redundancy loss (summed over the labelled
+        steps: the probability of each sentence times the share of its content words the labels
+        before hold, :func:`label_coverage`; 0 without ``model.selector_redundancy`` in training)."""
         memory = self.read(self.sentences(src, src_mask), examples)
         labels = self.label_tensor(examples, src.device)  # (B, T)
         labels = labels.masked_fill(labels > memory.keys.size(1) - 1, -1)  # a label cut off with the grid
         lp = self.pick_logprobs(memory, labels)  # (B, T, S+1)
         real = labels >= 0
         picked = lp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)  # (B, T)
-        return -(picked.masked_fill(~real, 0.0)).sum(), int(real.sum())
+        redundant = lp.new_zeros(())
+        if self.training and self.redundancy > 0 and memory.content is not None:
+            covered = label_coverage(memory, picked_before(labels, memory.keys.size(1)))  # (B, T, S+1)
+            redundant = (lp.exp() * covered).sum(-1).masked_fill(~real, 0.0).sum()
+        return -(picked.masked_fill(~real, 0.0)).sum(), int(real.sum()), redundant
 
     def reinforce(
         self,
@@ -376,8 +384,10 @@ class SentenceSelector(Selector):
             again = self.read(self.sentences(src, src_mask), examples)
             greedy = self.greedy(again, summary_words=words, min_words=least)
         self.train(was)
-        rewards = step_rewards(examples, drawn.picks, drawn.mask).to(src.device)
-        base = step_rewards(examples, greedy.picks, greedy.mask).to(src.device)
+        rewards = step_rewards(examples, drawn.picks, drawn.mask, self.reward_kind).to(src.device)
+        base = step_rewards(examples, greedy.picks, greedy.mask, self.reward_kind).to(src.device)
+        if self.reward_kind == "summary":
+            gamma = 1.0  # one reward at the end: every step's return is the whole selection's worth
         return self_critical_selection_loss(
             drawn.logprob, drawn.mask, rewards, base, greedy.mask, gamma=gamma, baseline=baseline
         )
@@ -390,8 +400,26 @@ class SentenceSelector(Selector):
         (1 - rl_weight) * L_ml, as Paulus eq. 16); with its cross-entropy part, the number of labels
         and, with REINFORCE, the mean return of the sampled and of the greedy selections (what the
         trainer logs as ``reward_sample`` and ``reward_greedy``)."""
-        nll, n = self.selection_nll(src, src_mask, examples)
+        nll, n, redundant = self._label_loss(src, src_mask, examples)
+        ml = nll + self.redundancy * redundant
         if rl_weight <= 0:
-            return SelectionLoss(nll, nll, n, None)
+            return SelectionLoss(ml, nll, n, None)
         rl, sampled, greedy = self.reinforce(src, src_mask, examples)
-        return SelectionLoss(rl_weight * rl + (1 - rl_weight) * nll, nll, n, (float(sampled), float(greedy)))
+        return SelectionLoss(rl_weight * rl + (1 - rl_weight) * ml, nll, n, (float(sampled), float(greedy)))
+
+
+def picked_before(labels: Tensor, candidates: int) -> Tensor:
+    """``(B, T, S+1)`` bool: the candidates the ``labels`` ``(B, T)`` (-1: padding) picked before
+    each step; STOP never."""
+    picked = F.one_hot(labels.clamp(min=0), candidates) * (labels >= 0).unsqueeze(-1)  # (B, T, S+1)
+    before = (picked.cumsum(1) - picked) > 0
+    before[..., STOP] = False
+    return before
+
+
+def label_coverage(memory: SelectorMemory, before: Tensor) -> Tensor:
+    """``(B, T, S+1)``: the share of each candidate's content words the candidates picked before
+    each step (``before``, :func:`picked_before`) hold (:meth:`SelectorMemory.coverage`)."""
+    assert memory.content is not None
+    have = ((before.to(memory.content.dtype) @ memory.content) > 0).to(memory.content.dtype)  # (B, T, U)
+    return memory.coverage(have)
