@@ -6,6 +6,7 @@
     python bench/select_steps.py --step all-spans ...  # every safe span left out, whatever the rewriter wrote
     python bench/select_steps.py --step no-refers ...  # the rules, but a sentence opening on "these ..." alone
     python bench/select_steps.py --step content-overlap ...  # the overlap cap on content words only
+    python bench/select_steps.py --step all --select-beam 4 [--select-norm A] ...  # a beam over the picks
 
 then ``c2fsum compare --concat A B`` for the paired-bootstrap interval of each difference. The
 other arguments are ``c2fsum evaluate``'s.
@@ -36,6 +37,11 @@ if __name__ == "__main__":
         k = args.index("--step")
         step = args[k + 1]
         del args[k : k + 2]
+    for flag, name, kind in (("--select-beam", "SELECT_BEAM", int), ("--select-norm", "SELECT_BEAM_NORM", float)):
+        if flag in args:
+            k = args.index(flag)
+            setattr(selection, name, kind(args[k + 1]))
+            del args[k : k + 2]
     if step not in STEPS:
         raise SystemExit(f"--step: expected one of {', '.join(STEPS)}, got {step!r}")
     selection.PICK_RULES = step in ("all", "no-order", "all-spans", "no-refers", "content-overlap")

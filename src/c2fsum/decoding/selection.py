@@ -41,9 +41,11 @@ from c2fsum.data.vocab import EOS, Vocab
 from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.decoding.hypothesis import Hypothesis
 from c2fsum.decoding.options import DecodeOptions
+from c2fsum.decoding.pick_beam import beam_pick
 from c2fsum.metrics.output_stats import back_to_back_repeats, ends_sentence, is_content_word
 from c2fsum.models.base import Selector, Summarizer
 from c2fsum.models.checkpoint import Loaded
+from c2fsum.models.select_rewrite import SentenceSelector
 from c2fsum.models.selector_parts import PickRules, fits
 from c2fsum.utils.tokens import SENTENCE_ENDS
 
@@ -212,11 +214,28 @@ def select_sentences(
         if rule is not None:
             rule = replace(rule, blocked=rule.blocked.to(device), antecedent=rule.antecedent.to(device))
         for b, (summary_words, min_words) in enumerate(budgets):
-            sel = model.greedy(memory, summary_words=summary_words, min_words=min_words, rules=rule)
-            for i, picks in zip(where, sel.picks, strict=True):
+            if SELECT_BEAM > 1:
+                assert isinstance(model, SentenceSelector), "a beam over picks needs the sentence selector's steps"
+                kept = beam_pick(
+                    model,
+                    memory,
+                    k=SELECT_BEAM,
+                    rules=rule,
+                    summary_words=summary_words,
+                    min_words=min_words,
+                    norm=SELECT_BEAM_NORM,
+                )
+            else:
+                kept = model.greedy(memory, summary_words=summary_words, min_words=min_words, rules=rule).picks
+            for i, picks in zip(where, kept, strict=True):
                 out[b][i] = picks
     return out
 
+
+SELECT_BEAM = 1
+"""Selections kept per paper while picking (:func:`~c2fsum.decoding.pick_beam.beam_pick`); 1: greedy."""
+SELECT_BEAM_NORM = 0.0
+"""The beam's length exponent (:func:`~c2fsum.decoding.pick_beam.beam_pick`'s ``norm``)."""
 
 REWRITE_BATCH = 32
 """Sentences the rewriter decodes together: 21% less rewriting time than 10 (its run's

@@ -160,12 +160,30 @@ class WordSets:
                 sizes[b, j + 1] = len(words)
             base += len(index)
         crow_t, col_t = torch.tensor(crow, dtype=torch.long), torch.tensor(cols, dtype=torch.long)
-        row_t = torch.repeat_interleave(torch.arange(len(crow) - 1), crow_t.diff())
-        size = (len(papers) * (S + 1), max(base, 1))
+        return cls._built(crow_t, col_t, max(base, 1), sizes.to(device))
+
+    @classmethod
+    def _built(cls, crow: Tensor, col: Tensor, width: int, sizes: Tensor) -> WordSets:
+        """The sets of rows ``crow``/``col`` (as the attributes) over ``width`` columns."""
+        row = torch.repeat_interleave(torch.arange(len(crow) - 1), crow.diff())
+        size = (len(crow) - 1, width)
         matrix = torch.sparse_coo_tensor(
-            torch.stack([row_t, col_t]), torch.ones(len(cols)), size, is_coalesced=True, check_invariants=True
+            torch.stack([row, col]), torch.ones(len(col)), size, is_coalesced=True, check_invariants=True
         )
-        return cls(matrix=matrix.to(device), crow=crow_t, col=col_t, sizes=sizes.to(device))
+        return cls(matrix=matrix.to(sizes.device), crow=crow, col=col, sizes=sizes)
+
+    def rows(self, papers: Tensor) -> WordSets:
+        """The sets of papers ``papers`` ``(R,)`` (indices, repeats allowed: a paper once per
+        selection a beam search keeps), each copy in columns of its own."""
+        B, S1 = self.sizes.shape
+        width = self.matrix.size(1)
+        crow, cols = [0], []
+        for n, b in enumerate(papers.tolist()):
+            lo, hi = int(self.crow[b * S1]), int(self.crow[(b + 1) * S1])
+            cols.append(self.col[lo:hi] + n * width)
+            crow.extend((self.crow[b * S1 + 1 : (b + 1) * S1 + 1] - lo + crow[-1]).tolist())
+        col = torch.cat(cols) if cols else torch.zeros(0, dtype=torch.long)
+        return self._built(torch.tensor(crow, dtype=torch.long), col, width * max(len(papers), 1), self.sizes[papers])
 
     @classmethod
     def kinds(
