@@ -87,7 +87,7 @@ def test_a_rewrite_only_decides_which_safe_spans_go_the_words_are_the_papers():
     """Issue 47: a rewrite is used only as far as it leaves out an opener, a bracketed aside, a
     citation or a list marker; whatever else it changes (a word the paper does not say there, a lost
     verb) never reaches the summary."""
-    sentence = "however , the drug worked very well -lrb- p < # -rrb- < cit > ."
+    sentence = "in this study , the drug worked very well -lrb- p < # -rrb- < cit > ."
     doc = {"id": "s", "src": [sentence.split() + ["</s>"]], "tgt": [], "refs": []}
     vocab = Vocab.from_tokens(sentence.split())
     ex = encode_document(doc, vocab, DataConfig(chunks=0, chunk_len=8, max_tgt_len=10))
@@ -98,8 +98,8 @@ def test_a_rewrite_only_decides_which_safe_spans_go_the_words_are_the_papers():
     assert [ex.words[c] for c in att.argmax(1).tolist()] == short.words  # each word on its own cell
     wrong = compose(ex, [0], vocab, shape, [_rewrite(ex, "the drug activated the receptor .", n)])
     assert wrong.words == "the drug worked very well .".split()  # its deletions, the paper's words
-    kept = compose(ex, [0], vocab, shape, [_rewrite(ex, "however , the drug worked well -lrb- p < # -rrb- .", n)])
-    assert kept.words == "however , the drug worked very well -lrb- p < # -rrb- .".split()  # only the citation went
+    kept = compose(ex, [0], vocab, shape, [_rewrite(ex, "in this study , the drug worked well -lrb- p < # -rrb- .", n)])
+    assert kept.words == "in this study , the drug worked very well -lrb- p < # -rrb- .".split()  # only the citation went
 
 
 def test_the_faulty_rewrites_read_on_unseen_papers_never_reach_the_summary():
@@ -160,7 +160,7 @@ def test_a_sentence_past_the_budget_is_left_out_and_the_next_may_still_fit():
 
 
 def test_a_shortened_sentence_below_the_share_is_not_used_the_sentence_is_copied():
-    sentence = "however , the drug worked very well ."
+    sentence = "here , the drug worked very well ."  # "here ," goes only in a rewrite (no connective)
     doc = {"id": "m", "src": [sentence.split() + ["</s>"]], "tgt": [], "refs": []}
     vocab = Vocab.from_tokens(sentence.split())
     ex = encode_document(doc, vocab, DataConfig(chunks=0, chunk_len=8, max_tgt_len=10))
@@ -284,3 +284,23 @@ def test_pick_rules_block_point_and_earlier_sentences_and_give_a_reference_back_
     rules = pick_rules([ex], 7)
     assert rules.blocked[0].tolist() == [False, True, False, False, True, True, False, True]  # STOP, sentences 0-6
     assert rules.antecedent[0].tolist() == [-1, -1, -1, 2, -1, -1, 5, -1]  # candidate 3 (sentence 2) brings 2
+
+
+def test_the_summarys_first_sentence_opens_on_no_connective_the_others_keep_theirs():
+    """A summary's first sentence follows nothing: "moreover , ..." there reads as a fault, so the
+    connective and its comma go (words and their cells alike); a later sentence keeps its own."""
+    doc = {
+        "id": "c",
+        "src": [s.split() + ["</s>"] for s in ["moreover , the drug worked well .", "however , it was cheap ."]],
+        "tgt": [],
+        "refs": [],
+    }
+    vocab = Vocab.from_tokens(w for s in doc["src"] for w in s)
+    ex = encode_document(doc, vocab, DataConfig(chunks=0, chunk_len=4, max_tgt_len=10))
+    d = compose(ex, [1, 0], vocab, (ex.n_chunks(4), 4))
+    assert d.words == "the drug worked well . however , it was cheap .".split()
+    assert d.written[0] == "the drug worked well .".split()
+    pointed = d.hypothesis.attn.flatten(1).argmax(1).tolist()
+    assert [ex.words[c] for c in pointed] == d.words  # each word still on its own cell
+    alone = compose(ex, [1], vocab, (ex.n_chunks(4), 4))
+    assert alone.words == "it was cheap .".split()

@@ -74,12 +74,13 @@ LEAD_IN = (
 POINTS_ELSEWHERE = re.compile(
     r"\b(?:additional|supplementary|supplemental) (?:file|table|figure|fig|material|data|information|text)s?\b"
     r"|\b(?:see|in|of) (?:figure|fig|table)s? ?(?:< dig >|#|\d)"
+    r"|^(?:figure|fig|table)s? ?(?:< dig >|#|\d)"
 )
 """A sentence that names a figure, table or supplementary file ..."""
 
 ONLY_POINTS = re.compile(
     r"\b(?:available|shown|listed|given|presented|summari[sz]ed|provided|depicted|illustrated|displayed|"
-    r"detailed|described|reported|found|included|deposited|see)\b"
+    r"detailed|described|reported|found|included|deposited|see|shows|illustrates|depicts|lists|summari[sz]es)\b"
 )
 """... and says where something is rather than what it is ("complete results are available in
 additional file < dig >", "the primers are listed in table < dig >"): no finding of the paper."""
@@ -131,6 +132,8 @@ def sentence_rule(words: Sequence[str]) -> str:
     ``refers`` (it opens on what the sentence before said: picked only with it), or ``""``.
 
     >>> sentence_rule("complete results are available in additional file < dig > .".split())
+    'points'
+    >>> sentence_rule("figure < dig > illustrates the steps of the pipeline .".split())
     'points'
     >>> sentence_rule("we previously showed that x binds y .".split())
     'earlier'
@@ -350,6 +353,39 @@ SAFE_LEAD_INS = (
 )
 """Openers a sentence reads the same without (followed by a comma): what a rewrite may leave out."""
 
+CONNECTIVES = (
+    "however",
+    "moreover",
+    "furthermore",
+    "in addition",
+    "additionally",
+    "thus",
+    "therefore",
+    "hence",
+    "finally",
+    "also",
+    "nevertheless",
+    "nonetheless",
+    "consequently",
+    "further",
+)
+"""Openers that tie a sentence to the one before it: left out of a summary's first sentence."""
+
+
+def opening_connective(words: Sequence[str]) -> int:
+    """How many of ``words`` open on a :data:`CONNECTIVES` word and its comma (0: none), when the
+    sentence goes on after them.
+
+    >>> opening_connective("moreover , x binds y .".split()), opening_connective("thus x binds y .".split())
+    (2, 0)
+    """
+    for opener in CONNECTIVES:
+        k = len(opener.split())
+        if list(words[:k]) == opener.split() and len(words) > k + 2 and words[k] == ",":
+            return k + 1
+    return 0
+
+
 OPENERS = {"-lrb-": "-rrb-", "-lsb-": "-rsb-"}
 """PTB brackets: a bracketed aside (an abbreviation, a statistic, a reference) a rewrite may leave out."""
 
@@ -549,8 +585,14 @@ class _Summary:
         M, N = grid_shape
         used, written = self.used, self.written
         order = sorted(range(len(used)), key=lambda k: used[k] if PAPER_ORDER else k)  # the paper's order
+        if order and PAPER_ORDER:  # the summary's first sentence follows nothing: no "moreover , ..."
+            cut = opening_connective(written[order[0]])
+            written = [w[cut:] if k == order[0] else w for k, w in enumerate(written)]
+            rows = [r[cut:] if k == order[0] else r for k, r in enumerate(self.rows)]
+        else:
+            rows = self.rows
         words = [w for k in order for w in written[k]]
-        on = torch.tensor([c for k in order for c in self.rows[k]] if attention else [], dtype=torch.long)
+        on = torch.tensor([c for k in order for c in rows[k]] if attention else [], dtype=torch.long)
         attn = torch.zeros(len(on), M * N)  # (T, M * N): each word of the summary on its own cell
         attn[torch.arange(len(on)), on] = 1.0
         hyp = Hypothesis(
