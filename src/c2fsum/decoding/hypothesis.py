@@ -95,6 +95,7 @@ class StepConstraints:
         self.pad_id, self.bos_id, self.eos_id, self.min_len = pad_id, bos_id, eos_id, min_len
         self.never = [i for i in never if i != eos_id]
         self._bias: dict[tuple[int, bool, torch.device, torch.dtype], Tensor] = {}
+        self._columns: dict[tuple[int, bool, torch.device], Tensor] = {}
 
     def bias(self, n_vocab: int, *, allow_eos: bool, device: torch.device, dtype: torch.dtype) -> Tensor:
         """``(V',)`` additive mask: 0 on allowed ids, -inf on forbidden ones (cached)."""
@@ -107,6 +108,45 @@ class StepConstraints:
             self._bias[key] = b
         return self._bias[key]
 
+    def columns(self, n_vocab: int, *, allow_eos: bool, device: torch.device) -> Tensor:
+        """The forbidden ids of :meth:`bias` (its -inf entries), ``(n,)`` long (cached)."""
+        key = (n_vocab, allow_eos, device)
+        if key not in self._columns:
+            ids = {self.pad_id, self.bos_id, *(i for i in self.never if i < n_vocab)}
+            if not allow_eos:
+                ids.add(self.eos_id)
+            self._columns[key] = torch.tensor(sorted(ids), dtype=torch.long, device=device)
+        return self._columns[key]
+
+    def apply_(self, logprobs: Tensor, *, step: int, blocker: RepeatBlocker | None = None) -> Tensor:
+        """:meth:`__call__` written into ``logprobs`` itself and returned, for a float32 tensor
+        without gradient that nothing else reads (beam search's step output): the forbidden ids
+        are set to -inf column by column instead of a vocabulary-sized bias being added to a copy.
+        The same values: ``x + 0 = x`` and ``x + -inf = -inf`` for every log-probability (not
+        NaN, not +inf). Any other tensor goes to :meth:`__call__`.
+        """
+        if logprobs.dtype != torch.float32 or logprobs.requires_grad:
+            return self(logprobs, step=step, blocker=blocker)
+        allow_eos = step >= self.min_len
+        stuck_check = blocker is not None and not allow_eos
+        eos_before = logprobs[:, self.eos_id].clone() if stuck_check else None
+        forbidden = self.columns(logprobs.size(-1), allow_eos=allow_eos, device=logprobs.device)
+        logprobs.index_fill_(1, forbidden, float("-inf"))
+        if blocker is not None:
+            self._block(logprobs, blocker, eos_before)
+        return logprobs
+
+    def _block(self, out: Tensor, blocker: RepeatBlocker, eos_before: Tensor | None) -> None:
+        """The blocker's bans written into ``out``; with ``eos_before`` (``</s>``'s column before any
+        rule, while ``min_len`` forbids it), rows left with no word get ``</s>`` back."""
+        rows, cols = blocker.banned()
+        if rows:
+            idx = torch.tensor([rows, cols], device=out.device)
+            out.index_put_((idx[0], idx[1]), out.new_tensor(float("-inf")))
+        if eos_before is not None:  # every word blocked: let the row end rather than repeat
+            stuck = torch.isneginf(out).all(dim=-1)  # (B,)
+            out[:, self.eos_id] = torch.where(stuck, eos_before, out[:, self.eos_id])
+
     def __call__(self, logprobs: Tensor, *, step: int, blocker: RepeatBlocker | None = None) -> Tensor:
         """Constrained float32 copy of ``logprobs`` ``(B, V')`` at 0-based ``step``.
 
@@ -116,14 +156,8 @@ class StepConstraints:
         raw = logprobs.float()
         allow_eos = step >= self.min_len
         out = raw + self.bias(raw.size(-1), allow_eos=allow_eos, device=raw.device, dtype=raw.dtype)
-        if blocker is not None:
-            rows, cols = blocker.banned()
-            if rows:  # `out` is our own tensor and `+` keeps no copy of it: safe to edit in place
-                idx = torch.tensor([rows, cols], device=out.device)
-                out.index_put_((idx[0], idx[1]), out.new_tensor(float("-inf")))
-            if not allow_eos:  # every word blocked: let the row end rather than repeat
-                stuck = torch.isneginf(out).all(dim=-1)  # (B,)
-                out[:, self.eos_id] = torch.where(stuck, raw[:, self.eos_id], out[:, self.eos_id])
+        if blocker is not None:  # `out` is our own tensor and `+` keeps no copy of it: safe to edit in place
+            self._block(out, blocker, None if allow_eos else raw[:, self.eos_id])
         return out
 
 

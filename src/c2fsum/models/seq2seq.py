@@ -279,7 +279,11 @@ class Generator(nn.Module):
         A pointer model needs the decoder's ``out`` (word attention ``out.attention.attn``
         ``(B[, T], M, N)``, ``copy_in``) and ``memory``.
         """
-        logp = torch.log_softmax(self.logits(features, emb, memory), dim=-1)
+        logits = self.logits(features, emb, memory)
+        if logits.dtype == torch.float32 and not logits.requires_grad:  # decoding: in place, no second (B, V)
+            logp = torch.log_softmax(logits, dim=-1, out=logits)
+        else:
+            logp = torch.log_softmax(logits, dim=-1)
         if not self.copies:
             return logp
         assert out is not None and memory is not None and memory.src_ext is not None
