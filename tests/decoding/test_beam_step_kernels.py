@@ -123,3 +123,38 @@ def test_beam_search_same_as_without_the_step_kernels(monkeypatch, pointer, opts
             assert a.tokens == b.tokens and a.eos == b.eos
             assert a.score == b.score and a.norm_score == b.norm_score
             assert torch.equal(a.attn, b.attn)
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_output_weights_made_once_while_the_weights_stay(shared):
+    torch.manual_seed(4)
+    cfg = ModelConfig(emb_dim=8, hidden=12, enc_layers=1, dec_layers=1, dropout=0.0, share_embeddings=shared)
+    model = build_model(cfg, WIDE).eval()
+    src, mask = grid(2, 2, 5, [10, 4], seed=3, vocab=WIDE)
+
+    def decode():
+        memory = model.encode(src, mask)
+        hyps = beam_search(model, memory, beam=3, max_len=6)
+        return memory.shared, [(h[0].tokens, h[0].score) for h in hyps]
+
+    with torch.no_grad():
+        first, hyps = decode()
+        again, hyps_again = decode()
+        assert again is first and hyps_again == hyps  # the next batch reuses them
+        model.gen.vocab.bias.add_(1.0)  # an in-place change of a weight the key does not hold...
+        assert decode()[0] is first  # ...is read at every step: the bias is not packed
+        emb_or_weight = model.tgt_emb.weight if shared else model.gen.vocab.weight
+        emb_or_weight.mul_(1.5)  # changed in place (as an optimizer step): made anew
+        changed, hyps_changed = decode()
+        assert changed is not first
+        model.load_state_dict({k: v.clone() for k, v in model.state_dict().items()})
+        assert decode()[0] is not changed
+    model.train()
+    assert model.gen._kept is None  # training keeps no copy
+    model.eval()
+    with torch.no_grad():
+        fresh, hyps_fresh = decode()
+    assert fresh is not changed and hyps_fresh == hyps_changed  # the same summaries as when made anew
+    memory = model.encode(src, mask)
+    model.gen.prepare(memory, model.kernels, model.tgt_emb.weight)  # with gradients: never kept
+    assert memory.shared is not fresh and model.gen._kept is not None and model.gen._kept[1] is fresh

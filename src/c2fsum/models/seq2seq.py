@@ -223,6 +223,15 @@ class OutputWeights:
     """W_out packed for oneDNN (:func:`c2fsum.modules.kernels.pack_linear_weight`), or None."""
 
 
+def _same_key(a: tuple, b: tuple) -> bool:
+    """Two :meth:`Generator._weights_key` keys name the same tensors (by identity) in the same state."""
+    return (
+        len(a) == len(b)
+        and a[0] == b[0]
+        and all(x[0] is y[0] and x[1:] == y[1:] for x, y in zip(a[1:], b[1:], strict=True))
+    )
+
+
 class Generator(nn.Module):
     """Features f_t -> log p(y_t): owns the vocabulary layer W_out (``vocab``), the dropout before
     it, and, for a pointer model, the switch W_u (``switch``, Paulus eq. 10) that mixes in copying.
@@ -242,16 +251,41 @@ class Generator(nn.Module):
         self.switch = nn.Linear(3 * cfg.hidden if cfg.intra_decoder else 2 * cfg.hidden, 1) if cfg.pointer else None
         self.copies = cfg.pointer
         self.vocab_size = vocab_size  # V
+        self._kept: tuple[tuple, OutputWeights] | None = None
+        """The last :class:`OutputWeights` made in eval mode without gradients, and what it was
+        made from (:meth:`_weights_key`): decoding batch after batch reuses it."""
+
+    def train(self, mode: bool = True) -> Generator:
+        if mode:  # training changes the weights: keep no copy of them
+            self._kept = None
+        return super().train(mode)
+
+    def _weights_key(self, kernels: Kernels, emb: Tensor) -> tuple:
+        """What :class:`OutputWeights` are made from: each tensor itself (held, so its address and
+        ``id`` cannot be reused while the key lives), its version (bumped by every in-place change:
+        an optimizer step, ``load_state_dict``), its storage, dtype and device; and the kernels."""
+        tensors = (emb, self.vocab.proj) if self.vocab.shared else (self.vocab.weight,)  # the bias is not packed
+        return (kernels.packed_generator, *((t, t._version, t.data_ptr(), t.dtype, t.device) for t in tensors))
 
     def prepare(self, memory: Memory, kernels: Kernels, emb: Tensor) -> Memory:
         """Once per batch for step-by-step decoding: ``memory.shared`` = :class:`OutputWeights`
-        (packed for oneDNN with ``Kernels.packed_generator``, where that applies)."""
-        if memory.shared is None:
-            weight = self.vocab.output_matrix(emb) if self.vocab.shared else None
-            packed = None
-            if kernels.packed_generator:
-                packed = pack_linear_weight(weight if weight is not None else self.vocab.output_matrix())
-            memory.shared = OutputWeights(weight=weight, packed=packed)
+        (packed for oneDNN with ``Kernels.packed_generator``, where that applies). In eval mode
+        without gradients they are made once and reused by the next batches while the weights
+        stay the same: packing costs about one step's product (issue 51)."""
+        if memory.shared is not None:
+            return memory
+        keep = not self.training and not torch.is_grad_enabled()
+        key = self._weights_key(kernels, emb) if keep else None
+        if key is not None and self._kept is not None and _same_key(self._kept[0], key):
+            memory.shared = self._kept[1]
+            return memory
+        weight = self.vocab.output_matrix(emb) if self.vocab.shared else None
+        packed = None
+        if kernels.packed_generator:
+            packed = pack_linear_weight(weight if weight is not None else self.vocab.output_matrix())
+        memory.shared = OutputWeights(weight=weight, packed=packed)
+        if key is not None:
+            self._kept = (key, memory.shared)
         return memory
 
     def logits(self, features: Tensor, emb: Tensor, memory: Memory | None = None) -> Tensor:
