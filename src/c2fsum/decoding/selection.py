@@ -99,7 +99,7 @@ REFERS_BACK = re.compile(
     r"|by contrast|in turn|accordingly|secondly|thirdly|lastly)(?: ,)? |(?:first|firstly|second|third) , |"
     + LEAD_IN
     + r"(?:(?:based on|in light of|in view of|given|consistent with|in line with|in agreement with) )?"
-    r"(?:these|this|such|both|they|those|the latter|the former)\b"
+    r"(?:these|this|such|both|they|those|the latter|the former|similar)\b"
     r"(?! (?:study|paper|work|article|report|review|manuscript|thesis|chapter)\b)"
 )
 """A sentence that opens on what the one before said ("these results ...", "this suggests ...",
@@ -141,6 +141,8 @@ def sentence_rule(words: Sequence[str]) -> str:
     'refers'
     >>> sentence_rule("this study shows that x binds y .".split())
     ''
+    >>> sentence_rule("similar genes are also found in hqr .".split())
+    'refers'
     >>> sentence_rule("rather , the introns argue for independent evolution .".split())
     'refers'
     >>> sentence_rule("based on this knowledge , our study set out to map x .".split())
