@@ -11,7 +11,7 @@ folder, and checks that every run wrote the same rows (``seconds`` aside). For e
 * ``steady papers/s``: papers after the first finished piece over the time after it (the rate
   once the workers run; what a long run approaches);
 * ``MB/worker``: the peak resident memory of each worker process (``/proc/PID/status``, sampled
-  every 0.2 s: the pool's processes, or Ray's ``MapBatches(Summarizer)`` actors), the largest;
+  every 0.2 s: the pool's processes, or Ray's ``MapBatches(PackedSummarizer)`` actors), the largest;
 * the load average (1 min) before and after, since other work on the machine slows every run.
 
 Ray runs on a local cluster this script starts first (all CPUs, no dashboard; its start is
@@ -69,7 +69,7 @@ def _workers(engine: str) -> list[int]:
             continue
         if engine == "local" and ppid == me and b"spawn_main" in cmd and b"resource_tracker" not in cmd:
             found.append(int(d.name))
-        elif engine == "ray" and b"MapBatches(Summarizer)" in cmd:
+        elif engine == "ray" and b"Summarizer)" in cmd:  # MapBatches(PackedSummarizer)
             found.append(int(d.name))
     return found
 

@@ -205,17 +205,30 @@ def test_every_worker_fits_beside_the_read_stage(nodes, workers, expected):
     assert sum(int(r / share + 1e-9) for r in room) >= workers
 
 
-def test_a_small_corpus_is_cut_into_blocks_for_every_worker(tmp_path):
-    """A quarter of each worker's share of the bytes, a .gz counted 4 times, at most 256 KiB.
-    By hand: 1000 + 4 * 250 = 2000 bytes, 2 workers: 2000 // 8 = 250; 4 MB: the cap."""
-    from c2fsum.batch.engines import BLOCK_BYTES, block_bytes
+def test_ray_reads_and_summarizes_whole_batches_packed_as_one_row(corpus, monkeypatch):
+    """Ray Data's rows: a batch of B rows each (the read stage packs them as one row, a block of
+    its own), so each worker call gets one whole batch, as the local engine's calls do (blocks cut
+    by bytes gave calls of B and of the 1-7 rows left). By hand: shard a has 8 articles and its
+    end row, 9 rows: batches of 4, 4, 1; b's 4 and its end row: 4, 1."""
+    from c2fsum.batch.engines import PACKED, PackedSummarizer, _read_batches, row_batches, unpack
+    from c2fsum.batch.shards import find_shards
+    from c2fsum.batch.worker import Summarizer
 
-    (tmp_path / "a.jsonl").write_bytes(b"x" * 1000)
-    (tmp_path / "b.jsonl.gz").write_bytes(b"x" * 250)
-    (tmp_path / "c.csv").write_bytes(b"x" * 4_000_000)
-    assert block_bytes([str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl.gz")], 2) == 250
-    assert block_bytes([str(tmp_path / "c.csv")], 2) == BLOCK_BYTES == 1 << 18
-    assert block_bytes([str(tmp_path / "a.jsonl")], 1000) == 1
+    shards = find_shards([corpus])
+    items = {"shard": [s.index for s in shards], "path": [s.path for s in shards], "done": ["[]", "[]"]}
+    read = [row for s in shards for row in _read_batches({k: [v[s.index]] for k, v in items.items()}, batch_size=4)]
+    assert [list(r) for r in read] == [[PACKED]] * 5
+    batches = [unpack(r[PACKED][0]) for r in read]
+    assert [len(b["seq"]) for b in batches] == [4, 4, 1, 4, 1]
+    assert batches == [b for s in shards for b in row_batches([(s, set())], 4)]
+    assert batches[0]["article"][0].startswith(read_raw("test", 1, real=True)[0]["article"][:50])
+
+    calls = []
+    monkeypatch.setattr(Summarizer, "__call__", lambda self, b: calls.append(b) or {"seq": b["seq"]})
+    worker = PackedSummarizer.__new__(PackedSummarizer)  # the model is not needed to pass batches through
+    out = worker({PACKED: [r[PACKED][0] for r in read[:2]]})
+    assert calls == batches[:2]
+    assert [unpack(v) for v in out[PACKED]] == [{"seq": b["seq"]} for b in batches[:2]]
 
 
 def _children(pid: int) -> list[int]:

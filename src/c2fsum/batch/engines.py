@@ -10,9 +10,10 @@ with workers, one per core.
 
     from_items(one item per shard)                       the shards, with what is done of each
       .map_batches(read, num_cpus=0.05, TaskPoolStrategy(size=1))   reading: a task at a time, on the
-                                                           driver's node; a block per row
-      .map_batches(Summarizer, ActorPoolStrategy(size=W), num_cpus=c, batch_size=B)   B rows a call
-      .iter_batches()                                      back to the driver, which writes
+                                                           driver's node; B rows packed as one row
+      .map_batches(PackedSummarizer, ActorPoolStrategy(size=W), num_cpus=c, batch_size=1)
+                                                           a block (one packed batch of B rows) a call
+      .iter_batches(batch_size=None)                       back to the driver, which writes
 
 The read stage asks for a twentieth of a CPU, so it never takes the CPU a worker waits for (with
 1 CPU per read task and per worker, 2 workers on 2 CPUs never started: the read tasks held the
@@ -29,7 +30,7 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
@@ -183,27 +184,37 @@ def worker_cpus(node_cpus: Sequence[float], workers: int, read_cpus: float = REA
     return math.floor(share * 1000) / 1000
 
 
-BLOCK_BYTES = 1 << 18
-"""The most a Ray Data block holds between the read stage and the workers: 256 KiB, about 8
-SumPubMed papers, so a shard is cut into many blocks that any idle worker takes. A block per row
-(1 byte) made Ray 22-28% slower than the local engine once running (200 papers, 1 and 2 workers,
-quiet 2-core machine); at 256 KiB it was within 3% (docs/corpus.md)."""
+PACKED = "batch"
+"""The one column of Ray Data's rows: a batch of ``B`` rows as one JSON object of columns (the
+read stage's rows, the workers' rows back). A block holds one such row (one batch), so each
+actor call gets exactly one batch of ``B`` rows, as the local engine's calls do."""
 
 
-def block_bytes(paths: Sequence[str], workers: int) -> int:
-    """The block size for a run over the files ``paths``: a quarter of each worker's share of the
-    input (bytes on disk, a ``.gz`` file counted 4 times), at most :data:`BLOCK_BYTES`, so even a
-    small corpus is cut into enough blocks for every worker (12 news articles read as one 256 KiB
-    block went to one worker of two)."""
-    size = sum(os.path.getsize(p) * (4 if str(p).endswith(".gz") else 1) for p in paths)
-    return max(1, min(BLOCK_BYTES, size // (4 * max(1, workers))))
+def pack(batch: dict[str, list]) -> str:
+    """A batch (columns) as the one value Ray Data carries for it."""
+    return json.dumps(batch, ensure_ascii=False)
+
+
+def unpack(value: Any) -> dict[str, list]:
+    """The batch (columns) a packed value holds (Ray gives numpy strings, or bytes)."""
+    return json.loads(value.decode("utf-8") if isinstance(value, bytes) else str(value))
 
 
 def _read_batches(items: dict[str, Any], batch_size: int) -> Iterator[dict[str, list]]:
     """Ray Data's read stage: the rows of the shards of ``items`` (one, as Ray gives it: columns of
-    numpy values) in batches of ``batch_size`` rows."""
+    numpy values), each batch of ``batch_size`` rows packed as one row (:data:`PACKED`)."""
     for shard, path, done in zip(items["shard"], items["path"], items["done"], strict=True):
-        yield from row_batches([(Shard(int(shard), str(path), ""), set(json.loads(str(done))))], batch_size)
+        for batch in row_batches([(Shard(int(shard), str(path), ""), set(json.loads(str(done))))], batch_size):
+            yield {PACKED: [pack(batch)]}
+
+
+class PackedSummarizer(Summarizer):
+    """The :class:`Summarizer` as Ray Data's actors run it: packed batches in, packed batches out
+    (:data:`PACKED`), one call of the model per batch."""
+
+    def __call__(self, batch: Mapping[str, Sequence[Any]]) -> dict[str, list]:
+        call = super().__call__
+        return {PACKED: [pack(call(unpack(v))) for v in batch[PACKED]]}
 
 
 class RayEngine:
@@ -256,11 +267,13 @@ class RayEngine:
         ctx = data.DataContext.get_current()
         saved = ctx.enable_progress_bars, ctx.target_max_block_size
         ctx.enable_progress_bars = False  # the driver's own bar counts papers
-        # blocks of at most BLOCK_BYTES, not 128 MiB: the actor pool bundles B rows into a call, which any
-        # idle worker takes (a shard read as one block went to one worker, whole); Ray's own
-        # repartition(target_num_rows_per_block=B) is a stage of its own that asks for a whole CPU,
-        # which the workers hold: with 2 workers on 2 CPUs it never ran and the run waited forever
-        ctx.target_max_block_size = block_bytes([s.path for s, _ in todo], self.workers)
+        # a block per packed batch (one row: any target of a byte makes each row its own block), so a
+        # call is one whole batch of B rows, which any idle worker takes. Blocks of 256 KiB cut
+        # batches: the pool bundled 8-16 rows into a call of B and a remainder of 1-7 (15 calls of
+        # 1-7 rows in 34, 200 papers, B 8). Ray's own repartition(target_num_rows_per_block=B) is a
+        # stage of its own that asks for a whole CPU, which the workers hold: with 2 workers on 2
+        # CPUs it never ran and the run waited forever
+        ctx.target_max_block_size = 1
         logging.getLogger("ray.data").setLevel(logging.WARNING)
         here = self._node_id()  # read where the input files are: on the driver's node
         placement = {"ray.io/node-id": here} if here is not None else None
@@ -275,14 +288,15 @@ class RayEngine:
                 label_selector=placement,
             )
             ds = ds.map_batches(
-                Summarizer,
+                PackedSummarizer,
                 fn_constructor_args=(replace(job, threads=max(1, math.floor(self.cpus))),),
-                batch_size=batch_size,  # rows (blocks) bundled into a call
+                batch_size=1,  # a packed batch a call (Ray keeps 2 calls in flight per worker)
                 compute=data.ActorPoolStrategy(size=self.workers),
                 num_cpus=self.cpus,
             )
-            for b in ds.iter_batches(batch_size=batch_size, batch_format="pyarrow"):
-                yield b.to_pydict()
+            for b in ds.iter_batches(batch_size=None, batch_format="pyarrow"):  # each block as it comes
+                for value in b.column(PACKED).to_pylist():
+                    yield unpack(value)
         finally:
             ctx.enable_progress_bars, ctx.target_max_block_size = saved
 
