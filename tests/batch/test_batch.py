@@ -191,6 +191,73 @@ def test_ray_client_addresses_are_refused_with_the_way_that_works(corpus, tmp_pa
     assert not (tmp_path / "o").exists()
 
 
+def _fake_ray(monkeypatch, began=None, wait_for=None, fail=None) -> list[str]:
+    """``run_batch``'s Ray engine replaced by the local engine made the same way (in a thread of its
+    own); it sets the event ``began``, waits for ``wait_for``, or raises ``fail``. Returns what it did."""
+    import threading
+
+    import c2fsum.batch.run as run_module
+    from c2fsum.batch.engines import LocalEngine
+
+    done: list[str] = []
+
+    class FakeRay(LocalEngine):
+        def __init__(self, workers, address):
+            done.append("main" if threading.current_thread() is threading.main_thread() else "thread")
+            if began is not None:
+                began.set()
+            if wait_for is not None:
+                assert wait_for.wait(60), "the model was checked only after the engine had started"
+            if fail is not None:
+                raise fail
+            super().__init__(workers)
+
+        def close(self):
+            done.append("closed")
+
+    monkeypatch.setattr(run_module, "RayEngine", FakeRay)
+    monkeypatch.setattr(run_module, "import_ray", lambda: None)
+    return done
+
+
+def test_ray_starts_while_the_driver_plans(corpus, reference, tmp_path, monkeypatch):
+    """The Ray engine (ray.init: a local cluster's processes, seconds) is started in a thread of
+    its own while the driver reads the inputs and checks the model, and closed at the end. Each
+    waits for the other to have begun: one after the other, either would wait in vain."""
+    import threading
+
+    import c2fsum.batch.run as run_module
+
+    began, checked = threading.Event(), threading.Event()
+    done = _fake_ray(monkeypatch, began=began, wait_for=checked)
+    identity = run_module.model_identity
+
+    def model_identity(model):
+        assert began.wait(60), "the engine was started only after the model was checked"
+        checked.set()
+        return identity(model)
+
+    monkeypatch.setattr(run_module, "model_identity", model_identity)
+    report = run_batch(MODEL, [corpus], tmp_path / "out", engine="ray", workers=2, batch_size=3)
+    assert report.summarized == N_A + N_B and done == ["thread", "closed"]
+    assert _rows(tmp_path / "out") == _rows(reference)
+
+
+def test_a_ray_start_that_fails_or_is_not_needed(corpus, tmp_path, monkeypatch):
+    """An engine that cannot start raises its error; a bad input is said as before, and the engine
+    started meanwhile is closed."""
+    from c2fsum.data.readers import DataError
+    from c2fsum.errors import InputError
+
+    _fake_ray(monkeypatch, fail=InputError("--address x: no Ray cluster there"))
+    with pytest.raises(InputError, match="no Ray cluster"):
+        run_batch(MODEL, [corpus], tmp_path / "a", engine="ray", workers=2)
+    done = _fake_ray(monkeypatch)
+    with pytest.raises(DataError, match="input not found"):
+        run_batch(MODEL, [tmp_path / "missing.jsonl"], tmp_path / "b", engine="ray", workers=2)
+    assert done == ["thread", "closed"]
+
+
 @pytest.mark.parametrize(
     "nodes, workers, expected",
     [([2], 2, 0.975), ([2], 1, 1.0), ([2], 3, 0.65), ([2, 2], 4, 0.975), ([16], 4, 1.0), ([3, 1], 4, 0.983)],
@@ -346,6 +413,16 @@ def test_ray_agrees_with_local_and_resumes_after_a_kill(corpus, reference, ray_a
     result = _run(args, out)
     summarized, before = _resumed(result)
     assert before >= 2 and summarized + before == N_A + N_B
+    assert _rows(out) == _rows(reference)
+
+
+def test_a_run_starts_and_stops_its_own_ray(corpus, reference, tmp_path):
+    """Without --address the run starts a local Ray instance, in the thread that makes the engine
+    while the driver plans (that thread lives to the end: when it ended, Ray's processes died with
+    it and the driver exited 1 without a word), and stops it."""
+    out = tmp_path / "out"
+    result = _run(["--input", str(corpus), "--engine", "ray", "--workers", "1", "--batch-size", "4"], out)
+    assert _resumed(result) == (N_A + N_B, 0)
     assert _rows(out) == _rows(reference)
 
 

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
+import sys
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -142,7 +145,81 @@ def run_batch(
         raise InputError(f"--address {address}: joins a Ray cluster, so needs --engine ray")
     if engine == "ray":
         import_ray()  # its absence is said before anything is read or loaded
-    decode = {k: v for k, v in (decode or {}).items() if v is not None}
+    # Ray starts (ray.init: its processes, a few seconds) while this thread reads the inputs and
+    # checks the model (importing torch), instead of after
+    starting = Starting(lambda: RayEngine(workers, address)) if engine == "ray" else None
+    try:
+        return _plan_and_run(
+            model, inputs, out, starting, workers, batch_size, extract, fmt, decode or {}, progress=progress
+        )
+    finally:
+        if starting is not None:
+            starting.close()
+
+
+def _not_main_thread_warning(record: logging.LogRecord) -> bool:
+    return "current thread is not the main thread" not in record.getMessage()
+
+
+class Starting:
+    """An engine made by ``make()`` in a thread of its own, begun at once; the thread lives until
+    :meth:`close`, since the processes ``ray.init`` starts are killed when the thread that started
+    them ends (their parent-death signal: the driver then lost its object store and died)."""
+
+    def __init__(self, make: Callable[[], RayEngine]):
+        self.main = threading.current_thread() is threading.main_thread()
+        if self.main:
+            # what ray.init does in the main thread, and cannot in another: SIGTERM exits (Ray stops with it)
+            self.sigterm = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(signum))
+            logging.getLogger("ray._private.worker").addFilter(_not_main_thread_warning)
+        self.future: Future[RayEngine] = Future()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._make, args=(make,), daemon=True, name="batch-engine-start")
+        self.thread.start()
+
+    def _make(self, make: Callable[[], RayEngine]) -> None:
+        try:
+            self.future.set_result(make())
+        except BaseException as e:
+            self.future.set_exception(e)
+            return
+        self.done.wait()
+
+    def result(self) -> RayEngine:
+        """The engine, once made (or the error that making it raised)."""
+        return self.future.result()
+
+    def close(self) -> None:
+        """Close the engine (once made) and end the thread."""
+        try:
+            engine = self.result()
+        except Exception:  # raised in the run already, or not needed: nothing was left to do
+            log.debug("the Ray engine did not start", exc_info=True)
+        else:
+            engine.close()
+        finally:
+            self.done.set()
+            self.thread.join(timeout=5)
+            if self.main:
+                signal.signal(signal.SIGTERM, self.sigterm or signal.SIG_DFL)
+
+
+def _plan_and_run(
+    model: str,
+    inputs: Sequence[str | Path],
+    out: str | Path,
+    starting: Starting | None,
+    workers: int | None,
+    batch_size: int,
+    extract: bool,
+    fmt: str,
+    decode: dict[str, Any],
+    *,
+    progress: bool,
+) -> Report:
+    """What :func:`run_batch` does once its options are checked: plan what is left, then run it on
+    the engine ``starting`` (Ray's, being started) or, when None, a local one."""
+    decode = {k: v for k, v in decode.items() if v is not None}
     shards = find_shards(inputs)
     store = Store(out, fmt)
     _, manifest = model_identity(model)
@@ -171,12 +248,8 @@ def run_batch(
         todo.append((s, p))
     start = time.monotonic()
     if todo:
-        runner = RayEngine(workers, address) if engine == "ray" else LocalEngine(workers or cpu_count())
-        try:
-            _run(runner, todo, job, manifest, store, report, batch_size=batch_size, progress=progress)
-        finally:
-            if isinstance(runner, RayEngine):
-                runner.close()
+        runner = starting.result() if starting is not None else LocalEngine(workers or cpu_count())
+        _run(runner, todo, job, manifest, store, report, batch_size=batch_size, progress=progress)
     store.write_errors(shards)
     report.seconds = time.monotonic() - start
     return report
