@@ -2,6 +2,7 @@
 more find selections at least as probable, and the overlap rule's word sets copied per selection
 keep each copy to itself."""
 
+import pytest
 import torch
 
 from c2fsum.config import DataConfig
@@ -75,3 +76,16 @@ def test_word_sets_copied_per_selection_keep_each_copy_to_itself():
         alone = sets.shared(torch.tensor([j[n] if i == b else 0 for i in range(2)]))[b]
         assert torch.equal(out[n], alone)
     assert out[0].tolist() == [0.0, 1.0, 0.5, 0.0] and out[1].tolist() == [0.0, 0.0, 0.0, 1.0]
+
+
+def test_the_overlap_rule_counts_a_sentence_as_a_summary_may_write_it_without_its_connective():
+    """After test paper 10600: "thus , amino acid sequence composition is correlated with
+    temperature ." shares 4 of its 7 content words with the longer sentence (0.57, under the cap),
+    but written first, without "thus ,", 4 of 6 (0.67): the rule counts the words a summary may write."""
+    paper = [
+        "thus , amino acid sequence composition is correlated with temperature .".split(),
+        "we show the erk measure of amino acid composition is a strong correlate of growth temperature .".split(),
+    ]
+    content, _ = WordSets.kinds([paper], 2, "cpu")
+    shares = content.shared(torch.tensor([2]))[0]  # each candidate against sentence 1 (candidate 2)
+    assert shares[1] == pytest.approx(4 / 6) and shares[1] > 0.6

@@ -99,7 +99,8 @@ def test_a_rewrite_only_decides_which_safe_spans_go_the_words_are_the_papers():
     wrong = compose(ex, [0], vocab, shape, [_rewrite(ex, "the drug activated the receptor .", n)])
     assert wrong.words == "the drug worked very well .".split()  # its deletions, the paper's words
     kept = compose(ex, [0], vocab, shape, [_rewrite(ex, "in this study , the drug worked well -lrb- p < # -rrb- .", n)])
-    assert kept.words == "in this study , the drug worked very well -lrb- p < # -rrb- .".split()  # only the citation went
+    # only the citation went
+    assert kept.words == "in this study , the drug worked very well -lrb- p < # -rrb- .".split()
 
 
 def test_the_faulty_rewrites_read_on_unseen_papers_never_reach_the_summary():

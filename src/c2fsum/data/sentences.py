@@ -164,3 +164,36 @@ class LabelCache:
         if len(self._kept) > self.size:
             self._kept.popitem(last=False)
         return labels
+
+
+CONNECTIVES = (
+    "however",
+    "moreover",
+    "furthermore",
+    "in addition",
+    "additionally",
+    "thus",
+    "therefore",
+    "hence",
+    "finally",
+    "also",
+    "nevertheless",
+    "nonetheless",
+    "consequently",
+    "further",
+)
+"""Openers that tie a sentence to the one before it: left out of a summary's first sentence."""
+
+
+def opening_connective(words: Sequence[str]) -> int:
+    """How many of ``words`` open on a :data:`CONNECTIVES` word and its comma (0: none), when the
+    sentence goes on after them.
+
+    >>> opening_connective("moreover , x binds y .".split()), opening_connective("thus x binds y .".split())
+    (2, 0)
+    """
+    for opener in CONNECTIVES:
+        k = len(opener.split())
+        if list(words[:k]) == opener.split() and len(words) > k + 2 and words[k] == ",":
+            return k + 1
+    return 0

@@ -36,7 +36,7 @@ from c2fsum.baselines.ilp import MIN_SENTENCE_WORDS, words_in
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, collate, encode_document
 from c2fsum.data.grid import inference_grid
-from c2fsum.data.sentences import MARKS, document_sentences, sentence_cells, unmarked
+from c2fsum.data.sentences import MARKS, document_sentences, opening_connective, sentence_cells, unmarked
 from c2fsum.data.vocab import EOS, Vocab
 from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.decoding.hypothesis import Hypothesis
@@ -354,39 +354,6 @@ SAFE_LEAD_INS = (
     "in particular",
 )
 """Openers a sentence reads the same without (followed by a comma): what a rewrite may leave out."""
-
-CONNECTIVES = (
-    "however",
-    "moreover",
-    "furthermore",
-    "in addition",
-    "additionally",
-    "thus",
-    "therefore",
-    "hence",
-    "finally",
-    "also",
-    "nevertheless",
-    "nonetheless",
-    "consequently",
-    "further",
-)
-"""Openers that tie a sentence to the one before it: left out of a summary's first sentence."""
-
-
-def opening_connective(words: Sequence[str]) -> int:
-    """How many of ``words`` open on a :data:`CONNECTIVES` word and its comma (0: none), when the
-    sentence goes on after them.
-
-    >>> opening_connective("moreover , x binds y .".split()), opening_connective("thus x binds y .".split())
-    (2, 0)
-    """
-    for opener in CONNECTIVES:
-        k = len(opener.split())
-        if list(words[:k]) == opener.split() and len(words) > k + 2 and words[k] == ",":
-            return k + 1
-    return 0
-
 
 OPENERS = {"-lrb-": "-rrb-", "-lsb-": "-rsb-"}
 """PTB brackets: a bracketed aside (an abbreviation, a statistic, a reference) a rewrite may leave out."""

@@ -19,7 +19,7 @@ import torch
 from torch import Tensor, nn
 
 from c2fsum.data.batching import Example
-from c2fsum.data.sentences import sentence_words, split_sentences
+from c2fsum.data.sentences import opening_connective, sentence_words, split_sentences
 from c2fsum.metrics.output_stats import is_content_word
 from c2fsum.modules.chunk_encoders import ChunkEncoder
 
@@ -190,8 +190,11 @@ class WordSets:
         cls, papers: Sequence[Sequence[Sequence[str]]], S: int, device: torch.device | str, *, all_words: bool = True
     ) -> tuple[WordSets, ...]:
         """The word sets of the overlap rule: each sentence's content words (:func:`content_sets`)
-        and, with ``all_words``, all its words (:func:`word_sets`)."""
+        and, with ``all_words``, all its words (:func:`word_sets`); without an opening connective
+        (:func:`~c2fsum.data.sentences.opening_connective`: a summary's first sentence is written
+        without it, and a shorter sentence shares a larger part of itself)."""
         kinds = (content_sets, word_sets) if all_words else (content_sets,)
+        papers = [[s[opening_connective(s) :] for s in p] for p in papers]  # as a summary writes them first
         return tuple(cls.of([kind(p) for p in papers], S, device) for kind in kinds)
 
     def shared(self, j: Tensor) -> Tensor:
