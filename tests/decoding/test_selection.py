@@ -287,6 +287,27 @@ def test_pick_rules_block_point_and_earlier_sentences_and_give_a_reference_back_
     assert rules.antecedent[0].tolist() == [-1, -1, -1, 2, -1, -1, 5, -1]  # candidate 3 (sentence 2) brings 2
 
 
+def test_a_reference_back_that_repeats_its_antecedent_is_never_picked():
+    """Test paper 3629: "accordingly , ..." refers back to a sentence it shares 7 of the other's 11
+    content words with (0.64 > 0.6): picked with it, the summary would say one thing twice."""
+    from c2fsum.decoding.selection import pick_rules
+
+    sentences = [
+        "there is an immense possibility to identify and functionally characterize new marine actinobacteria"
+        " to identify novel bioactive compounds .",
+        "accordingly , the present study at port blair bay aimed to isolate and functionally characterize the"
+        " marine actinobacteria of industrial interest with the objective of discovering novel bioactive compounds .",
+        "we sampled sediments .",
+        "these sediments held many strains .",  # refers back, shares little: comes with sentence 2
+    ]
+    doc = {"id": "o", "src": [s.split() + ["</s>"] for s in sentences], "tgt": [], "refs": []}
+    vocab = Vocab.from_tokens(w for s in doc["src"] for w in s)
+    ex = encode_document(doc, vocab, DataConfig(chunks=0, chunk_len=8, max_tgt_len=10))
+    rules = pick_rules([ex], 4)
+    assert rules.blocked[0].tolist() == [False, False, True, False, False]
+    assert rules.antecedent[0].tolist() == [-1, -1, -1, -1, 3]
+
+
 def test_the_summarys_first_sentence_opens_on_no_connective_the_others_keep_theirs():
     """A summary's first sentence follows nothing: "moreover , ..." there reads as a fault, so the
     connective and its comma go (words and their cells alike); a later sentence keeps its own."""

@@ -174,20 +174,36 @@ def pick_rules(examples: Sequence[Example], S: int, *, max_overlap: float = MAX_
     """The :class:`~c2fsum.models.selector_parts.PickRules` of a batch of papers of at most ``S``
     sentences (:func:`sentence_rule`): sentences that point elsewhere, report earlier work or were broken are
     never picked; one that refers back comes with the sentence before it (blocked when it opens
-    its paper, or when the sentence before refers back too: "lastly , ..." then "based on this
-    knowledge , ..." would bring a sentence that needs its own)."""
+    its paper, when the sentence before refers back too: "lastly , ..." then "based on this
+    knowledge , ..." would bring a sentence that needs its own, or when the two share more than
+    ``max_overlap`` of their words: the pair would say one thing twice)."""
     blocked = torch.zeros(len(examples), S + 1, dtype=torch.bool)
     antecedent = torch.full((len(examples), S + 1), -1, dtype=torch.long)
     for b, ex in enumerate(examples):
         before = ""
-        for j, sentence in enumerate(document_sentences(ex)[:S]):
+        sentences = document_sentences(ex)[:S]
+        for j, sentence in enumerate(sentences):
             why = sentence_rule(sentence)
             if why in ("points", "earlier", "broken") or (why == "refers" and (j == 0 or before == "refers")):
                 blocked[b, j + 1] = True
+            elif why == "refers" and _shares(sentence, sentences[j - 1]) > max_overlap:
+                blocked[b, j + 1] = True  # it would come with a sentence saying much the same
             elif why == "refers":
                 antecedent[b, j + 1] = j  # candidate j is sentence j - 1
             before = why
     return PickRules(blocked=blocked, antecedent=antecedent, max_overlap=max_overlap)
+
+
+def _shares(a: Sequence[str], b: Sequence[str]) -> float:
+    """The most two sentences share of the shorter one's words, as the overlap rule counts them
+    (content words; all words with a letter; each without its opening connective)."""
+    a, b = a[opening_connective(a) :], b[opening_connective(b) :]
+    out = 0.0
+    for keep in (is_content_word, lambda w: any(c.isalpha() for c in w)):
+        x, y = {w.lower() for w in a if keep(w)}, {w.lower() for w in b if keep(w)}
+        if x and y:
+            out = max(out, len(x & y) / min(len(x), len(y)))
+    return out
 
 
 @torch.no_grad()
