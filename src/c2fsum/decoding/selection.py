@@ -89,7 +89,8 @@ EARLIER_WORK = re.compile(
     LEAD_IN + r"(?:(?:we|our group|our laboratory|our lab) (?:have |had )?(?:previously|recently|earlier|already)\b"
     r"|previously(?: ,)? we\b|(?:in )?(?:our|a) (?:previous|earlier|prior|recent) (?:study|work|report|paper|studies)"
     r"(?: ,)? we\b|(?:in )?our (?:previous|earlier|prior|recent) (?:study|work|report|paper|studies)\b"
-    r"|we and others have\b)"
+    r"|we and others have\b"
+    r"|(?:from|in|based on) our (?:previous|earlier|prior) \S+(?: \S+){0,4} (?:study|work|studies)\b)"
 )
 """The authors' earlier work, stated as such ("we previously showed ...", "in our previous study ..."):
 not this paper's finding."""
@@ -105,7 +106,7 @@ REFERS_BACK = re.compile(
 """A sentence that opens on what the one before said ("these results ...", "this suggests ...",
 "rather , ...", "firstly , ..."; not "this study", the paper itself)."""
 
-REFERS_INSIDE = re.compile(r"^(?:\S+ ){1,11}?(?:these|those) ([a-z][a-z-]*)\b")
+REFERS_INSIDE = re.compile(r"^(?:\S+ ){1,11}?(?:these|those|such) (?!(?:as|a|an|that)\b)([a-z][a-z-]*)\b")
 """A sentence that names, in its first words, what one before it introduced ("the detection of f.
 tularensis in organ samples of these hares ..."): "these"/"those" and a word the sentence has not
 said before them."""
@@ -119,11 +120,13 @@ BROKEN = re.compile(
     r"|^[a-z]+\. "  # the tail of one cut after an abbreviation ("sp. nov. , from the middle jurassic ...")
     r"|^(?:were|was|is|are|been|and|or|but|which) "  # ... or before its verb ("sp. were distributed ...")
     r"|\?$"  # a question asks, it states no finding
+    r"|\bthe following(?: \S+){0,3} [.:]$"  # it announces the next ones ("... the following three findings .")
 )
 """A sentence the data set broke: an address removed before its end ("... the r package freely
 available on ."), two sentences glued where a number and its period were removed ("... strain
 by < dig > we have subsequently used ..."), the tail of a sentence cut at a removed number or
-after an abbreviation ("< dig > on threaded and unthreaded perls ."); or a question."""
+after an abbreviation ("< dig > on threaded and unthreaded perls ."); a question; or a sentence that
+announces what the next ones say ("we obtained the following three main findings .")."""
 
 
 def sentence_rule(words: Sequence[str]) -> str:
@@ -137,6 +140,12 @@ def sentence_rule(words: Sequence[str]) -> str:
     'points'
     >>> sentence_rule("we previously showed that x binds y .".split())
     'earlier'
+    >>> sentence_rule("from our previous transcription and genomic studies , we found that x binds y .".split())
+    'earlier'
+    >>> sentence_rule("by manipulating expression of such molecules , it will be possible to map x .".split())
+    'refers'
+    >>> sentence_rule("we characterized the region and obtained the following three main findings .".split())
+    'broken'
     >>> sentence_rule("taken together , these results suggest a role for x .".split())
     'refers'
     >>> sentence_rule("this study shows that x binds y .".split())
