@@ -91,7 +91,14 @@ def test_generator_log_softmax_in_place_is_the_same(pointer):
     memory = model.encode(src, mask)
     want = model.step(memory, model.init_state(memory), prev).logprobs  # with gradients: a new tensor
     assert want.requires_grad
-    assert torch.equal(got, want.detach())
+    want = want.detach()
+    # The same words at -inf; the values equal up to rounding: without gradients the generator may
+    # run a packed GEMM (another summation order), 1 ulp apart under ATEN_CPU_CAPABILITY=avx2 with
+    # oneDNN/MKL at AVX2 (9.5e-7 at |log p| ~ 8.7). Bound: 8 float32 ulps of the largest |log p|.
+    finite = torch.isfinite(want)
+    assert torch.equal(finite, torch.isfinite(got))
+    bound = 8 * torch.finfo(torch.float32).eps * float(want[finite].abs().max())
+    assert float((got - want)[finite].abs().max()) <= bound
 
 
 def _plain_step(monkeypatch):
