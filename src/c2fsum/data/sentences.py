@@ -185,6 +185,21 @@ CONNECTIVES = (
 """Openers that tie a sentence to the one before it: left out of a summary's first sentence."""
 
 
+def opener_end(words: Sequence[str], openers: Sequence[str], start: int = 0) -> int:
+    """Where the first of ``openers`` (each one or more words) that ``words`` hold at ``start``,
+    followed by a comma, ends (the index after the comma); 0: none.
+
+    >>> opener_end("here , in this study , x binds y .".split(), ("in this study", "here"), 2)
+    6
+    """
+    for opener in openers:
+        parts = opener.split()
+        k = start + len(parts)
+        if list(words[start:k]) == parts and k < len(words) and words[k] == ",":
+            return k + 1
+    return 0
+
+
 def opening_connective(words: Sequence[str]) -> int:
     """How many of ``words`` open on a :data:`CONNECTIVES` word and its comma (0: none), when the
     sentence goes on after them.
@@ -192,8 +207,5 @@ def opening_connective(words: Sequence[str]) -> int:
     >>> opening_connective("moreover , x binds y .".split()), opening_connective("thus x binds y .".split())
     (2, 0)
     """
-    for opener in CONNECTIVES:
-        k = len(opener.split())
-        if list(words[:k]) == opener.split() and len(words) > k + 2 and words[k] == ",":
-            return k + 1
-    return 0
+    cut = opener_end(words, CONNECTIVES)
+    return cut if cut and len(words) > cut + 1 else 0

@@ -89,15 +89,8 @@ def beam_pick(
     base = (torch.arange(B, device=device) * k).unsqueeze(1)  # (B, 1)
     for step in range(limit + 1):
         allowed, can_pick = at.allowed(mem, rules, summary_words, min_words)
-        if step == limit:
-            allowed[:, 1:] = False
-            allowed[:, STOP] = True
-        seen = None
-        if model.uses_history(mem):
-            assert at.have is not None
-            seen = (mem.coverage(at.have.unsqueeze(1)), at.used.unsqueeze(1))
-        lp, state = model.steps(mem, previous, allowed.unsqueeze(1), state, seen)
-        lp = torch.where(at.done.unsqueeze(1), only_stop, lp.squeeze(1))  # (B*k, S+1): a stopped one stays
+        lp, state = model.next_step(mem, at, previous, allowed, state, last=step == limit)
+        lp = torch.where(at.done.unsqueeze(1), only_stop, lp)  # (B*k, S+1): a stopped one stays
         total = (score.unsqueeze(1) + lp).view(B, k * S1)
         top, idx = total.topk(k, -1)  # (B, k)
         parent = (base + idx // S1).view(-1)  # (B*k,)

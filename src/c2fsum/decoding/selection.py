@@ -36,7 +36,14 @@ from c2fsum.baselines.ilp import MIN_SENTENCE_WORDS, words_in
 from c2fsum.config import Config
 from c2fsum.data.batching import Example, collate, encode_document
 from c2fsum.data.grid import inference_grid
-from c2fsum.data.sentences import MARKS, document_sentences, opening_connective, sentence_cells, unmarked
+from c2fsum.data.sentences import (
+    MARKS,
+    document_sentences,
+    opener_end,
+    opening_connective,
+    sentence_cells,
+    unmarked,
+)
 from c2fsum.data.vocab import EOS, Vocab
 from c2fsum.decoding.documents import Decoded, decode_examples
 from c2fsum.decoding.hypothesis import Hypothesis
@@ -401,12 +408,9 @@ def safe_spans(source: Sequence[str]) -> list[tuple[int, int]]:
     elif n > 3 and source[0] == "-lrb-" and source[2] == "-rrb-" and len(source[1]) <= 4:  # "( i ) ..."
         spans.append((0, 3))
         head = 3
-    for opener in SAFE_LEAD_INS:
-        words = opener.split()
-        k = head + len(words)
-        if list(source[head:k]) == words and k < n and source[k] == ",":
-            spans.append((head, k + 1))
-            break
+    lead_in = opener_end(source, SAFE_LEAD_INS, head)
+    if lead_in:
+        spans.append((head, lead_in))
     i = head
     while i < n:
         if source[i] == "<" and i + 2 < n and source[i + 1] == "cit" and source[i + 2] == ">":

@@ -251,6 +251,30 @@ class SentenceSelector(Selector):
         z, state = self.decoder(self.dropout(self.inputs(memory, previous)), state or memory.state)
         return self.scores(memory, self.dropout(z), allowed, history), state
 
+    def next_step(
+        self,
+        memory: SelectorMemory,
+        at: PickState,
+        previous: Tensor,
+        allowed: Tensor,
+        state: tuple[Tensor, Tensor],
+        *,
+        last: bool,
+    ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        """One picking step from where ``at`` stands: ``previous`` ``(B, 1)`` the candidate picked
+        before, ``allowed`` ``(B, S+1)`` (:meth:`PickState.allowed`; ``last``: only STOP, the last
+        step a row can reach) -> log-probabilities ``(B, S+1)`` and the decoder's state (greedy and
+        sampled picking, :func:`~c2fsum.decoding.pick_beam.beam_pick`)."""
+        if last:
+            allowed[:, 1:] = False
+            allowed[:, STOP] = True
+        seen = None
+        if self.uses_history(memory):
+            assert at.have is not None
+            seen = (memory.coverage(at.have.unsqueeze(1)), at.used.unsqueeze(1))
+        lp, state = self.steps(memory, previous, allowed.unsqueeze(1), state, seen)
+        return lp.squeeze(1), state
+
     def uses_history(self, memory: SelectorMemory) -> bool:
         """Whether the pointer reads the extraction history (and the papers' words were given)."""
         return "history" in self.features and memory.content is not None
@@ -297,15 +321,7 @@ class SentenceSelector(Selector):
         limit = max_picks if max_picks > 0 else memory.real.size(1) - 1
         for step in range(limit + 1):
             allowed, can_pick = at.allowed(memory, rules, summary_words, min_words)
-            if step == limit:  # the last step a row can reach: only STOP
-                allowed[:, 1:] = False
-                allowed[:, STOP] = True
-            seen = None
-            if self.uses_history(memory):
-                assert at.have is not None
-                seen = (memory.coverage(at.have.unsqueeze(1)), at.used.unsqueeze(1))
-            lp, state = self.steps(memory, previous, allowed.unsqueeze(1), state, seen)
-            lp = lp.squeeze(1)  # (B, S+1)
+            lp, state = self.next_step(memory, at, previous, allowed, state, last=step == limit)
             choice = torch.multinomial(lp.exp(), 1).squeeze(1) if sample else lp.argmax(-1)  # (B,)
             choice = choice.masked_fill(at.done, STOP)
             lps.append(lp.gather(1, choice.unsqueeze(1)).squeeze(1).masked_fill(at.done, 0.0))
