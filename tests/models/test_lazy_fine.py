@@ -175,6 +175,35 @@ def test_cache_reads_rows_from_their_blocks_with_the_gradients_of_one_store():
     assert torch.equal(again, want) and cache._store is not None
 
 
+def test_a_read_of_more_rows_than_the_store_takes_them_from_one_store_with_the_same_gradients():
+    """Two blocks (5 chunks), then a read of 12 rows (>= the store's 5: every teacher-forced step
+    at once) takes the path through one store: the same rows as the table, each chunk's gradient
+    the sum of its reads' weights (chunks read twice or more included)."""
+    torch.manual_seed(1)
+    D, M, N, H = 2, 4, 3, 2
+    table = torch.randn(D, M, N, H, requires_grad=True)
+
+    def encode_rows(docs, rows):
+        states = table[docs, rows] * 3.0  # (U, N, H)
+        return states, (states[:, -1].unsqueeze(0), states[:, -1].unsqueeze(0))
+
+    src = torch.ones(D, M, N, dtype=torch.long)
+    cache = ChunkCache(encode_rows, src, src.bool())
+    cache.read(torch.tensor([0, 1]), torch.tensor([[3], [3]]))  # block 1: 2 chunks
+    cache.read(torch.tensor([0, 1, 1]), torch.tensor([[0], [1], [2]]))  # block 2: 3 chunks
+    assert len(cache.blocks) == 2 and cache.n_slots == 5
+    docs = torch.tensor([0, 1, 0, 1, 0, 1])
+    chunks = torch.tensor([[3, 0], [1, 1], [0, 0], [2, 3], [3, 3], [1, 2]])  # 12 rows >= 5 slots
+    got = cache.read(docs, chunks)  # (6, 2, N, H)
+    want = table[docs.unsqueeze(1).expand_as(chunks), chunks] * 3.0
+    assert len(cache.blocks) == 2  # nothing new to encode
+    assert torch.equal(got, want)
+    weights = torch.randn_like(got)
+    (g_got,) = torch.autograd.grad((got * weights).sum(), table)
+    (g_want,) = torch.autograd.grad((want * weights).sum(), table)
+    assert torch.allclose(g_got, g_want)  # sums of the same products, perhaps in another order
+
+
 def test_within_budget_allows_every_chunk_until_the_budget_then_only_those_read():
     """Hand-made cache: document 0 (3 chunks of 4, 4 and 2 words) has chunk 0 encoded (4 of 10
     words, 0.4); document 1 (2 chunks of 4 words) has none. Budget 0.4: document 0 is spent (0.4 >=

@@ -103,6 +103,33 @@ def test_encoder_without_padding_skips_packing_with_the_same_results(kw):
         assert torch.allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_chunks_full_and_partial_run_apart_with_the_packed_results(bidirectional):
+    """Per chunk, with full chunks beside a partial and an empty one (each document's last chunks):
+    the full ones unpacked and the others packed give the all-packed states, final states and
+    gradients (float64: only the summation order of the products may differ)."""
+    from c2fsum.modules.encoders import LSTMWordEncoder
+
+    torch.manual_seed(0)
+    enc = LSTMWordEncoder(emb_dim=6, hidden=8, layers=2, dropout=0.0, per_chunk=True, bidirectional=bidirectional)
+    enc = enc.double()
+    mask = torch.ones(2, 3, 5, dtype=torch.bool)
+    mask[0, 1, 4:] = False  # rows 0, 2, 3 full and 1, 4, 5 not: the order back is a cycle of
+    mask[1, 1, 2:] = False  # three rows, not a swap of two (its own inverse); document 1: 5 + 2
+    mask[1, 2] = False  # words, then an empty chunk
+    emb = torch.randn(2, 3, 5, 6, dtype=torch.float64) * mask.unsqueeze(-1)
+    outs = []
+    for skip_packing in (False, True):
+        x = emb.clone().requires_grad_()
+        states, (h, c) = enc(x, mask, skip_packing=skip_packing)
+        (states.square().sum() + h.sum() + 2 * c.sum()).backward()
+        outs.append((states.detach(), h.detach(), c.detach(), x.grad, enc.rnn.weight_hh_l0.grad.clone()))
+        enc.zero_grad()
+    for a, b in zip(*outs, strict=True):
+        assert torch.allclose(a, b, rtol=1e-10, atol=1e-12)
+    assert outs[1][0][1, 2].abs().sum() == 0  # the empty chunk: zero states on both paths
+
+
 def test_row_source_reads_agree_with_plain_indexing_values_and_gradients():
     """RowSource: many small reads of one tensor give plain indexing's values and gradient (one
     buffer summed once); a row read twice gets both gradients; unread rows get zero."""

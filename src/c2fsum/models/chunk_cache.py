@@ -12,9 +12,11 @@ through ``Memory.doc``, so hypotheses share a document's encoded chunks::
 
 Each call to :meth:`ChunkCache.read` encodes the chunks not yet in the cache in one batched
 LSTM call and appends them as a new block. Without gradients (decoding) the store is rebuilt
-with ``torch.cat`` whenever a block was added. With gradients (lazy training) the rows are read
-from their blocks directly (one ``index_select`` per block touched), so gradients flow back to
-the encoder without copying the whole store, and its gradient, at every decoder step.
+with ``torch.cat`` whenever a block was added. With gradients (lazy training) a read of fewer rows
+than the store holds (a decoder step) takes them from their blocks directly (one ``index_select``
+per block touched), so gradients flow back to the encoder without copying the whole store, and its
+gradient, at every decoder step; a read of more rows (every teacher-forced step at once) copies
+the blocks into one store for that read and takes its rows in one ``index_select``.
 """
 
 from __future__ import annotations
@@ -87,8 +89,12 @@ class ChunkCache:
             key = torch.unique(d[missing] * M + c[missing])  # (U,)
             self.encode(key // M, key % M)
         slots = self.slot[d, c]  # (R*k,)
-        if torch.is_grad_enabled() and len(self.blocks) > 1:
-            states = self._gather(slots)
+        if torch.is_grad_enabled() and len(self.blocks) > 1 and slots.numel() < self.n_slots:
+            states = self._gather(slots)  # a few rows (one decoder step): from their blocks
+        elif torch.is_grad_enabled() and len(self.blocks) > 1:
+            # as many rows as the store holds or more (every teacher-forced step at once): one
+            # store for this read, then one index_select (fewer copies of the rows than _gather)
+            states = torch.cat(self.blocks, 0).index_select(0, slots)
         else:
             if self._store is None:
                 self._store = self.blocks[0] if len(self.blocks) == 1 else torch.cat(self.blocks, 0)

@@ -61,14 +61,16 @@ class LSTMWordEncoder(nn.Module):
         else:
             seqs, lengths = emb.reshape(B, M * N, E), mask.reshape(B, M * N).sum(-1)
         total = seqs.size(1)
-        if skip_packing and bool((lengths == total).all()):
+        full = lengths == total
+        if skip_packing and bool(full.all()):
             # no padding (documents that fill the grid): the same LSTM without packing, which
             # takes a faster path (no sort, no packed copies; ~15% less encoder time on CPU)
             out, (h, c) = self.rnn(seqs)
+        elif skip_packing and self.per_chunk and bool(full.any()):
+            # chunks: all full but each document's last (and empty ones): the full ones unpacked
+            out, (h, c) = self._full_apart(seqs, lengths, full)
         else:
-            packed = pack_padded_sequence(seqs, lengths.clamp(min=1).cpu(), batch_first=True, enforce_sorted=False)
-            out, (h, c) = self.rnn(packed)
-            out, _ = pad_packed_sequence(out, batch_first=True, total_length=total)
+            out, (h, c) = self._packed(seqs, lengths)
         states = out.reshape(B, M, N, self.hidden) * mask.unsqueeze(-1).to(out.dtype)
         h, c = self._merge_directions(h), self._merge_directions(c)
         if self.per_chunk:
@@ -77,6 +79,24 @@ class LSTMWordEncoder(nn.Module):
             rows = torch.arange(B, device=emb.device) * M + last
             h, c = h[:, rows], c[:, rows]
         return states, (h, c)
+
+    def _packed(self, seqs: Tensor, lengths: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        """The LSTM over ``seqs`` ``(R, S, E)`` of ``lengths`` ``(R,)`` real steps (0 read as 1: its
+        states are masked), packed: ``(R, S, H)`` and the final ``(h, c)``, each ``(L * dirs, R, H / dirs)``."""
+        packed = pack_padded_sequence(seqs, lengths.clamp(min=1).cpu(), batch_first=True, enforce_sorted=False)
+        out, (h, c) = self.rnn(packed)
+        out, _ = pad_packed_sequence(out, batch_first=True, total_length=seqs.size(1))
+        return out, (h, c)
+
+    def _full_apart(self, seqs: Tensor, lengths: Tensor, full: Tensor) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        """As :meth:`_packed`, with the rows ``full`` ``(R,)`` (no padding) run unpacked and the
+        others packed, then put back in their order: the same states, row by row."""
+        rows_full, rows_part = full.nonzero().squeeze(1), (~full).nonzero().squeeze(1)
+        out_f, (h_f, c_f) = self.rnn(seqs.index_select(0, rows_full))
+        out_p, (h_p, c_p) = self._packed(seqs.index_select(0, rows_part), lengths.index_select(0, rows_part))
+        back = torch.argsort(torch.cat([rows_full, rows_part]))  # (R,) where each row went
+        out = torch.cat([out_f, out_p]).index_select(0, back)
+        return out, (torch.cat([h_f, h_p], 1).index_select(1, back), torch.cat([c_f, c_p], 1).index_select(1, back))
 
     def _merge_directions(self, s: Tensor) -> Tensor:
         """``(L * dirs, B, H/dirs)`` -> ``(L, B, H)``."""
