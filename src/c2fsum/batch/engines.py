@@ -163,6 +163,24 @@ def import_ray() -> Any:
     return ray
 
 
+RAY_INIT: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": True}
+"""``ray.init`` options of every connection (a cluster joined or started here)."""
+
+
+RAY_SYSTEM_CONFIG: dict[str, Any] = {"worker_niceness": 0}
+"""Ray's own settings of a local instance started here. ``worker_niceness``: Ray runs its worker
+processes at nice 15 unless told (``core_worker.cc``: "Adjusted worker niceness to 15"), so that
+the driver and Ray's daemons always go first; the workers here are the work, and run at nice 0 as
+the local engine's processes do. A cluster joined with ``--address`` keeps its own setting: start
+it with ``RAY_worker_niceness=0 ray start ...``."""
+
+
+def init_local_ray(ray: Any, **options: Any) -> None:
+    """Start a local Ray instance for this process, as ``c2fsum batch`` without ``--address`` does
+    (``bench/corpus.py`` starts its cluster this way too)."""
+    ray.init(address="local", include_dashboard=False, _system_config=RAY_SYSTEM_CONFIG, **RAY_INIT, **options)
+
+
 def worker_cpus(node_cpus: Sequence[float], workers: int, read_cpus: float = READ_CPUS) -> float:
     """CPUs each of ``workers`` asks Ray for so that all of them run at once on nodes of
     ``node_cpus`` (the first runs the read stage, ``read_cpus``): the largest equal share, at
@@ -240,12 +258,11 @@ class RayEngine:
         ray = self.ray
         if ray.is_initialized():
             return
-        quiet = {"logging_level": logging.WARNING, "log_to_driver": True}
         try:
             if self.address:
-                ray.init(address=self.address, **quiet)
+                ray.init(address=self.address, **RAY_INIT)
             else:
-                ray.init(address="local", include_dashboard=False, **quiet)
+                init_local_ray(ray)
         except ConnectionError as e:
             raise InputError(
                 f"--address {self.address}: no Ray cluster there ({str(e).splitlines()[0]}); "
