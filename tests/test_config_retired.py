@@ -24,3 +24,18 @@ def test_an_eval_section_with_other_keys_is_still_an_error():
         resolve({"eval": {"limit": 3, "beam": 2}})
     with pytest.raises(ConfigError, match="eval"):
         resolve(overrides=["eval.limit=3"])
+
+
+def test_off_reaches_a_choice_field_as_off_not_as_yaml_false(tmp_path):
+    """``--set train.amp=off`` and ``amp: off`` in a preset: YAML 1.1 reads ``off`` as False and
+    OmegaConf hands the text field 'False'; the field gets ``off`` back. A word no choice takes
+    is still refused by name."""
+    from c2fsum.config import ConfigError, load_config
+
+    assert load_config(None, ["train.amp=off"]).train.amp == "off"
+    preset = tmp_path / "p.yaml"
+    preset.write_text("train:\n  amp: off\n")
+    assert load_config(preset).train.amp == "off"
+    assert load_config(None, ["train.amp=bf16"]).train.amp == "bf16"
+    with pytest.raises(ConfigError, match="train.objective: got 'False'"):
+        load_config(None, ["train.objective=off"])  # ml or mixed: no 'off' to give back

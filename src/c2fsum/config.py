@@ -495,8 +495,21 @@ def resolve(base: dict[str, Any] | None = None, overrides: list[str] | None = No
         except OmegaConfBaseException as e:
             raise ConfigError(f"override {item!r}: {_short(e)}") from e
     cfg: Config = OmegaConf.to_object(merged)  # type: ignore[assignment]
+    _words_read_as_booleans(cfg)
     check(cfg)
     return cfg
+
+
+def _words_read_as_booleans(cfg: Config) -> None:
+    """``train.amp=off`` (or ``amp: off`` in a preset) reaches a text field as ``'False'``: YAML 1.1
+    reads off/no/false as a boolean before OmegaConf turns it back into text. A field of
+    :data:`CHOICES` that takes ``off`` gets ``off`` back (and ``on`` for ``'True'``), in place."""
+    for key, allowed in CHOICES.items():
+        section, name = key.split(".")
+        got = getattr(getattr(cfg, section), name)
+        word = {"False": "off", "True": "on"}.get(str(got))
+        if word in allowed:
+            setattr(getattr(cfg, section), name, word)
 
 
 CHOICES = {
