@@ -15,6 +15,10 @@ The FLOP count of each step (``--flops``) is the model's matrix products by the 
 ``step_flops`` (forward; backward counted as twice the forward), against the sgemm rate this
 machine measures on a 1000x1000 product, to say what fraction of the machine the trainer uses.
 
+``--paired`` runs the two trees' processes at the same time, one core each (the machine's speed
+drifts over minutes on a shared host, by up to 2x for the same batch; two processes side by side
+see the same drift), and prints each round's ratio; it needs a machine with two idle cores.
+
 ``--threads-compare`` answers a different question on this tree alone: on a quiet machine with
 two cores, is one training run with two threads faster than two runs with one thread each? It
 times one 2-thread process alone, then two 1-thread processes at once (same batches), alternating
@@ -26,6 +30,7 @@ Examples::
     .venv/bin/python bench/recipe_speed.py --data DIR --recipes pubmed-model0 --rounds 1 --steps 3
     .venv/bin/python bench/recipe_speed.py --data DIR --at 5d079d6 --profile        # + torch.profiler table
     .venv/bin/python bench/recipe_speed.py --data DIR --threads-compare             # 1 x 2 threads vs 2 x 1
+    .venv/bin/python bench/recipe_speed.py --data DIR --recipes pubmed-model3 --paired   # both trees at once
 """
 
 from __future__ import annotations
@@ -170,6 +175,25 @@ def worker_cmd(args: argparse.Namespace, tree: Path, recipe: str, threads: int) 
     return cmd, env
 
 
+def run_paired(args: argparse.Namespace, trees: list[tuple[str, Path]], recipe: str) -> dict:
+    """The two trees' workers at the same time, the first on CPU 0 and the second on CPU 1: both
+    see the same machine (its neighbours, its memory bandwidth) at the same minutes, so a drift of
+    the machine's speed over minutes, seen here as 2x on the same batch, cancels in their ratio."""
+    procs = {}
+    for cpu, (name, tree) in enumerate(trees):
+        cmd, env = worker_cmd(args, tree, recipe, 1)
+        procs[name] = subprocess.Popen(
+            ["taskset", "-c", str(cpu), *cmd], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+    rows = {}
+    for name, pr in procs.items():
+        out, err = pr.communicate()
+        if pr.returncode != 0:
+            raise SystemExit(f"{name} {recipe}: worker failed:\n{err[-3000:]}")
+        rows[name] = json.loads(out.strip().splitlines()[-1])
+    return rows
+
+
 def threads_compare(args: argparse.Namespace) -> None:
     """One 2-thread process alone against two 1-thread processes at once, per recipe and round."""
     print(f"this tree ({ROOT}); data {args.data}, first {args.docs} papers; {os.cpu_count()} CPUs")
@@ -221,6 +245,9 @@ def main() -> None:
     p.add_argument("--set", action="append", default=[], help="extra KEY=VALUE overrides for both trees")
     p.add_argument("--profile", action="store_true", help="print a torch.profiler table per process (stderr)")
     p.add_argument("--threads-compare", action="store_true", help="one 2-thread run against two 1-thread runs")
+    p.add_argument(
+        "--paired", action="store_true", help="run the two trees at once, one core each (a drifting machine)"
+    )
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--tree", help=argparse.SUPPRESS)
     p.add_argument("--recipe", help=argparse.SUPPRESS)
@@ -238,15 +265,24 @@ def main() -> None:
     results: dict = {}
     for recipe in args.recipes.split(","):
         for rnd in range(args.rounds):
-            for name in ("old", "new") if rnd % 2 == 0 else ("new", "old"):
-                cmd, env = worker_cmd(args, trees[name], recipe, args.threads)
-                load = os.getloadavg()[0]
-                r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-                if r.returncode != 0:
-                    raise SystemExit(f"{name} {recipe}: worker failed:\n{r.stderr[-3000:]}")
-                if args.profile:
-                    print(r.stderr[-6000:])
-                row = json.loads(r.stdout.strip().splitlines()[-1])
+            names = ("old", "new") if rnd % 2 == 0 else ("new", "old")
+            load = os.getloadavg()[0]
+            if args.paired:  # both at once, each on a core of its own (CPU 0 and 1, swapped each round)
+                rows = run_paired(args, [(name, trees[name]) for name in names], recipe)
+                tok = {n: sum(rows[n]["tokens"]) / sum(rows[n]["times"]) for n in names}
+                print(f"{recipe:14s} paired round {rnd}  load {load:4.2f}  new / old {tok['new'] / tok['old']:.2f}x")
+            for name in names:
+                if args.paired:
+                    row = rows[name]
+                else:
+                    load = os.getloadavg()[0]
+                    cmd, env = worker_cmd(args, trees[name], recipe, args.threads)
+                    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+                    if r.returncode != 0:
+                        raise SystemExit(f"{name} {recipe}: worker failed:\n{r.stderr[-3000:]}")
+                    if args.profile:
+                        print(r.stderr[-6000:])
+                    row = json.loads(r.stdout.strip().splitlines()[-1])
                 results.setdefault((recipe, name), []).append(row)
                 med = statistics.median(row["times"])
                 tok = sum(row["tokens"]) / sum(row["times"])
