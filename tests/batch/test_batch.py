@@ -444,3 +444,22 @@ def test_extract_rows_are_what_extract_prints(tmp_path, capsys):
         printed = json.loads(capsys.readouterr().out)
         assert (row["summary"], row["sentences"]) == (printed["text"], printed["sentences"])
         assert row["id"] == str(i + 1) and row["sentences"]
+
+
+def test_a_ray_started_here_runs_its_workers_at_nice_0(tmp_path):
+    """Ray runs its worker processes at nice 15 unless told; the Ray instance c2fsum starts runs
+    them at nice 0, as the local engine's (with 2 workers on 2 cores, the driver and Ray's daemons
+    went before them at every turn)."""
+    pytest.importorskip("ray")
+    code = (
+        "import os\n"
+        "from c2fsum.batch.engines import import_ray, init_local_ray\n"
+        "ray = import_ray()\n"
+        "init_local_ray(ray, num_cpus=1)\n"
+        "print('nice', ray.get(ray.remote(lambda: os.nice(0)).remote()))\n"
+        "ray.shutdown()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "nice 0" in done.stdout.splitlines()
