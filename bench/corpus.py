@@ -25,7 +25,8 @@ folder, and checks that every run wrote the same rows (``seconds`` aside). For e
 ray, ...) so that a drift of the machine's speed falls on both; the summary gives each
 engine's median and, per round, Ray against the local run next to it.
 
-Ray runs on a local cluster this script starts first (all CPUs, no dashboard; its start is
+Ray runs on a local cluster this script starts first as `c2fsum batch` starts one (all CPUs, no
+dashboard, its workers at nice 0: :func:`c2fsum.batch.engines.init_local_ray`; its start is
 timed apart, as a cluster that is already up would be). The projection divides one million by
 the steady per-worker rate of the largest worker count times the workers of N machines of
 ``--cores`` cores (one worker a core), assuming the rate per worker holds as machines are added
