@@ -142,21 +142,25 @@ def test_soft_models_stay_eager():
     assert m.encode(src, mask).lazy is None
 
 
-def test_cache_reads_rows_from_their_blocks_with_the_gradients_of_one_store():
-    """With gradients, rows are read block by block (no store rebuilt per step): the same values
-    and the same gradients as reading them from ``torch.cat`` of the blocks."""
-    from c2fsum.models.chunk_cache import ChunkCache
-
-    torch.manual_seed(0)
-    D, M, N, H = 3, 5, 4, 2
-    table = torch.randn(D, M, N, H, requires_grad=True)
+def table_cache(*, seed: int, shape: tuple[int, int, int, int], scale: float):
+    """A random table ``(D, M, N, H)`` (with gradients) and a :class:`ChunkCache` whose encoder
+    reads chunk ``(d, i)`` as ``table[d, i] * scale``: its states are known by hand."""
+    torch.manual_seed(seed)
+    D, M, N, _ = shape
+    table = torch.randn(*shape, requires_grad=True)
 
     def encode_rows(docs, rows):
-        states = table[docs, rows] * 2.0  # (U, N, H)
+        states = table[docs, rows] * scale  # (U, N, H)
         return states, (states[:, -1].unsqueeze(0), states[:, -1].unsqueeze(0))
 
     src = torch.ones(D, M, N, dtype=torch.long)
-    cache = ChunkCache(encode_rows, src, src.bool())
+    return table, ChunkCache(encode_rows, src, src.bool())
+
+
+def test_cache_reads_rows_from_their_blocks_with_the_gradients_of_one_store():
+    """With gradients, rows are read block by block (no store rebuilt per step): the same values
+    and the same gradients as reading them from ``torch.cat`` of the blocks."""
+    table, cache = table_cache(seed=0, shape=(3, 5, 4, 2), scale=2.0)
     reads = [
         (torch.tensor([0, 1, 2]), torch.tensor([[4], [0], [2]])),
         (torch.tensor([0, 1, 2]), torch.tensor([[1, 4], [0, 3], [2, 2]])),
@@ -179,16 +183,7 @@ def test_a_read_of_more_rows_than_the_store_takes_them_from_one_store_with_the_s
     """Two blocks (5 chunks), then a read of 12 rows (>= the store's 5: every teacher-forced step
     at once) takes the path through one store: the same rows as the table, each chunk's gradient
     the sum of its reads' weights (chunks read twice or more included)."""
-    torch.manual_seed(1)
-    D, M, N, H = 2, 4, 3, 2
-    table = torch.randn(D, M, N, H, requires_grad=True)
-
-    def encode_rows(docs, rows):
-        states = table[docs, rows] * 3.0  # (U, N, H)
-        return states, (states[:, -1].unsqueeze(0), states[:, -1].unsqueeze(0))
-
-    src = torch.ones(D, M, N, dtype=torch.long)
-    cache = ChunkCache(encode_rows, src, src.bool())
+    table, cache = table_cache(seed=1, shape=(2, 4, 3, 2), scale=3.0)
     cache.read(torch.tensor([0, 1]), torch.tensor([[3], [3]]))  # block 1: 2 chunks
     cache.read(torch.tensor([0, 1, 1]), torch.tensor([[0], [1], [2]]))  # block 2: 3 chunks
     assert len(cache.blocks) == 2 and cache.n_slots == 5

@@ -84,6 +84,19 @@ def test_model0_training_step_same_loss_and_gradients(kw):
         assert torch.allclose(plain[name], fast[name], rtol=1e-10, atol=1e-12), name
 
 
+def _packed_and_skipping(enc, emb, mask):
+    """``enc`` over ``emb`` with ``skip_packing`` False, then True: for each, the states, final
+    ``(h, c)``, the input's gradient and the first recurrent weight's gradient of one loss."""
+    outs = []
+    for skip_packing in (False, True):
+        x = emb.clone().requires_grad_()
+        states, (h, c) = enc(x, mask, skip_packing=skip_packing)
+        (states.square().sum() + h.sum() + 2 * c.sum()).backward()
+        outs.append((states.detach(), h.detach(), c.detach(), x.grad, enc.rnn.weight_hh_l0.grad.clone()))
+        enc.zero_grad()
+    return outs
+
+
 @pytest.mark.parametrize("kw", [dict(), dict(per_chunk=True), dict(bidirectional=True)])
 def test_encoder_without_padding_skips_packing_with_the_same_results(kw):
     from c2fsum.modules.encoders import LSTMWordEncoder
@@ -92,13 +105,7 @@ def test_encoder_without_padding_skips_packing_with_the_same_results(kw):
     enc = LSTMWordEncoder(emb_dim=6, hidden=8, layers=2, dropout=0.0, **kw).double()
     emb = torch.randn(3, 2, 5, 6, dtype=torch.float64)
     mask = torch.ones(3, 2, 5, dtype=torch.bool)  # every grid full: no padding
-    outs = []
-    for skip_packing in (False, True):
-        x = emb.clone().requires_grad_()
-        states, (h, c) = enc(x, mask, skip_packing=skip_packing)
-        (states.square().sum() + h.sum() + 2 * c.sum()).backward()
-        outs.append((states.detach(), h.detach(), c.detach(), x.grad, enc.rnn.weight_hh_l0.grad.clone()))
-        enc.zero_grad()
+    outs = _packed_and_skipping(enc, emb, mask)
     for a, b in zip(*outs, strict=True):
         assert torch.allclose(a, b, rtol=1e-10, atol=1e-12)
 
@@ -118,13 +125,7 @@ def test_chunks_full_and_partial_run_apart_with_the_packed_results(bidirectional
     mask[1, 1, 2:] = False  # three rows, not a swap of two (its own inverse); document 1: 5 + 2
     mask[1, 2] = False  # words, then an empty chunk
     emb = torch.randn(2, 3, 5, 6, dtype=torch.float64) * mask.unsqueeze(-1)
-    outs = []
-    for skip_packing in (False, True):
-        x = emb.clone().requires_grad_()
-        states, (h, c) = enc(x, mask, skip_packing=skip_packing)
-        (states.square().sum() + h.sum() + 2 * c.sum()).backward()
-        outs.append((states.detach(), h.detach(), c.detach(), x.grad, enc.rnn.weight_hh_l0.grad.clone()))
-        enc.zero_grad()
+    outs = _packed_and_skipping(enc, emb, mask)
     for a, b in zip(*outs, strict=True):
         assert torch.allclose(a, b, rtol=1e-10, atol=1e-12)
     assert outs[1][0][1, 2].abs().sum() == 0  # the empty chunk: zero states on both paths
