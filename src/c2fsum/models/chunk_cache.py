@@ -89,12 +89,11 @@ class ChunkCache:
             key = torch.unique(d[missing] * M + c[missing])  # (U,)
             self.encode(key // M, key % M)
         slots = self.slot[d, c]  # (R*k,)
-        if torch.is_grad_enabled() and len(self.blocks) > 1 and slots.numel() < self.n_slots:
-            states = self._gather(slots)  # a few rows (one decoder step): from their blocks
-        elif torch.is_grad_enabled() and len(self.blocks) > 1:
-            # as many rows as the store holds or more (every teacher-forced step at once): one
-            # store for this read, then one index_select (fewer copies of the rows than _gather)
-            states = torch.cat(self.blocks, 0).index_select(0, slots)
+        if torch.is_grad_enabled() and len(self.blocks) > 1:
+            if slots.numel() < self.n_slots:  # a few rows (one decoder step): from their blocks
+                states = self._gather(slots)
+            else:  # every teacher-forced step at once: one store for this read, one index_select
+                states = torch.cat(self.blocks, 0).index_select(0, slots)
         else:
             if self._store is None:
                 self._store = self.blocks[0] if len(self.blocks) == 1 else torch.cat(self.blocks, 0)
